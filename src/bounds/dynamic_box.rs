@@ -1,0 +1,76 @@
+use glam::{Mat3, Vec3};
+use serde::{Deserialize, Serialize};
+
+use crate::math::{Aabb, Pose};
+use crate::shape::ConvexHull;
+
+/// A tight box kept up to date by hill-climbing over the hull's vertex graph.
+///
+/// Holds, per axis, the index of the hull vertex with the smallest and the
+/// largest world coordinate at the last update (the "extremal vertices").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DynamicBox {
+    /// `[min_x, min_y, min_z]` extremal vertex indices.
+    pub min_vertex: [u32; 3],
+    /// `[max_x, max_y, max_z]` extremal vertex indices.
+    pub max_vertex: [u32; 3],
+}
+
+/// Vertex visits of one update, for statistics (steps = visits - 6).
+pub type Visits = u32;
+
+impl DynamicBox {
+    /// Starts the walk from vertex 0 on every axis; the first update climbs
+    /// to the extremes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Updates the extremal vertices for `pose` and returns the world box
+    /// with the number of vertices whose coordinate was computed.
+    pub fn update(&mut self, hull: &ConvexHull, pose: &Pose) -> (Aabb, Visits) {
+        // Row k of R: the k-th world coordinate of R v is row_k · v.
+        let rows = Mat3::from_quat(pose.rotation).transpose();
+        let verts = hull.vertices();
+        let mut lo = [0.0f32; 3];
+        let mut hi = [0.0f32; 3];
+        let mut visits = 0;
+        for k in 0..3 {
+            let row = rows.col(k);
+            let (v, n) = climb(hull, verts, self.min_vertex[k], -row);
+            self.min_vertex[k] = v;
+            lo[k] = row.dot(verts[v as usize]) + pose.translation[k];
+            let (v, m) = climb(hull, verts, self.max_vertex[k], row);
+            self.max_vertex[k] = v;
+            hi[k] = row.dot(verts[v as usize]) + pose.translation[k];
+            visits += n + m;
+        }
+        (Aabb::new(Vec3::from(lo), Vec3::from(hi)), visits)
+    }
+}
+
+/// Steepest-ascent walk from `start` to the vertex maximizing `dir · v`.
+///
+/// Each step strictly increases the value, so it ends after at most
+/// `vertex count` steps; on a convex hull the end is the global maximum.
+#[inline]
+fn climb(hull: &ConvexHull, verts: &[Vec3], start: u32, dir: Vec3) -> (u32, Visits) {
+    let mut best = start.min(verts.len() as u32 - 1);
+    let mut best_val = dir.dot(verts[best as usize]);
+    let mut visits = 1;
+    loop {
+        let mut improved = false;
+        for &n in hull.neighbors(best) {
+            visits += 1;
+            let val = dir.dot(verts[n as usize]);
+            if val > best_val {
+                best_val = val;
+                best = n;
+                improved = true;
+            }
+        }
+        if !improved {
+            return (best, visits);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! Bounding boxes for the broad phase (I-COLLIDE, section 3.1 "bounding volumes").
+//!
+//! Cohen, Lin, Manocha, Ponamgi, *I-COLLIDE: an interactive and exact collision
+//! detection system for large-scale environments*, I3D 1995.
+//!
+//! Two kinds of axis-aligned boxes follow an object as it moves:
+//!
+//! - [`FixedCube`]: a cube of half-size `r` around a center `c`, with `r` the
+//!   radius of a sphere around the object about `c`. It contains the object in
+//!   every orientation, so a frame costs one rotated center and six adds; it
+//!   never shrinks when the object turns, so it is looser than a tight box.
+//! - [`DynamicBox`]: the tight box of the convex hull in its current pose. For
+//!   each axis the hull vertex that is extreme (min and max) is remembered; each
+//!   frame, starting from last frame's extreme vertex, we walk to a neighbor
+//!   whose coordinate is better until none is (hill-climbing). On a convex
+//!   polytope the coordinate `e_k · (R v)` has no local optimum over the vertex
+//!   graph that is not global (the simplex method's argument), so the walk ends
+//!   at the true extreme vertex; with small motions it takes a step or two.
+//!   Only one coordinate is computed per visited vertex: row `k` of `R` dotted
+//!   with the local vertex.
+//!
+//! Both are padded by a margin (see [`BoundsMode`]) before they enter the
+//! broad phase.
+
+mod dynamic_box;
+mod fixed_cube;
+
+pub use dynamic_box::DynamicBox;
+pub use fixed_cube::FixedCube;
+
+use serde::{Deserialize, Serialize};
+
+/// How an object's axis-aligned box is kept up to date.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BoundsMode {
+    /// A tight box updated by hill-climbing over the hull's vertex graph.
+    /// Best for objects that translate more than they rotate.
+    #[default]
+    DynamicBox,
+    /// A cube that contains the object in every orientation: cheapest per
+    /// frame, best for fast-spinning, round objects.
+    FixedCube,
+}

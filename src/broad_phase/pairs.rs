@@ -1,0 +1,164 @@
+//! The pair table: box-overlapping proxy pairs, whether each may reach the
+//! narrow phase, and the net per-update changes.
+
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::ProxyId;
+
+/// A pair of proxies as one `u64`: the smaller id in the high half. Sorting
+/// keys sorts pairs lexicographically.
+pub type PairKey = u64;
+
+/// The key of the unordered pair `{a, b}`.
+#[inline]
+pub fn pair_key(a: ProxyId, b: ProxyId) -> PairKey {
+    let (lo, hi) = if a < b { (a, b) } else { (b, a) };
+    (u64::from(lo) << 32) | u64::from(hi)
+}
+
+/// The two proxies of a key, smaller first.
+#[inline]
+pub fn pair_ids(key: PairKey) -> (ProxyId, ProxyId) {
+    ((key >> 32) as u32, key as u32)
+}
+
+/// A fixed (not randomly seeded) hasher for pair keys: runs are reproducible.
+#[derive(Default, Clone, Copy)]
+pub struct PairHasher(u64);
+
+impl Hasher for PairHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, k: u64) {
+        // splitmix64 finalizer: cheap and well mixed.
+        let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        self.0 = z ^ (z >> 31);
+    }
+}
+
+/// `BuildHasher` for [`PairHasher`].
+pub type PairBuildHasher = BuildHasherDefault<PairHasher>;
+/// A map keyed by pair.
+pub type PairMap<V> = HashMap<PairKey, V, PairBuildHasher>;
+/// A set of pairs.
+pub type PairSet = HashSet<PairKey, PairBuildHasher>;
+
+/// Box-overlapping pairs with their "enabled" bit (layers and pair
+/// configuration allow them), and a log of changes since the last
+/// [`PairTable::finish`].
+#[derive(Default)]
+pub struct PairTable {
+    /// Overlapping pairs → enabled.
+    pairs: PairMap<bool>,
+    /// Every change: the pair, its sequence number and whether it was live
+    /// (present and enabled) before the change. Reused every frame.
+    log: Vec<(PairKey, u32, bool)>,
+    /// Net result of the last update, sorted by key.
+    pub(super) started: Vec<PairKey>,
+    pub(super) ended: Vec<PairKey>,
+}
+
+impl PairTable {
+    #[inline]
+    fn push_log(&mut self, key: PairKey, was_live: bool) {
+        let seq = self.log.len() as u32;
+        self.log.push((key, seq, was_live));
+    }
+
+    /// Whether the pair is present and enabled.
+    #[inline]
+    pub fn live(&self, key: PairKey) -> bool {
+        self.pairs.get(&key).copied().unwrap_or(false)
+    }
+
+    /// Adds a pair (no-op when present).
+    #[inline]
+    pub fn add(&mut self, key: PairKey, enabled: bool) {
+        if !self.pairs.contains_key(&key) {
+            self.push_log(key, false);
+            self.pairs.insert(key, enabled);
+        }
+    }
+
+    /// Removes a pair (no-op when absent).
+    #[inline]
+    pub fn remove(&mut self, key: PairKey) {
+        if let Some(enabled) = self.pairs.remove(&key) {
+            self.push_log(key, enabled);
+        }
+    }
+
+    /// Sets a present pair's enabled bit.
+    pub fn set_enabled(&mut self, key: PairKey, enabled: bool) {
+        if let Some(e) = self.pairs.get_mut(&key)
+            && *e != enabled
+        {
+            let was = *e;
+            *e = enabled;
+            self.push_log(key, was);
+        }
+    }
+
+    /// Removes every pair for which `dead(key)` holds.
+    pub fn remove_where(&mut self, mut dead: impl FnMut(PairKey) -> bool) {
+        let log = &mut self.log;
+        self.pairs.retain(|&k, &mut enabled| {
+            let d = dead(k);
+            if d {
+                log.push((k, log.len() as u32, enabled));
+            }
+            !d
+        });
+    }
+
+    /// All pairs with their enabled bit (arbitrary but reproducible order).
+    pub fn iter(&self) -> impl Iterator<Item = (PairKey, bool)> + '_ {
+        self.pairs.iter().map(|(&k, &e)| (k, e))
+    }
+
+    /// Number of box-overlapping pairs (enabled or not).
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// Whether the pair is present.
+    pub fn contains(&self, key: PairKey) -> bool {
+        self.pairs.contains_key(&key)
+    }
+
+    /// Turns the change log into the net `started` / `ended` lists (sorted):
+    /// a pair that flickered within the update is in neither.
+    pub fn finish(&mut self) {
+        self.started.clear();
+        self.ended.clear();
+        // By key, then sequence: a key's first entry holds its state before
+        // the update. (Unstable sort: no scratch allocation.)
+        self.log.sort_unstable_by_key(|&(k, seq, _)| (k, seq));
+        let mut prev = None;
+        for i in 0..self.log.len() {
+            let (key, _, was_live) = self.log[i];
+            if prev == Some(key) {
+                continue;
+            }
+            prev = Some(key);
+            match (was_live, self.live(key)) {
+                (false, true) => self.started.push(key),
+                (true, false) => self.ended.push(key),
+                _ => {}
+            }
+        }
+        self.log.clear();
+    }
+}

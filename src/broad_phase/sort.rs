@@ -1,0 +1,170 @@
+//! Incremental insertion sort: sifting moved and new endpoints into place,
+//! toggling pairs on min/max swaps; compaction of removed proxies.
+
+use super::pairs::{PairSet, PairTable, pair_key};
+use super::{Endpoint, ProxyInfo, State, SweepAndPrune, allowed};
+use crate::math::Aabb;
+
+/// What a swap needs to know and may change.
+struct SwapCtx<'a> {
+    aabbs: &'a [Aabb],
+    info: &'a [ProxyInfo],
+    disabled: &'a PairSet,
+    table: &'a mut PairTable,
+    positions: &'a mut [[u32; 6]],
+}
+
+impl SwapCtx<'_> {
+    /// Endpoint `e` moved past `o` (leftwards when `moving_left`).
+    #[inline]
+    fn crossed(&mut self, e: Endpoint, o: Endpoint, moving_left: bool) {
+        if e.is_max() == o.is_max() || e.proxy() == o.proxy() {
+            return;
+        }
+        let (a, b) = (e.proxy() as usize, o.proxy() as usize);
+        let key = pair_key(e.proxy(), o.proxy());
+        // A min moving left past a max, or a max moving right past a min,
+        // sets this axis's flag; the opposite swaps clear it.
+        if moving_left != e.is_max() {
+            let both_static = self.info[a].is_static && self.info[b].is_static;
+            if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) {
+                let enabled = allowed(self.info, self.disabled, key);
+                self.table.add(key, enabled);
+            }
+        } else {
+            self.table.remove(key);
+        }
+    }
+
+    /// Moves the endpoint at `i` of `list` to its sorted place; returns the
+    /// number of swaps.
+    fn sift(&mut self, list: &mut [Endpoint], axis: usize, mut i: usize) -> u64 {
+        let e = list[i];
+        let start = i;
+        while i > 0 && e.before(list[i - 1]) {
+            let o = list[i - 1];
+            self.crossed(e, o, true);
+            list[i] = o;
+            self.positions[o.proxy() as usize][o.slot(axis)] = i as u32;
+            i -= 1;
+        }
+        while i + 1 < list.len() && list[i + 1].before(e) {
+            let o = list[i + 1];
+            self.crossed(e, o, false);
+            list[i] = o;
+            self.positions[o.proxy() as usize][o.slot(axis)] = i as u32;
+            i += 1;
+        }
+        list[i] = e;
+        self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
+        start.abs_diff(i) as u64
+    }
+}
+
+impl SweepAndPrune {
+    fn ctx(&mut self) -> (SwapCtx<'_>, &mut [Vec<Endpoint>; 3], &mut super::SapStats) {
+        (
+            SwapCtx {
+                aabbs: &self.aabbs,
+                info: &self.info,
+                disabled: &self.disabled,
+                table: &mut self.table,
+                positions: &mut self.positions,
+            },
+            &mut self.axes,
+            &mut self.stats,
+        )
+    }
+
+    /// Sifts the endpoints of every moved live proxy, one proxy at a time so
+    /// the lists are sorted after each.
+    pub(super) fn sift_moved(&mut self) {
+        let moved = std::mem::take(&mut self.moved);
+        for &id in &moved {
+            let info = &mut self.info[id as usize];
+            info.moved = false;
+            if info.state != State::Live {
+                continue;
+            }
+            self.stats.moved += 1;
+            let aabb = self.aabbs[id as usize];
+            let (mut ctx, axes, stats) = self.ctx();
+            for (axis, list) in axes.iter_mut().enumerate() {
+                let slots = [axis * 2, axis * 2 + 1];
+                let new = [aabb.min[axis], aabb.max[axis]];
+                let old_min = list[ctx.positions[id as usize][slots[0]] as usize].value;
+                // Moving left: min first; otherwise max first. The other end
+                // keeps its old value while the first one sifts.
+                let order = if new[0] < old_min { [0, 1] } else { [1, 0] };
+                for end in order {
+                    let pos = ctx.positions[id as usize][slots[end]] as usize;
+                    list[pos].value = new[end];
+                    stats.swaps[axis] += ctx.sift(list, axis, pos);
+                }
+            }
+        }
+        self.moved = moved;
+        self.moved.clear();
+    }
+
+    /// Appends and sifts the endpoints of newly inserted proxies.
+    pub(super) fn sift_inserted(&mut self) {
+        let inserted = std::mem::take(&mut self.inserted);
+        for &id in &inserted {
+            let info = &mut self.info[id as usize];
+            info.state = State::Live;
+            info.moved = false;
+            let aabb = self.aabbs[id as usize];
+            let (mut ctx, axes, stats) = self.ctx();
+            for (axis, list) in axes.iter_mut().enumerate() {
+                for (is_max, value) in [(false, aabb.min[axis]), (true, aabb.max[axis])] {
+                    let pos = list.len();
+                    list.push(Endpoint::new(value, id, is_max));
+                    ctx.positions[id as usize][axis * 2 + usize::from(is_max)] = pos as u32;
+                }
+                // Both ends arrive from the right: min first.
+                let n = list.len();
+                stats.swaps[axis] += ctx.sift(list, axis, n - 2);
+                let pos = ctx.positions[id as usize][axis * 2 + 1] as usize;
+                stats.swaps[axis] += ctx.sift(list, axis, pos);
+            }
+        }
+        self.inserted = inserted;
+        self.inserted.clear();
+    }
+
+    /// Drops removed proxies' endpoints and pairs, and frees their ids.
+    pub(super) fn compact_removed(&mut self) {
+        if self.removed.is_empty() {
+            return;
+        }
+        let info = &self.info;
+        let dead = |p: u32| info[p as usize].state == State::Dead;
+        for list in &mut self.axes {
+            list.retain(|e| !dead(e.proxy()));
+        }
+        self.table.remove_where(|k| {
+            let (a, b) = super::pair_ids(k);
+            dead(a) || dead(b)
+        });
+        self.disabled.retain(|&k| {
+            let (a, b) = super::pair_ids(k);
+            !dead(a) && !dead(b)
+        });
+        self.reindex();
+        for &id in &self.removed {
+            self.info[id as usize].state = State::Free;
+            self.free.push(id);
+        }
+        self.removed.clear();
+    }
+
+    /// Recomputes every endpoint's position from the lists.
+    pub(super) fn reindex(&mut self) {
+        for (axis, list) in self.axes.iter().enumerate() {
+            for (i, e) in list.iter().enumerate() {
+                self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
+            }
+        }
+    }
+}

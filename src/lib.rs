@@ -1,0 +1,69 @@
+//! # bevy_icollide
+//!
+//! Exact, interactive collision detection for Bevy games and simulations,
+//! built on three classic systems:
+//!
+//! - **I-COLLIDE** (Cohen, Lin, Manocha, Ponamgi, I3D 1995): sweep and prune
+//!   over three endpoint lists kept sorted by insertion sort, fixed cubes or
+//!   dynamic boxes updated by hill-climbing ([`broad_phase`], [`bounds`]).
+//! - **OBBTree / RAPID** (Gottschalk, Lin, Manocha, SIGGRAPH 1996) and
+//!   **AABB trees for deformable models** (van den Bergen, 1997): planned.
+//!
+//! The geometry core ([`math`], [`shape`], [`bounds`], [`broad_phase`],
+//! [`narrow_phase`], [`world`]) knows nothing of Bevy; [`plugin`] is the only
+//! module that imports `bevy_*`.
+//!
+//! ## Quick start
+//!
+//! ```
+//! use bevy_app::prelude::*;
+//! use bevy_ecs::prelude::*;
+//! use bevy_icollide::prelude::*;
+//! use bevy_transform::prelude::*;
+//! use glam::Vec3;
+//!
+//! fn on_start(mut starts: MessageReader<CollisionStart>) {
+//!     for ev in starts.read() {
+//!         println!("{:?} touches {:?}", ev.collider1, ev.collider2);
+//!     }
+//! }
+//!
+//! let mut app = App::new();
+//! app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
+//!     .add_systems(Update, on_start);
+//! let cube = Collider::cuboid(Vec3::splat(0.5)).expect("valid half-extents");
+//! app.world_mut().spawn((cube.clone(), Transform::from_xyz(0.0, 0.0, 0.0)));
+//! app.world_mut().spawn((cube, Transform::from_xyz(0.9, 0.0, 0.0)));
+//! app.update();
+//! app.update();
+//! ```
+//!
+//! ## What is exact today
+//!
+//! The broad phase is exact: after every frame its active pairs are exactly
+//! the overlapping box pairs. The narrow phase reports the overlap of the
+//! objects' tight boxes for every pair of shape kinds until the exact tests
+//! land (see [`narrow_phase`]).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod bounds;
+pub mod broad_phase;
+pub mod math;
+pub mod narrow_phase;
+pub mod plugin;
+pub mod shape;
+pub mod world;
+
+/// The names most users need.
+pub mod prelude {
+    pub use crate::bounds::BoundsMode;
+    pub use crate::math::{Aabb, Pose};
+    pub use crate::plugin::{
+        Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEnd,
+        CollisionEventsEnabled, CollisionLayers, CollisionPairConfig, CollisionPlugin,
+        CollisionStart, CollisionSystems, LayerMask, Sensor, StaticCollider,
+    };
+    pub use crate::shape::{ShapeError, SharedShape};
+}

@@ -1,0 +1,12 @@
+//! Small math layer: rigid [`Pose`]s and axis-aligned boxes ([`Aabb`]).
+//!
+//! The crate works in `f32` with glam 0.33, the same `Vec3` / `Quat` that
+//! `bevy_math` 0.20 re-exports, so values pass between Bevy and the collision
+//! core without conversion. Exact sign decisions (later: triangle tests) use
+//! robust predicates; everything here is plain floating point.
+
+mod aabb;
+mod pose;
+
+pub use aabb::Aabb;
+pub use pose::{Pose, PoseError};

@@ -1,0 +1,195 @@
+//! Components a user puts on entities, and the ones the plugin keeps up to date.
+
+use bevy_ecs::prelude::*;
+use glam::Vec3;
+use smallvec::SmallVec;
+
+use crate::bounds::BoundsMode;
+use crate::broad_phase::ProxyFilter;
+use crate::math::{Aabb, Pose};
+use crate::shape::{ShapeError, SharedShape};
+
+/// A collision shape on an entity: a cheap handle to a prebuilt shape plus
+/// how its box is kept ([`BoundsMode`]). Cloning shares the shape.
+///
+/// Inserting it (again) takes effect at the next run of the plugin's
+/// systems; removing it (or despawning) ends the entity's collisions with a
+/// [`CollisionEnd`](super::CollisionEnd).
+#[derive(Component, Clone, Debug)]
+#[require(ColliderPose, ColliderAabb, CollidingEntities)]
+pub struct Collider {
+    shape: SharedShape,
+    bounds: BoundsMode,
+}
+
+impl Collider {
+    /// A collider for a prebuilt shape, with a dynamic box.
+    pub fn new(shape: SharedShape) -> Self {
+        Self {
+            shape,
+            bounds: BoundsMode::default(),
+        }
+    }
+
+    /// The convex hull of `points`. See [`SharedShape::convex_hull`].
+    pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
+        SharedShape::convex_hull(points).map(Self::new)
+    }
+
+    /// A box with the given half-extents. See [`SharedShape::cuboid`].
+    pub fn cuboid(half_extents: Vec3) -> Result<Self, ShapeError> {
+        SharedShape::cuboid(half_extents).map(Self::new)
+    }
+
+    /// A triangle soup. See [`SharedShape::trimesh`].
+    pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
+        SharedShape::trimesh(vertices, triangles).map(Self::new)
+    }
+
+    /// The same shape with another bounds mode.
+    pub fn with_bounds(mut self, bounds: BoundsMode) -> Self {
+        self.bounds = bounds;
+        self
+    }
+
+    /// The shared shape.
+    pub fn shape(&self) -> &SharedShape {
+        &self.shape
+    }
+
+    /// How the box is kept.
+    pub fn bounds(&self) -> BoundsMode {
+        self.bounds
+    }
+}
+
+/// The collider's world pose as the collision world uses it.
+///
+/// With the default `bevy_transform` feature, the plugin writes it from
+/// `GlobalTransform` each time that changes (scale must be 1: build scaled
+/// shapes with [`SharedShape::scaled`]). Without the feature, write it
+/// yourself.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct ColliderPose(pub Pose);
+
+/// The collider's broad-phase box in world space (tight box plus margin),
+/// written by the plugin after each bounds update.
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+pub struct ColliderAabb(pub Aabb);
+
+/// A bit mask of up to 32 collision layers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LayerMask(pub u32);
+
+impl LayerMask {
+    /// Every layer.
+    pub const ALL: Self = Self(u32::MAX);
+    /// No layer.
+    pub const NONE: Self = Self(0);
+    /// The first layer, the default membership.
+    pub const DEFAULT: Self = Self(1);
+}
+
+impl Default for LayerMask {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+impl From<u32> for LayerMask {
+    fn from(bits: u32) -> Self {
+        Self(bits)
+    }
+}
+
+/// Which layers an entity belongs to and which it collides with, as in
+/// avian3d and rapier: `a` and `b` may collide when
+/// `a.memberships & b.filters != 0` and `b.memberships & a.filters != 0`.
+/// Pairs that fail the test never reach the narrow phase.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CollisionLayers {
+    /// Layers this entity belongs to.
+    pub memberships: LayerMask,
+    /// Layers this entity collides with.
+    pub filters: LayerMask,
+}
+
+impl Default for CollisionLayers {
+    fn default() -> Self {
+        Self {
+            memberships: LayerMask::DEFAULT,
+            filters: LayerMask::ALL,
+        }
+    }
+}
+
+impl CollisionLayers {
+    /// Layers from anything that converts into masks.
+    pub fn new(memberships: impl Into<LayerMask>, filters: impl Into<LayerMask>) -> Self {
+        Self {
+            memberships: memberships.into(),
+            filters: filters.into(),
+        }
+    }
+
+    pub(crate) fn to_filter(self, active: bool) -> ProxyFilter {
+        ProxyFilter {
+            memberships: self.memberships.0,
+            filters: self.filters.0,
+            active,
+        }
+    }
+}
+
+/// Marks a collider as static: its box is computed when it is placed and
+/// whenever its pose changes, and two static colliders never form a pair.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct StaticCollider;
+
+/// Marks a collider as a sensor: its pairs report start / end only.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Sensor;
+
+/// Opts an entity in to [`CollisionStart`](super::CollisionStart) /
+/// [`CollisionEnd`](super::CollisionEnd) *observer* events targeted at it.
+/// (The buffered messages are written for every pair regardless.)
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct CollisionEventsEnabled;
+
+/// The entities this collider touches, sorted, kept up to date by the plugin.
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct CollidingEntities(pub(crate) SmallVec<[Entity; 4]>);
+
+impl CollidingEntities {
+    /// Whether `e` touches this collider.
+    pub fn contains(&self, e: Entity) -> bool {
+        self.0.binary_search(&e).is_ok()
+    }
+
+    /// The touching entities, sorted.
+    pub fn iter(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.0.iter().copied()
+    }
+
+    /// How many entities touch this collider.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether nothing touches this collider.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub(crate) fn insert(&mut self, e: Entity) {
+        if let Err(i) = self.0.binary_search(&e) {
+            self.0.insert(i, e);
+        }
+    }
+
+    pub(crate) fn remove(&mut self, e: Entity) {
+        if let Ok(i) = self.0.binary_search(&e) {
+            self.0.remove(i);
+        }
+    }
+}

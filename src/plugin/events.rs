@@ -1,0 +1,32 @@
+//! Collision events: buffered messages for every pair, and entity events for
+//! observers on entities with [`CollisionEventsEnabled`](super::CollisionEventsEnabled).
+
+use bevy_ecs::prelude::*;
+
+/// Two colliders started touching.
+///
+/// As a [`Message`], written once per pair with `collider1 < collider2`
+/// (entity order). As an [`EntityEvent`], triggered on each side that has
+/// [`CollisionEventsEnabled`](super::CollisionEventsEnabled), with
+/// `collider1` the observed entity. Both are emitted in the Report stage in
+/// a deterministic order: sorted by pair.
+#[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CollisionStart {
+    /// The first collider (the observed one, for observers).
+    #[event_target]
+    pub collider1: Entity,
+    /// The other collider.
+    pub collider2: Entity,
+}
+
+/// Two colliders stopped touching, or one of them lost its collider (was
+/// despawned, had `Collider` removed, or the pair was deactivated or filtered
+/// out). Same conventions as [`CollisionStart`].
+#[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CollisionEnd {
+    /// The first collider (the observed one, for observers).
+    #[event_target]
+    pub collider1: Entity,
+    /// The other collider.
+    pub collider2: Entity,
+}

@@ -1,0 +1,120 @@
+//! The Bevy plugin: the only module that imports `bevy_*`.
+//!
+//! [`CollisionPlugin`] adds five chained system sets, [`CollisionSystems`],
+//! one system each, to a schedule of your choice (default `PostUpdate`,
+//! after transform propagation):
+//!
+//! 1. `SyncPoses`: colliders added, replaced or removed; layers, static and
+//!    sensor flags; the pair configuration; poses from `GlobalTransform`
+//!    (feature `bevy_transform`) or from [`ColliderPose`]. A NaN, infinite,
+//!    zero-scale or otherwise unusable pose is reported once with a warning
+//!    and skipped: the collider keeps its last valid pose.
+//! 2. `UpdateBounds`: boxes of moved colliders (fixed cube or dynamic box),
+//!    written to [`ColliderAabb`].
+//! 3. `BroadPhase`: sweep and prune.
+//! 4. `NarrowPhase`: pair tests.
+//! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
+//!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
+//!
+//! **Why `PostUpdate` after `TransformSystems::Propagate`:** poses come from
+//! `GlobalTransform`, which is only final after propagation; gameplay in
+//! `Update` then reads the events of the previous frame (messages live for
+//! two frames). Choose `FixedPostUpdate` with a fixed-step game loop.
+
+mod components;
+mod events;
+mod resources;
+mod systems;
+
+pub use components::{
+    Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
+    CollisionLayers, LayerMask, Sensor, StaticCollider,
+};
+pub use events::{CollisionEnd, CollisionStart};
+pub use resources::{
+    CollisionDiagnostics, CollisionPairConfig, CollisionState, Collisions, StageTimes,
+};
+
+use bevy_app::prelude::*;
+use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+
+use crate::world::{CollisionWorld, WorldConfig};
+
+/// The stages of one collision frame, chained in this order.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CollisionSystems {
+    /// Copy poses and collider changes into the collision world.
+    SyncPoses,
+    /// Recompute moved colliders' boxes.
+    UpdateBounds,
+    /// Sweep and prune.
+    BroadPhase,
+    /// Exact tests on active pairs.
+    NarrowPhase,
+    /// Events, `CollidingEntities`, diagnostics.
+    Report,
+}
+
+/// Adds collision detection to an app. See the [module docs](self).
+pub struct CollisionPlugin {
+    schedule: InternedScheduleLabel,
+    config: WorldConfig,
+}
+
+impl Default for CollisionPlugin {
+    /// Runs in `PostUpdate`, after transform propagation, with no margin.
+    fn default() -> Self {
+        Self::new(PostUpdate)
+    }
+}
+
+impl CollisionPlugin {
+    /// Runs the collision stages in `schedule`.
+    pub fn new(schedule: impl ScheduleLabel) -> Self {
+        Self {
+            schedule: schedule.intern(),
+            config: WorldConfig::default(),
+        }
+    }
+
+    /// Pads every box by `margin` (world units) before the broad phase.
+    pub fn with_margin(mut self, margin: f32) -> Self {
+        self.config.margin = margin.max(0.0);
+        self
+    }
+}
+
+impl Plugin for CollisionPlugin {
+    fn build(&self, app: &mut App) {
+        app.insert_resource(CollisionState {
+            world: CollisionWorld::new(self.config),
+            ..Default::default()
+        })
+        .init_resource::<CollisionPairConfig>()
+        .init_resource::<CollisionDiagnostics>()
+        .add_message::<CollisionStart>()
+        .add_message::<CollisionEnd>();
+
+        let sets = (
+            CollisionSystems::SyncPoses,
+            CollisionSystems::UpdateBounds,
+            CollisionSystems::BroadPhase,
+            CollisionSystems::NarrowPhase,
+            CollisionSystems::Report,
+        )
+            .chain();
+        #[cfg(feature = "bevy_transform")]
+        let sets = sets.after(bevy_transform::TransformSystems::Propagate);
+        app.configure_sets(self.schedule, sets).add_systems(
+            self.schedule,
+            (
+                systems::sync_poses.in_set(CollisionSystems::SyncPoses),
+                systems::update_bounds.in_set(CollisionSystems::UpdateBounds),
+                systems::broad_phase.in_set(CollisionSystems::BroadPhase),
+                systems::narrow_phase.in_set(CollisionSystems::NarrowPhase),
+                systems::report.in_set(CollisionSystems::Report),
+            ),
+        );
+    }
+}

@@ -1,0 +1,333 @@
+//! One system per stage. Each reads only what the previous stage wrote.
+
+use std::time::Instant;
+
+use bevy_ecs::prelude::*;
+use bevy_ecs::system::SystemParam;
+
+use super::components::{
+    Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
+    CollisionLayers, Sensor, StaticCollider,
+};
+use super::events::{CollisionEnd, CollisionStart};
+use super::resources::{CollisionDiagnostics, CollisionPairConfig, CollisionState, PairConfigChange};
+use crate::math::Pose;
+use crate::world::{BodyDesc, BodyId, ContactEvent};
+
+type FlagsQuery<'w, 's> = Query<
+    'w,
+    's,
+    (Option<&'static CollisionLayers>, Has<StaticCollider>, Has<Sensor>),
+    With<Collider>,
+>;
+
+/// Everything the `SyncPoses` stage reads.
+#[derive(SystemParam)]
+pub(crate) struct SyncParams<'w, 's> {
+    state: ResMut<'w, CollisionState>,
+    pair_config: ResMut<'w, CollisionPairConfig>,
+    diagnostics: ResMut<'w, CollisionDiagnostics>,
+    removed: RemovedComponents<'w, 's, Collider>,
+    removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
+    removed_static: RemovedComponents<'w, 's, StaticCollider>,
+    removed_sensor: RemovedComponents<'w, 's, Sensor>,
+    changed: Query<'w, 's, (Entity, &'static Collider), Changed<Collider>>,
+    flags: FlagsQuery<'w, 's>,
+    changed_flags: Query<
+        'w,
+        's,
+        Entity,
+        (
+            With<Collider>,
+            Or<(Changed<CollisionLayers>, Added<StaticCollider>, Added<Sensor>)>,
+        ),
+    >,
+    #[cfg(feature = "bevy_transform")]
+    transforms: Query<
+        'w,
+        's,
+        (Entity, &'static bevy_transform::components::GlobalTransform, &'static mut ColliderPose),
+        (
+            With<Collider>,
+            Or<(
+                Changed<bevy_transform::components::GlobalTransform>,
+                Changed<Collider>,
+            )>,
+        ),
+    >,
+    #[cfg(feature = "bevy_transform")]
+    poses: Query<
+        'w,
+        's,
+        (Entity, &'static ColliderPose),
+        (
+            With<Collider>,
+            Without<bevy_transform::components::GlobalTransform>,
+            Or<(Changed<ColliderPose>, Changed<Collider>)>,
+        ),
+    >,
+    #[cfg(not(feature = "bevy_transform"))]
+    poses: Query<
+        'w,
+        's,
+        (Entity, &'static ColliderPose),
+        (With<Collider>, Or<(Changed<ColliderPose>, Changed<Collider>)>),
+    >,
+    scratch: Local<'s, Vec<(Entity, Collider)>>,
+}
+
+/// Stage 1: colliders, flags, pair configuration and poses into the world.
+pub(crate) fn sync_poses(mut p: SyncParams) {
+    let start = Instant::now();
+    sync_removed(&mut p);
+    sync_colliders(&mut p);
+    sync_flags(&mut p);
+    sync_pair_config(&mut p);
+    #[cfg(feature = "bevy_transform")]
+    sync_transforms(&mut p);
+    let SyncParams { state, poses, .. } = &mut p;
+    for (e, pose) in poses.iter() {
+        apply_pose(state, e, Ok(pose.0));
+    }
+    p.diagnostics.last.sync = start.elapsed();
+}
+
+fn sync_removed(p: &mut SyncParams) {
+    let state = &mut *p.state;
+    for e in p.removed.read() {
+        if let Some(body) = state.entity_body.remove(&e) {
+            // The body exists: removal cannot fail.
+            let _ = state.world.remove_body(body);
+            state.body_entity[body.0 as usize] = None;
+            state.warned.remove(&e);
+        }
+    }
+}
+
+/// New and replaced colliders, in entity order (reproducible body ids).
+fn sync_colliders(p: &mut SyncParams) {
+    let mut list = std::mem::take(&mut *p.scratch);
+    list.extend(p.changed.iter().map(|(e, c)| (e, c.clone())));
+    list.sort_unstable_by_key(|(e, _)| *e);
+    for (e, collider) in list.drain(..) {
+        if let Some(&body) = p.state.entity_body.get(&e) {
+            let _ = p
+                .state
+                .world
+                .set_shape(body, collider.shape().clone(), collider.bounds());
+            continue;
+        }
+        let Ok((layers, is_static, sensor)) = p.flags.get(e) else {
+            continue;
+        };
+        let active = p.pair_config.is_entity_active(e);
+        let body = p.state.world.add_body(BodyDesc {
+            shape: collider.shape().clone(),
+            bounds: collider.bounds(),
+            is_static,
+            filter: layers.copied().unwrap_or_default().to_filter(active),
+            sensor,
+            user_data: e.to_bits(),
+        });
+        p.state.link(e, body);
+        let others: Vec<Entity> = p.pair_config.disabled_pairs_of(e).collect();
+        for other in others {
+            if let Some(&ob) = p.state.entity_body.get(&other) {
+                let _ = p.state.world.set_pair_enabled(body, ob, false);
+            }
+        }
+    }
+    *p.scratch = list;
+}
+
+/// Layers, static and sensor flags that changed or were removed.
+fn sync_flags(p: &mut SyncParams) {
+    let SyncParams {
+        state,
+        pair_config,
+        removed_layers,
+        removed_static,
+        removed_sensor,
+        flags,
+        changed_flags,
+        ..
+    } = p;
+    let removed = removed_layers
+        .read()
+        .chain(removed_static.read())
+        .chain(removed_sensor.read());
+    for e in changed_flags.iter().chain(removed) {
+        let (Some(&body), Ok((layers, is_static, sensor))) = (state.entity_body.get(&e), flags.get(e))
+        else {
+            continue;
+        };
+        let filter = layers
+            .copied()
+            .unwrap_or_default()
+            .to_filter(pair_config.is_entity_active(e));
+        let world = &mut state.world;
+        let _ = world.set_filter(body, filter);
+        let _ = world.set_static(body, is_static);
+        let _ = world.set_sensor(body, sensor);
+    }
+}
+
+fn sync_pair_config(p: &mut SyncParams) {
+    let changes = std::mem::take(&mut p.pair_config.changes);
+    for change in &changes {
+        let state = &mut *p.state;
+        match *change {
+            PairConfigChange::Pair(a, b) => {
+                if let (Some(&ba), Some(&bb)) = (state.entity_body.get(&a), state.entity_body.get(&b)) {
+                    let enabled = p.pair_config.is_pair_active(a, b);
+                    let _ = state.world.set_pair_enabled(ba, bb, enabled);
+                }
+            }
+            PairConfigChange::Entity(e) => {
+                if let Some(&body) = state.entity_body.get(&e) {
+                    let _ = state.world.set_active(body, p.pair_config.is_entity_active(e));
+                }
+            }
+        }
+    }
+    p.pair_config.changes = changes;
+    p.pair_config.changes.clear();
+}
+
+#[cfg(feature = "bevy_transform")]
+fn sync_transforms(p: &mut SyncParams) {
+    let SyncParams {
+        state, transforms, ..
+    } = p;
+    for (e, global, mut pose) in transforms.iter_mut() {
+        let converted = pose_from_global(global);
+        if let Ok(new) = converted
+            && pose.0 != new
+        {
+            pose.0 = new;
+        }
+        apply_pose(state, e, converted);
+    }
+}
+
+/// A rigid pose from a `GlobalTransform`; the scale must be 1.
+#[cfg(feature = "bevy_transform")]
+pub(crate) fn pose_from_global(
+    global: &bevy_transform::components::GlobalTransform,
+) -> Result<Pose, crate::math::PoseError> {
+    use crate::math::PoseError;
+    let (scale, rotation, translation) = global.to_scale_rotation_translation();
+    if !scale.is_finite() || !rotation.is_finite() || !translation.is_finite() {
+        return Err(PoseError::NonFinite);
+    }
+    if scale.min_element() <= 1e-6 {
+        return Err(PoseError::NonPositiveScale);
+    }
+    if (scale - glam::Vec3::ONE).abs().max_element() > 1e-3 {
+        return Err(PoseError::UnsupportedScale);
+    }
+    let pose = Pose::new(rotation.normalize(), translation);
+    pose.validate()?;
+    Ok(pose)
+}
+
+/// Sets a body's pose, or warns once and keeps the last valid pose.
+fn apply_pose(state: &mut CollisionState, e: Entity, pose: Result<Pose, crate::math::PoseError>) {
+    let Some(&body) = state.entity_body.get(&e) else {
+        return;
+    };
+    let result = pose.map_err(crate::world::WorldError::InvalidPose).and_then(|pose| state.world.set_pose(body, pose));
+    match result {
+        Ok(()) => {
+            state.warned.remove(&e);
+        }
+        Err(err) => {
+            if state.warned.insert(e) {
+                log::warn!("bevy_icollide: collider {e} skipped: {err}; it keeps its last valid pose");
+            }
+        }
+    }
+}
+
+/// Stage 2: boxes of moved colliders.
+pub(crate) fn update_bounds(
+    mut state: ResMut<CollisionState>,
+    mut aabbs: Query<&mut ColliderAabb>,
+    mut diagnostics: ResMut<CollisionDiagnostics>,
+) {
+    let start = Instant::now();
+    state.world.update_bounds();
+    for body in state.world.moved_bodies() {
+        let (Some(e), Some(aabb)) = (state.entity(body), state.world.aabb(body)) else {
+            continue;
+        };
+        if let Ok(mut c) = aabbs.get_mut(e) {
+            c.0 = aabb;
+        }
+    }
+    diagnostics.last.bounds = start.elapsed();
+}
+
+/// Stage 3: sweep and prune.
+pub(crate) fn broad_phase(mut state: ResMut<CollisionState>, mut diagnostics: ResMut<CollisionDiagnostics>) {
+    let start = Instant::now();
+    state.world.update_broad_phase();
+    diagnostics.last.broad = start.elapsed();
+}
+
+/// Stage 4: pair tests.
+pub(crate) fn narrow_phase(mut state: ResMut<CollisionState>, mut diagnostics: ResMut<CollisionDiagnostics>) {
+    let start = Instant::now();
+    state.world.update_narrow_phase();
+    diagnostics.last.narrow = start.elapsed();
+}
+
+/// Stage 5: events in sorted pair order, `CollidingEntities`, diagnostics.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn report(
+    state: Res<CollisionState>,
+    mut starts: MessageWriter<CollisionStart>,
+    mut ends: MessageWriter<CollisionEnd>,
+    mut colliding: Query<&mut CollidingEntities>,
+    observed: Query<(), With<CollisionEventsEnabled>>,
+    mut commands: Commands,
+    mut diagnostics: ResMut<CollisionDiagnostics>,
+) {
+    let start = Instant::now();
+    for ev in state.world.events() {
+        let Some([a, b]) = entities(&state, ev) else {
+            continue;
+        };
+        for (me, other) in [(a, b), (b, a)] {
+            if let Ok(mut c) = colliding.get_mut(me) {
+                if ev.started {
+                    c.insert(other);
+                } else {
+                    c.remove(other);
+                }
+            }
+        }
+        if ev.started {
+            starts.write(CollisionStart { collider1: a, collider2: b });
+        } else {
+            ends.write(CollisionEnd { collider1: a, collider2: b });
+        }
+        for (me, other) in [(a, b), (b, a)] {
+            if observed.contains(me) {
+                if ev.started {
+                    commands.trigger(CollisionStart { collider1: me, collider2: other });
+                } else {
+                    commands.trigger(CollisionEnd { collider1: me, collider2: other });
+                }
+            }
+        }
+    }
+    diagnostics.stats = state.world.stats();
+    diagnostics.last.report = start.elapsed();
+    diagnostics.finish_frame();
+}
+
+fn entities(state: &CollisionState, ev: &ContactEvent) -> Option<[Entity; 2]> {
+    let [a, b]: [BodyId; 2] = ev.bodies;
+    Some([state.entity(a)?, state.entity(b)?])
+}

@@ -1,0 +1,221 @@
+//! Shapes: built once, validated, shared by a cheap handle.
+//!
+//! A [`SharedShape`] is an `Arc` around [`ShapeData`]: the geometry plus what
+//! every frame needs precomputed (the convex hull with vertex adjacency for
+//! hill-climbing, the fixed bounding cube). A thousand chairs share one.
+//!
+//! Kinds today:
+//! - [`ShapeKind::Convex`]: a convex polytope, the convex hull of a point set.
+//! - [`ShapeKind::TriMesh`]: a polygon soup (no topology required). Its bounds
+//!   come from its convex hull; when the mesh is flat (a floor, a wall) and has
+//!   no 3D hull, from its vertices directly.
+//!
+//! Builders return [`ShapeError`] for bad input: no points, NaN or infinite
+//! coordinates, fewer than 4 non-coplanar points for a hull, out-of-range
+//! triangle indices.
+
+mod hull;
+mod trimesh;
+
+pub use hull::{ConvexHull, HullError};
+pub use trimesh::{MeshError, TriMesh};
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use crate::bounds::FixedCube;
+use crate::math::Aabb;
+
+/// Why a shape could not be built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeError {
+    /// The convex hull could not be built.
+    Hull(HullError),
+    /// The triangle mesh is invalid.
+    Mesh(MeshError),
+    /// A parameter is out of its domain (named in the message).
+    InvalidParameter(&'static str),
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeError::Hull(e) => write!(f, "convex hull: {e}"),
+            ShapeError::Mesh(e) => write!(f, "triangle mesh: {e}"),
+            ShapeError::InvalidParameter(what) => write!(f, "invalid parameter: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+impl From<HullError> for ShapeError {
+    fn from(e: HullError) -> Self {
+        ShapeError::Hull(e)
+    }
+}
+
+impl From<MeshError> for ShapeError {
+    fn from(e: MeshError) -> Self {
+        ShapeError::Mesh(e)
+    }
+}
+
+/// The geometry of a shape.
+#[derive(Debug)]
+pub enum ShapeKind {
+    /// A convex polytope: its hull is the shape.
+    Convex,
+    /// A triangle soup.
+    TriMesh(TriMesh),
+}
+
+/// How the broad phase bounds a shape.
+#[derive(Debug)]
+pub enum BoundsGeometry {
+    /// A 3D convex hull: dynamic boxes hill-climb over its vertex graph.
+    Hull(ConvexHull),
+    /// A flat or degenerate point set without a 3D hull: boxes are computed
+    /// from these points directly.
+    Points(Vec<Vec3>),
+}
+
+/// A shape and its precomputed bounding data. Use it through [`SharedShape`].
+#[derive(Debug)]
+pub struct ShapeData {
+    kind: ShapeKind,
+    bounds: BoundsGeometry,
+    cube: FixedCube,
+    local_aabb: Aabb,
+}
+
+impl ShapeData {
+    /// The shape's geometry.
+    pub fn kind(&self) -> &ShapeKind {
+        &self.kind
+    }
+
+    /// The geometry its boxes are computed from.
+    pub fn bounds_geometry(&self) -> &BoundsGeometry {
+        &self.bounds
+    }
+
+    /// The convex hull, when the shape has a 3D one.
+    pub fn hull(&self) -> Option<&ConvexHull> {
+        match &self.bounds {
+            BoundsGeometry::Hull(h) => Some(h),
+            BoundsGeometry::Points(_) => None,
+        }
+    }
+
+    /// The fixed bounding cube (center and radius in the local frame).
+    pub fn fixed_cube(&self) -> &FixedCube {
+        &self.cube
+    }
+
+    /// The box of the shape in its own frame.
+    pub fn local_aabb(&self) -> Aabb {
+        self.local_aabb
+    }
+
+    fn new(kind: ShapeKind, bounds: BoundsGeometry) -> Self {
+        let pts = match &bounds {
+            BoundsGeometry::Hull(h) => h.vertices(),
+            BoundsGeometry::Points(p) => p.as_slice(),
+        };
+        let cube = FixedCube::from_vertices(pts);
+        let local_aabb = Aabb::from_points(pts.iter().copied());
+        Self {
+            kind,
+            bounds,
+            cube,
+            local_aabb,
+        }
+    }
+}
+
+/// A cheap, clonable handle to a prebuilt shape (`Arc`-backed).
+#[derive(Clone, Debug)]
+pub struct SharedShape(Arc<ShapeData>);
+
+impl std::ops::Deref for SharedShape {
+    type Target = ShapeData;
+    fn deref(&self) -> &ShapeData {
+        &self.0
+    }
+}
+
+impl SharedShape {
+    /// The convex hull of `points` as a convex polytope.
+    ///
+    /// Errors: no points, a NaN or infinite coordinate, or all points
+    /// coincident, collinear or coplanar (a hull needs 4 non-coplanar points).
+    pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
+        let hull = ConvexHull::new(points)?;
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Convex,
+            BoundsGeometry::Hull(hull),
+        ))))
+    }
+
+    /// A box with the given half-extents, centered on the origin.
+    pub fn cuboid(half_extents: Vec3) -> Result<Self, ShapeError> {
+        if !half_extents.is_finite() || half_extents.min_element() <= 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "cuboid half-extents must be finite and positive",
+            ));
+        }
+        let h = half_extents;
+        let corners: Vec<Vec3> = (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { -h.x } else { h.x },
+                    if i & 2 == 0 { -h.y } else { h.y },
+                    if i & 4 == 0 { -h.z } else { h.z },
+                )
+            })
+            .collect();
+        Self::convex_hull(&corners)
+    }
+
+    /// A triangle soup. Cracks, duplicate and degenerate triangles are valid.
+    ///
+    /// Errors: no vertices or no triangles, a NaN or infinite vertex, an index
+    /// out of range.
+    pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
+        let mesh = TriMesh::new(vertices, triangles)?;
+        let bounds = match ConvexHull::new(mesh.vertices()) {
+            Ok(h) => BoundsGeometry::Hull(h),
+            Err(HullError::Coplanar | HullError::Collinear | HullError::Coincident) => {
+                BoundsGeometry::Points(mesh.used_vertices())
+            }
+            Err(e) => return Err(e.into()),
+        };
+        Ok(Self(Arc::new(ShapeData::new(ShapeKind::TriMesh(mesh), bounds))))
+    }
+
+    /// A copy of this shape scaled by `factor` (> 0) about its origin.
+    pub fn scaled(&self, factor: f32) -> Result<Self, ShapeError> {
+        if !factor.is_finite() || factor <= 0.0 {
+            return Err(ShapeError::InvalidParameter("scale factor must be finite and positive"));
+        }
+        match &self.kind {
+            ShapeKind::Convex => {
+                let pts: Vec<Vec3> = self.hull().map_or(Vec::new(), |h| {
+                    h.vertices().iter().map(|v| *v * factor).collect()
+                });
+                Self::convex_hull(&pts)
+            }
+            ShapeKind::TriMesh(m) => Self::trimesh(
+                m.vertices().iter().map(|v| *v * factor).collect(),
+                m.triangles().to_vec(),
+            ),
+        }
+    }
+
+    /// Whether two handles point at the same shape data.
+    pub fn ptr_eq(&self, other: &SharedShape) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}

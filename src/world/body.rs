@@ -1,0 +1,99 @@
+use crate::bounds::{BoundsMode, DynamicBox};
+use crate::broad_phase::{ProxyFilter, ProxyId};
+use crate::math::{Aabb, Pose};
+use crate::shape::{BoundsGeometry, SharedShape};
+
+/// Index of a body in a [`CollisionWorld`](super::CollisionWorld) (reused
+/// after removal).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BodyId(pub u32);
+
+/// What a body is made of when it is added.
+#[derive(Clone, Debug)]
+pub struct BodyDesc {
+    /// The shared shape.
+    pub shape: SharedShape,
+    /// Fixed cube or dynamic box.
+    pub bounds: BoundsMode,
+    /// Static bodies never pair with each other.
+    pub is_static: bool,
+    /// Layers and activity.
+    pub filter: ProxyFilter,
+    /// Sensors report start / end only.
+    pub sensor: bool,
+    /// Caller's tag, carried into events (the plugin stores the entity).
+    pub user_data: u64,
+}
+
+impl BodyDesc {
+    /// A dynamic (non-static) body with a dynamic box, default layers.
+    pub fn new(shape: SharedShape) -> Self {
+        Self {
+            shape,
+            bounds: BoundsMode::DynamicBox,
+            is_static: false,
+            filter: ProxyFilter::default(),
+            sensor: false,
+            user_data: 0,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Body {
+    pub shape: SharedShape,
+    pub mode: BoundsMode,
+    pub is_static: bool,
+    pub filter: ProxyFilter,
+    pub sensor: bool,
+    pub user_data: u64,
+    pub dynamic_box: DynamicBox,
+    pub pose: Option<Pose>,
+    pub tight: Aabb,
+    pub proxy: Option<ProxyId>,
+    pub dirty: bool,
+    pub moved: bool,
+    pub alive: bool,
+}
+
+impl Body {
+    pub fn new(d: BodyDesc) -> Self {
+        Self {
+            shape: d.shape,
+            mode: d.bounds,
+            is_static: d.is_static,
+            filter: d.filter,
+            sensor: d.sensor,
+            user_data: d.user_data,
+            dynamic_box: DynamicBox::new(),
+            pose: None,
+            tight: Aabb::EMPTY,
+            proxy: None,
+            dirty: false,
+            moved: false,
+            alive: true,
+        }
+    }
+
+    pub fn set_shape(&mut self, shape: SharedShape, mode: BoundsMode) {
+        self.shape = shape;
+        self.mode = mode;
+        self.dynamic_box = DynamicBox::new();
+    }
+
+    /// The box without margin at the current pose, and the hill-climbing
+    /// visits it took; `None` before the first valid pose.
+    pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
+        let pose = self.pose?;
+        Some(match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
+            (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
+                self.dynamic_box.update(hull, &pose)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => (
+                Aabb::from_points(points.iter().map(|p| pose.transform_point(*p))),
+                points.len() as u32,
+            ),
+        })
+    }
+}
