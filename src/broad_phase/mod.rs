@@ -249,11 +249,11 @@ impl SweepAndPrune {
             return Err(BroadPhaseError::InvalidAabb);
         }
         let info = self.live_info_mut(id)?;
-        let live = info.state == State::Live;
-        let first = !info.moved;
-        info.moved = true;
+        // A pending proxy enters the lists with its latest box anyway.
+        let queue = info.state == State::Live && !info.moved;
+        info.moved |= queue;
         self.aabbs[id as usize] = aabb;
-        if live && first {
+        if queue {
             self.moved.push(id);
         }
         Ok(())
