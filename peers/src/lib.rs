@@ -1,2 +1,284 @@
 //! Adapters that run peer crates on bevy_icollide's scenes, for the
 //! side-by-side benchmarks in `../benches/`.
+//!
+//! - [`ParryBvhBroadPhase`]: parry3d's `Bvh` driven the way rapier's
+//!   `BroadPhaseBvh` drives it, with the pair bookkeeping a broad phase owes
+//!   its narrow phase (which pairs started, which ended).
+//! - [`brute_force_aabb`]: the world box of a hull by transforming every
+//!   vertex, the baseline of the dynamic-box (hill-climbing) update.
+//! - [`PingPong`]: frame order over a ring of precomputed frames that never
+//!   jumps (0, 1, …, K-1, K-2, …, 1, 0, 1, …), so coherence holds across the
+//!   wrap.
+
+use bevy_icollide::math::{Aabb, Pose};
+use glam::{Mat3, Vec3};
+use parry3d::bounding_volume::Aabb as ParryAabb;
+use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use parry3d::utils::hashmap::{Entry, HashMap};
+
+/// bevy_icollide's box as parry3d's (both are glam `Vec3` corners).
+#[inline]
+pub fn to_parry(aabb: &Aabb) -> ParryAabb {
+    ParryAabb::new(aabb.min, aabb.max)
+}
+
+/// The world box of `vertices` under `pose`, by transforming every vertex:
+/// `O(vertices)` per object and frame, with no coherence to exploit.
+///
+/// World coordinate `k` of a vertex is computed as row `k` of the rotation
+/// dotted with the local vertex, plus the translation: the same arithmetic
+/// as [`bevy_icollide::bounds::DynamicBox::update`], so both give the same
+/// box bit for bit.
+#[inline]
+pub fn brute_force_aabb(vertices: &[Vec3], pose: &Pose) -> Aabb {
+    let rows = Mat3::from_quat(pose.rotation).transpose();
+    let (r0, r1, r2) = (rows.col(0), rows.col(1), rows.col(2));
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for &v in vertices {
+        let w = Vec3::new(r0.dot(v), r1.dot(v), r2.dot(v));
+        lo = lo.min(w);
+        hi = hi.max(w);
+    }
+    Aabb::new(lo + pose.translation, hi + pose.translation)
+}
+
+/// Frame order over a ring of `len` precomputed consecutive frames that
+/// bounces at both ends instead of jumping from the last frame back to the
+/// first: every step is one frame of motion, forwards or backwards.
+#[derive(Clone, Copy, Debug)]
+pub struct PingPong {
+    len: usize,
+    /// Position in the period `0..2 * (len - 1)`.
+    t: usize,
+}
+
+impl PingPong {
+    /// Starts at frame 0 of a ring of `len` frames (`len >= 2`).
+    pub fn new(len: usize) -> Self {
+        assert!(len >= 2, "a ring needs two frames");
+        Self { len, t: 0 }
+    }
+
+    /// Frames in one full period (there and back).
+    pub fn period(&self) -> usize {
+        2 * (self.len - 1)
+    }
+
+    /// The current frame.
+    pub fn current(&self) -> usize {
+        if self.t < self.len {
+            self.t
+        } else {
+            self.period() - self.t
+        }
+    }
+
+    /// Advances one frame and returns it.
+    #[inline]
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> usize {
+        self.t = (self.t + 1) % self.period();
+        self.current()
+    }
+}
+
+/// Pair counts of one broad-phase update.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PairChanges {
+    /// Pairs that started overlapping.
+    pub started: usize,
+    /// Pairs that stopped overlapping.
+    pub ended: usize,
+}
+
+/// parry3d's BVH used as a broad phase, as rapier 0.3x uses it
+/// (`rapier::geometry::BroadPhaseBvh`).
+///
+/// Leaf `i` is object `i`. Each [`update`](Self::update):
+///
+/// 1. `insert_or_update_partially(aabb, i, margin)` for every object;
+/// 2. `optimize_incremental`, then `refit`;
+/// 3. `traverse_bvtt_single_tree` (self-overlap of the tree) into a pair map
+///    `(i, j) -> frame last seen`: a pair not in the map has *started*;
+/// 4. a pass over the map drops the pairs not seen this frame whose leaves no
+///    longer overlap: they have *ended* (rapier's `pairs.retain`).
+///
+/// Two modes:
+///
+/// - [`exact`](Self::exact): margin 0 and a full traversal
+///   (`CHANGE_DETECTION = false`). The pairs are exactly the overlapping
+///   pairs of the given boxes, the same set sweep and prune keeps.
+/// - [`with_change_detection`](Self::with_change_detection): rapier's
+///   default, a margin > 0 (rapier passes `1e-2`) and
+///   `CHANGE_DETECTION = true`. A leaf is fattened by the margin and left
+///   alone while its box stays inside; the traversal only visits pairs with
+///   a changed leaf. The pairs are those of the (stale, fat) leaf boxes: a
+///   superset of the exact pairs. With margin 0 parry never flags a leaf as
+///   changed, so change detection would find nothing after the first frame;
+///   this constructor rejects it.
+pub struct ParryBvhBroadPhase {
+    bvh: Bvh,
+    workspace: BvhWorkspace,
+    /// `(smaller, larger)` leaf index to the last frame the pair was seen.
+    pairs: HashMap<(u32, u32), u32>,
+    frame: u32,
+    margin: f32,
+    change_detection: bool,
+}
+
+impl ParryBvhBroadPhase {
+    /// The exact broad phase: margin 0, full traversal every frame.
+    pub fn exact(aabbs: &[Aabb]) -> Self {
+        Self::build(aabbs, 0.0, false)
+    }
+
+    /// rapier's configuration: leaves fattened by `margin` (> 0) and
+    /// change-detecting traversal.
+    pub fn with_change_detection(aabbs: &[Aabb], margin: f32) -> Self {
+        assert!(
+            margin > 0.0,
+            "parry flags a leaf as changed only when it is fattened by a margin > 0"
+        );
+        Self::build(aabbs, margin, true)
+    }
+
+    /// Builds the tree over `aabbs` (binned SAH, leaf `i` = `aabbs[i]`) and
+    /// fills the pair map with a full traversal.
+    fn build(aabbs: &[Aabb], margin: f32, change_detection: bool) -> Self {
+        let leaves: Vec<ParryAabb> = aabbs.iter().map(to_parry).collect();
+        let mut this = Self {
+            bvh: Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves),
+            workspace: BvhWorkspace::default(),
+            pairs: HashMap::default(),
+            frame: 0,
+            margin,
+            change_detection,
+        };
+        let Self {
+            bvh,
+            workspace,
+            pairs,
+            frame,
+            ..
+        } = &mut this;
+        bvh.traverse_bvtt_single_tree::<false>(workspace, &mut |a, b| {
+            pairs.insert(ordered(a, b), *frame);
+        });
+        this
+    }
+
+    /// Moves leaf `i` to `aabbs[i]` for every `i` and brings the pair map up
+    /// to date; returns how many pairs started and ended.
+    pub fn update(&mut self, aabbs: &[Aabb]) -> PairChanges {
+        self.frame = self.frame.wrapping_add(1);
+        for (i, aabb) in aabbs.iter().enumerate() {
+            self.bvh
+                .insert_or_update_partially(to_parry(aabb), i as u32, self.margin);
+        }
+        self.bvh.optimize_incremental(&mut self.workspace);
+        self.bvh.refit(&mut self.workspace);
+        if self.change_detection {
+            self.collect::<true>()
+        } else {
+            self.collect::<false>()
+        }
+    }
+
+    /// Steps 3 and 4 of [`update`](Self::update).
+    fn collect<const CHANGE_DETECTION: bool>(&mut self) -> PairChanges {
+        let Self {
+            bvh,
+            workspace,
+            pairs,
+            frame,
+            ..
+        } = self;
+        let frame = *frame;
+        let mut changes = PairChanges::default();
+        bvh.traverse_bvtt_single_tree::<CHANGE_DETECTION>(workspace, &mut |a, b| {
+            match pairs.entry(ordered(a, b)) {
+                Entry::Occupied(e) => *e.into_mut() = frame,
+                Entry::Vacant(e) => {
+                    e.insert(frame);
+                    changes.started += 1;
+                }
+            }
+        });
+        pairs.retain(|&(a, b), seen| {
+            if *seen == frame {
+                return true;
+            }
+            let (Some(na), Some(nb)) = (bvh.leaf_node(a), bvh.leaf_node(b)) else {
+                changes.ended += 1;
+                return false;
+            };
+            if (!CHANGE_DETECTION || na.is_changed() || nb.is_changed()) && !na.intersects(nb) {
+                changes.ended += 1;
+                false
+            } else {
+                true
+            }
+        });
+        changes
+    }
+
+    /// Number of pairs in the map (the broad phase's current output).
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// The current pairs, `(smaller, larger)`, sorted.
+    pub fn sorted_pairs(&self) -> Vec<(u32, u32)> {
+        let mut v: Vec<(u32, u32)> = self.pairs.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// The underlying tree.
+    pub fn bvh(&self) -> &Bvh {
+        &self.bvh
+    }
+}
+
+#[inline]
+fn ordered(a: u32, b: u32) -> (u32, u32) {
+    if a < b { (a, b) } else { (b, a) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ping_pong_never_jumps() {
+        let mut p = PingPong::new(4);
+        let seq: Vec<usize> = (0..8).map(|_| p.next()).collect();
+        assert_eq!(seq, [1, 2, 3, 2, 1, 0, 1, 2]);
+    }
+
+    #[test]
+    fn exact_bvh_matches_brute_force() {
+        let boxes: Vec<Aabb> = (0..50)
+            .map(|i| {
+                let c = Vec3::new((i % 7) as f32, (i % 5) as f32 * 0.9, (i / 7) as f32 * 0.8);
+                Aabb::from_center_half_extents(c, Vec3::splat(0.6))
+            })
+            .collect();
+        let mut bp = ParryBvhBroadPhase::exact(&boxes);
+        let moved: Vec<Aabb> = boxes
+            .iter()
+            .map(|b| Aabb::new(b.min + Vec3::X * 0.3, b.max + Vec3::X * 0.1))
+            .collect();
+        bp.update(&moved);
+        let mut brute = Vec::new();
+        for i in 0..moved.len() {
+            for j in i + 1..moved.len() {
+                if moved[i].overlaps(&moved[j]) {
+                    brute.push((i as u32, j as u32));
+                }
+            }
+        }
+        assert_eq!(bp.sorted_pairs(), brute);
+    }
+}

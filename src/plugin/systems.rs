@@ -97,8 +97,9 @@ fn sync_removed(p: &mut SyncParams) {
     for e in p.removed.read() {
         if let Some(body) = state.entity_body.remove(&e) {
             // The body exists: removal cannot fail.
+            // `body_entity` keeps the entity until the body id is reused,
+            // so the pair's `CollisionEnd` this frame can still name it.
             let _ = state.world.remove_body(body);
-            state.body_entity[body.0 as usize] = None;
             state.warned.remove(&e);
         }
     }
