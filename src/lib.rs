@@ -62,9 +62,15 @@ pub mod prelude {
     pub use crate::bounds::BoundsMode;
     pub use crate::math::{Aabb, Pose};
     pub use crate::plugin::{
-        Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEnd,
-        CollisionEventsEnabled, CollisionLayers, CollisionPairConfig, CollisionPlugin,
-        CollisionStart, CollisionSystems, LayerMask, Sensor, StaticCollider,
+        Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
+        CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
+        CollisionPlugin, CollisionStart, CollisionSystems, Collisions, LayerMask, Sensor,
+        StaticCollider,
     };
     pub use crate::shape::{ShapeError, SharedShape};
 }
+
+/// The README's examples are compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

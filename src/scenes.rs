@@ -73,7 +73,9 @@ impl Rng {
 /// The convex hull of `points` random points on a sphere of `radius`.
 pub fn sphere_hull(rng: &mut Rng, points: usize, radius: f32) -> SharedShape {
     loop {
-        let pts: Vec<Vec3> = (0..points.max(4)).map(|_| rng.unit_vector() * radius).collect();
+        let pts: Vec<Vec3> = (0..points.max(4))
+            .map(|_| rng.unit_vector() * radius)
+            .collect();
         if let Ok(shape) = SharedShape::convex_hull(&pts) {
             return shape;
         }

@@ -20,9 +20,15 @@ struct Log(Vec<Ev>);
 #[derive(Resource, Default)]
 struct ObserverLog(Vec<Ev>);
 
-fn record(mut log: ResMut<Log>, mut s: MessageReader<CollisionStart>, mut e: MessageReader<CollisionEnd>) {
-    log.0.extend(s.read().map(|m| Ev::Start(m.collider1, m.collider2)));
-    log.0.extend(e.read().map(|m| Ev::End(m.collider1, m.collider2)));
+fn record(
+    mut log: ResMut<Log>,
+    mut s: MessageReader<CollisionStart>,
+    mut e: MessageReader<CollisionEnd>,
+) {
+    log.0
+        .extend(s.read().map(|m| Ev::Start(m.collider1, m.collider2)));
+    log.0
+        .extend(e.read().map(|m| Ev::End(m.collider1, m.collider2)));
 }
 
 fn app() -> App {
@@ -61,7 +67,11 @@ fn end(a: Entity, b: Entity) -> Ev {
 }
 
 fn set_x(app: &mut App, e: Entity, x: f32) {
-    app.world_mut().get_mut::<Transform>(e).expect("transform").translation.x = x;
+    app.world_mut()
+        .get_mut::<Transform>(e)
+        .expect("transform")
+        .translation
+        .x = x;
 }
 
 #[test]
@@ -82,10 +92,18 @@ fn start_and_end_follow_motion() {
     set_x(&mut app, b, 1.2);
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
-    assert!(app.world().get::<CollidingEntities>(a).expect("component").is_empty());
+    assert!(
+        app.world()
+            .get::<CollidingEntities>(a)
+            .expect("component")
+            .is_empty()
+    );
     // The broad-phase box is readable.
     let aabb = app.world().get::<ColliderAabb>(b).expect("component").0;
-    assert!((aabb.min.x - 0.7).abs() < 1e-5 && (aabb.max.x - 1.7).abs() < 1e-5, "{aabb:?}");
+    assert!(
+        (aabb.min.x - 0.7).abs() < 1e-5 && (aabb.max.x - 1.7).abs() < 1e-5,
+        "{aabb:?}"
+    );
 }
 
 #[test]
@@ -97,7 +115,8 @@ fn rotation_is_followed_by_the_dynamic_box() {
     let b = app.world_mut().spawn((cube(), at(1.15))).id();
     app.update();
     assert_eq!(take(&mut app), vec![]);
-    app.world_mut().get_mut::<Transform>(a).expect("t").rotation = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
+    app.world_mut().get_mut::<Transform>(a).expect("t").rotation =
+        Quat::from_rotation_z(std::f32::consts::FRAC_PI_4);
     app.update();
     assert_eq!(take(&mut app), vec![start(a, b)]);
 }
@@ -105,21 +124,34 @@ fn rotation_is_followed_by_the_dynamic_box() {
 #[test]
 fn observers_get_events_only_on_opted_in_entities() {
     let mut app = app();
-    let watched = app.world_mut().spawn((cube(), at(0.0), CollisionEventsEnabled)).id();
-    app.world_mut().entity_mut(watched).observe(|ev: On<CollisionStart>, mut log: ResMut<ObserverLog>| {
-        log.0.push(Ev::Start(ev.collider1, ev.collider2));
-    });
-    app.world_mut().entity_mut(watched).observe(|ev: On<CollisionEnd>, mut log: ResMut<ObserverLog>| {
-        log.0.push(Ev::End(ev.collider1, ev.collider2));
-    });
+    let watched = app
+        .world_mut()
+        .spawn((cube(), at(0.0), CollisionEventsEnabled))
+        .id();
+    app.world_mut().entity_mut(watched).observe(
+        |ev: On<CollisionStart>, mut log: ResMut<ObserverLog>| {
+            log.0.push(Ev::Start(ev.collider1, ev.collider2));
+        },
+    );
+    app.world_mut().entity_mut(watched).observe(
+        |ev: On<CollisionEnd>, mut log: ResMut<ObserverLog>| {
+            log.0.push(Ev::End(ev.collider1, ev.collider2));
+        },
+    );
     let other = app.world_mut().spawn((cube(), at(0.5))).id();
     app.update();
     set_x(&mut app, other, 5.0);
     app.update();
     let log = &app.world().resource::<ObserverLog>().0;
     // collider1 is the observed entity.
-    assert_eq!(log, &vec![Ev::Start(watched, other), Ev::End(watched, other)]);
-    assert_eq!(take(&mut app), vec![start(watched, other), end(watched, other)]);
+    assert_eq!(
+        log,
+        &vec![Ev::Start(watched, other), Ev::End(watched, other)]
+    );
+    assert_eq!(
+        take(&mut app),
+        vec![start(watched, other), end(watched, other)]
+    );
 }
 
 #[test]
@@ -131,13 +163,20 @@ fn despawn_and_collider_removal_end_pairs() {
     app.update();
     assert_eq!(take(&mut app), {
         let mut v = vec![start(a, b), start(a, c)];
-        v.sort_by_key(|e| match e { Ev::Start(x, y) | Ev::End(x, y) => (*x, *y) });
+        v.sort_by_key(|e| match e {
+            Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
+        });
         v
     });
     app.world_mut().despawn(b);
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
-    assert!(!app.world().get::<CollidingEntities>(a).expect("c").contains(b));
+    assert!(
+        !app.world()
+            .get::<CollidingEntities>(a)
+            .expect("c")
+            .contains(b)
+    );
     app.world_mut().entity_mut(c).remove::<Collider>();
     app.update();
     assert_eq!(take(&mut app), vec![end(a, c)]);
@@ -146,7 +185,9 @@ fn despawn_and_collider_removal_end_pairs() {
     app.update();
     assert_eq!(take(&mut app), vec![start(a, c)]);
     // Replacing the shape by a small one that no longer reaches ends it.
-    app.world_mut().entity_mut(c).insert(Collider::cuboid(Vec3::splat(0.01)).expect("valid"));
+    app.world_mut()
+        .entity_mut(c)
+        .insert(Collider::cuboid(Vec3::splat(0.01)).expect("valid"));
     app.update();
     assert_eq!(take(&mut app), vec![end(a, c)]);
 }
@@ -161,25 +202,44 @@ fn spawn_and_despawn_in_the_same_frame_leave_no_trace() {
     app.update();
     app.update();
     assert_eq!(take(&mut app), vec![]);
-    assert!(app.world().get::<CollidingEntities>(a).expect("c").is_empty());
+    assert!(
+        app.world()
+            .get::<CollidingEntities>(a)
+            .expect("c")
+            .is_empty()
+    );
 }
 
 #[test]
 fn layers_filter_pairs_and_changes_take_effect() {
     let mut app = app();
-    let a = app.world_mut().spawn((cube(), at(0.0), CollisionLayers::new(0b01, 0b01))).id();
-    let b = app.world_mut().spawn((cube(), at(0.5), CollisionLayers::new(0b10, 0b11))).id();
+    let a = app
+        .world_mut()
+        .spawn((cube(), at(0.0), CollisionLayers::new(0b01, 0b01)))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((cube(), at(0.5), CollisionLayers::new(0b10, 0b11)))
+        .id();
     app.update();
     assert_eq!(take(&mut app), vec![], "a does not listen to layer 2");
-    app.world_mut().entity_mut(a).insert(CollisionLayers::new(0b01, 0b11));
+    app.world_mut()
+        .entity_mut(a)
+        .insert(CollisionLayers::new(0b01, 0b11));
     app.update();
     assert_eq!(take(&mut app), vec![start(a, b)]);
-    app.world_mut().entity_mut(b).insert(CollisionLayers::new(0b10, LayerMask::NONE));
+    app.world_mut()
+        .entity_mut(b)
+        .insert(CollisionLayers::new(0b10, LayerMask::NONE));
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
     app.world_mut().entity_mut(b).remove::<CollisionLayers>();
     app.update();
-    assert_eq!(take(&mut app), vec![start(a, b)], "default layers collide with everything");
+    assert_eq!(
+        take(&mut app),
+        vec![start(a, b)],
+        "default layers collide with everything"
+    );
 }
 
 #[test]
@@ -190,33 +250,54 @@ fn pair_configuration_deactivates_and_reactivates() {
     let c = app.world_mut().spawn((cube(), at(-0.6))).id();
     app.update();
     take(&mut app);
-    app.world_mut().resource_mut::<CollisionPairConfig>().deactivate_pair(b, a);
+    app.world_mut()
+        .resource_mut::<CollisionPairConfig>()
+        .deactivate_pair(b, a);
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
-    app.world_mut().resource_mut::<CollisionPairConfig>().deactivate_entity(c);
+    app.world_mut()
+        .resource_mut::<CollisionPairConfig>()
+        .deactivate_entity(c);
     app.update();
     assert_eq!(take(&mut app), vec![end(a, c)]);
-    app.world_mut().resource_mut::<CollisionPairConfig>().activate_pair(a, b);
-    app.world_mut().resource_mut::<CollisionPairConfig>().activate_entity(c);
+    app.world_mut()
+        .resource_mut::<CollisionPairConfig>()
+        .activate_pair(a, b);
+    app.world_mut()
+        .resource_mut::<CollisionPairConfig>()
+        .activate_entity(c);
     app.update();
     let mut want = vec![start(a, b), start(a, c)];
-    want.sort_by_key(|e| match e { Ev::Start(x, y) | Ev::End(x, y) => (*x, *y) });
+    want.sort_by_key(|e| match e {
+        Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
+    });
     assert_eq!(take(&mut app), want);
     // Configuration made before a collider exists applies when it spawns.
     let d = app.world_mut().spawn_empty().id();
-    app.world_mut().resource_mut::<CollisionPairConfig>().deactivate_pair(a, d);
+    app.world_mut()
+        .resource_mut::<CollisionPairConfig>()
+        .deactivate_pair(a, d);
     app.world_mut().entity_mut(d).insert((cube(), at(0.1)));
     app.update();
     let got = take(&mut app);
     assert!(!got.contains(&start(a, d)), "{got:?}");
-    assert!(got.contains(&start(b, d)) && got.contains(&start(c, d)), "{got:?}");
+    assert!(
+        got.contains(&start(b, d)) && got.contains(&start(c, d)),
+        "{got:?}"
+    );
 }
 
 #[test]
 fn static_colliders_never_pair_with_each_other() {
     let mut app = app();
-    let a = app.world_mut().spawn((cube(), at(0.0), StaticCollider)).id();
-    let b = app.world_mut().spawn((cube(), at(0.5), StaticCollider)).id();
+    let a = app
+        .world_mut()
+        .spawn((cube(), at(0.0), StaticCollider))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((cube(), at(0.5), StaticCollider))
+        .id();
     app.update();
     assert_eq!(take(&mut app), vec![]);
     app.world_mut().entity_mut(b).remove::<StaticCollider>();
@@ -239,7 +320,11 @@ fn bad_poses_are_skipped_not_propagated() {
     app.update();
     assert_eq!(take(&mut app), vec![]);
     // Zero and negative scale: skipped too.
-    app.world_mut().get_mut::<Transform>(b).expect("t").translation.x = 5.0;
+    app.world_mut()
+        .get_mut::<Transform>(b)
+        .expect("t")
+        .translation
+        .x = 5.0;
     app.world_mut().get_mut::<Transform>(b).expect("t").scale = Vec3::ZERO;
     app.update();
     assert_eq!(take(&mut app), vec![]);
@@ -247,27 +332,52 @@ fn bad_poses_are_skipped_not_propagated() {
     app.update();
     assert_eq!(take(&mut app), vec![]);
     // An infinite translation on a new entity: it never enters the world.
-    let c = app.world_mut().spawn((cube(), Transform::from_xyz(f32::INFINITY, 0.0, 0.0))).id();
+    let c = app
+        .world_mut()
+        .spawn((cube(), Transform::from_xyz(f32::INFINITY, 0.0, 0.0)))
+        .id();
     app.update();
     assert_eq!(take(&mut app), vec![]);
-    assert!(app.world().get::<CollidingEntities>(c).expect("c").is_empty());
+    assert!(
+        app.world()
+            .get::<CollidingEntities>(c)
+            .expect("c")
+            .is_empty()
+    );
     // A valid pose again: b moved away, the pair ends; c comes in.
     app.world_mut().get_mut::<Transform>(b).expect("t").scale = Vec3::ONE;
-    app.world_mut().get_mut::<Transform>(c).expect("t").translation.x = -0.5;
+    app.world_mut()
+        .get_mut::<Transform>(c)
+        .expect("t")
+        .translation
+        .x = -0.5;
     app.update();
     let mut want = vec![end(a, b), start(a, c)];
-    want.sort_by_key(|e| match e { Ev::Start(x, y) | Ev::End(x, y) => (*x, *y) });
+    want.sort_by_key(|e| match e {
+        Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
+    });
     assert_eq!(take(&mut app), want);
 }
 
 #[test]
 fn collider_pose_without_transform() {
     let mut app = app();
-    let a = app.world_mut().spawn((cube(), ColliderPose(Pose::from_translation(Vec3::ZERO)))).id();
-    let b = app.world_mut().spawn((cube(), ColliderPose(Pose::from_translation(Vec3::X * 3.0)))).id();
+    let a = app
+        .world_mut()
+        .spawn((cube(), ColliderPose(Pose::from_translation(Vec3::ZERO))))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((cube(), ColliderPose(Pose::from_translation(Vec3::X * 3.0))))
+        .id();
     app.update();
     assert_eq!(take(&mut app), vec![]);
-    app.world_mut().get_mut::<ColliderPose>(b).expect("pose").0.translation.x = 0.5;
+    app.world_mut()
+        .get_mut::<ColliderPose>(b)
+        .expect("pose")
+        .0
+        .translation
+        .x = 0.5;
     app.update();
     assert_eq!(take(&mut app), vec![start(a, b)]);
 }

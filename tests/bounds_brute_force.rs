@@ -21,7 +21,8 @@ fn brute_box(shape: &SharedShape, pose: &Pose) -> Aabb {
 fn assert_box_eq(got: Aabb, want: Aabb, what: &str) {
     let tol = 1e-5 * (1.0 + want.max.abs().max(want.min.abs()).max_element());
     assert!(
-        (got.min - want.min).abs().max_element() <= tol && (got.max - want.max).abs().max_element() <= tol,
+        (got.min - want.min).abs().max_element() <= tol
+            && (got.max - want.max).abs().max_element() <= tol,
         "{what}: {got:?} != {want:?}"
     );
 }
@@ -38,15 +39,26 @@ fn dynamic_box_hill_climbing_equals_brute_force() {
         let mut visits = 0u64;
         for step in 0..2000 {
             // Mostly coherent, sometimes a jump to a random orientation.
-            pose.rotation = if step % 500 == 499 { rng.rotation() } else { (spin * pose.rotation).normalize() };
+            pose.rotation = if step % 500 == 499 {
+                rng.rotation()
+            } else {
+                (spin * pose.rotation).normalize()
+            };
             pose.translation += rng.in_cube(0.05);
             let (got, v) = dbox.update(hull, &pose);
             visits += u64::from(v);
-            assert_box_eq(got, brute_box(&shape, &pose), &format!("{points} points, step {step}"));
+            assert_box_eq(
+                got,
+                brute_box(&shape, &pose),
+                &format!("{points} points, step {step}"),
+            );
         }
         // Coherence: far fewer visits than vertices per update.
         let per_update = visits as f64 / 2000.0;
-        assert!(per_update < 6.0 * 12.0 + hull.vertices().len() as f64 * 0.2, "{points}: {per_update} visits per update");
+        assert!(
+            per_update < 6.0 * 12.0 + hull.vertices().len() as f64 * 0.2,
+            "{points}: {per_update} visits per update"
+        );
     }
 }
 
@@ -66,7 +78,9 @@ impl Run {
         desc.is_static = self.statics[i];
         desc.user_data = i as u64;
         let id = self.world.add_body(desc);
-        self.world.set_pose(id, self.scene.bodies[i].pose).expect("valid pose");
+        self.world
+            .set_pose(id, self.scene.bodies[i].pose)
+            .expect("valid pose");
         self.bodies.insert(i, id);
     }
 
@@ -77,7 +91,9 @@ impl Run {
             let tight = self.world.tight_aabb(id).expect("body has a box");
             let want = brute_box(self.scene.shape_of(i), &pose);
             match self.modes[i] {
-                BoundsMode::DynamicBox => assert_box_eq(tight, want, &format!("frame {frame}, body {i}")),
+                BoundsMode::DynamicBox => {
+                    assert_box_eq(tight, want, &format!("frame {frame}, body {i}"))
+                }
                 BoundsMode::FixedCube => assert!(
                     tight.contains_point(want.min) && tight.contains_point(want.max),
                     "frame {frame}: cube of body {i} misses its hull"
@@ -105,22 +121,45 @@ impl Run {
             .world
             .pairs()
             .map(|([a, b], _)| {
-                let (ua, ub) = (self.world.user_data(a).unwrap_or(u64::MAX), self.world.user_data(b).unwrap_or(u64::MAX));
+                let (ua, ub) = (
+                    self.world.user_data(a).unwrap_or(u64::MAX),
+                    self.world.user_data(b).unwrap_or(u64::MAX),
+                );
                 (ua.min(ub), ua.max(ub))
             })
             .collect();
-        assert_eq!(got, broad, "frame {frame}: narrow-phase pairs != overlapping padded boxes");
-        assert_eq!(*touching, tight_pairs, "frame {frame}: touching pairs (from events) != tight box overlaps");
+        assert_eq!(
+            got, broad,
+            "frame {frame}: narrow-phase pairs != overlapping padded boxes"
+        );
+        assert_eq!(
+            *touching, tight_pairs,
+            "frame {frame}: touching pairs (from events) != tight box overlaps"
+        );
     }
 }
 
 #[test]
 fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
-    let params = MultiBodyParams { count: 200, hull_points: 24, density: 0.2, rotation_deg: 8.0, translation: 0.05, distinct_shapes: 8, seed: 3 };
+    let params = MultiBodyParams {
+        count: 200,
+        hull_points: 24,
+        density: 0.2,
+        rotation_deg: 8.0,
+        translation: 0.05,
+        distinct_shapes: 8,
+        seed: 3,
+    };
     let scene = MultiBodyScene::new(&params);
     let mut rng = Rng::new(11);
     let modes = (0..params.count)
-        .map(|_| if rng.below(2) == 0 { BoundsMode::DynamicBox } else { BoundsMode::FixedCube })
+        .map(|_| {
+            if rng.below(2) == 0 {
+                BoundsMode::DynamicBox
+            } else {
+                BoundsMode::FixedCube
+            }
+        })
         .collect();
     let statics: Vec<bool> = (0..params.count).map(|_| rng.below(5) == 0).collect();
     let mut scene = scene;
@@ -148,7 +187,9 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
         run.scene.step();
         for (&i, &id) in &run.bodies {
             if !run.statics[i] {
-                run.world.set_pose(id, run.scene.bodies[i].pose).expect("valid pose");
+                run.world
+                    .set_pose(id, run.scene.bodies[i].pose)
+                    .expect("valid pose");
             }
         }
         if frame % 13 == 0 {
@@ -166,14 +207,28 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
             assert!(key.0 < key.1, "events list the smaller user data first");
             events_seen += 1;
             if ev.started {
-                assert!(touching.insert(key), "frame {frame}: start of a pair already touching {key:?}");
+                assert!(
+                    touching.insert(key),
+                    "frame {frame}: start of a pair already touching {key:?}"
+                );
             } else {
-                assert!(touching.remove(&key), "frame {frame}: end of a pair not touching {key:?}");
+                assert!(
+                    touching.remove(&key),
+                    "frame {frame}: end of a pair not touching {key:?}"
+                );
             }
         }
         let events = run.world.events();
-        assert!(events.windows(2).all(|w| (w[0].user_data, w[0].started) <= (w[1].user_data, w[1].started)), "events sorted");
+        assert!(
+            events
+                .windows(2)
+                .all(|w| (w[0].user_data, w[0].started) <= (w[1].user_data, w[1].started)),
+            "events sorted"
+        );
         run.check(frame, &touching);
     }
-    assert!(events_seen > 100, "the scene must produce contacts ({events_seen} events)");
+    assert!(
+        events_seen > 100,
+        "the scene must produce contacts ({events_seen} events)"
+    );
 }

@@ -32,17 +32,33 @@ struct Sim {
 impl Sim {
     fn random_box(&mut self) -> Aabb {
         let c = self.rng.in_cube(self.half);
-        let h = Vec3::new(self.rng.range(0.2, 1.5), self.rng.range(0.2, 1.5), self.rng.range(0.2, 1.5));
+        let h = Vec3::new(
+            self.rng.range(0.2, 1.5),
+            self.rng.range(0.2, 1.5),
+            self.rng.range(0.2, 1.5),
+        );
         // Snap some coordinates to a coarse grid so that exact ties occur.
-        let c = if self.rng.below(4) == 0 { (c * 2.0).round() * 0.5 } else { c };
-        let h = if self.rng.below(4) == 0 { (h * 2.0).round().max(Vec3::ONE) * 0.5 } else { h };
+        let c = if self.rng.below(4) == 0 {
+            (c * 2.0).round() * 0.5
+        } else {
+            c
+        };
+        let h = if self.rng.below(4) == 0 {
+            (h * 2.0).round().max(Vec3::ONE) * 0.5
+        } else {
+            h
+        };
         Aabb::from_center_half_extents(c, h)
     }
 
     fn random_filter(&mut self) -> ProxyFilter {
         ProxyFilter {
             memberships: 1 << self.rng.below(3),
-            filters: if self.rng.below(3) == 0 { 0b101 } else { u32::MAX },
+            filters: if self.rng.below(3) == 0 {
+                0b101
+            } else {
+                u32::MAX
+            },
             active: self.rng.below(20) != 0,
         }
     }
@@ -55,16 +71,27 @@ impl Sim {
             .sap
             .insert(aabb, ProxyOptions { is_static, filter })
             .expect("valid box");
-        let speed = if is_static { 0.0 } else { self.rng.range(0.0, 0.3) };
+        let speed = if is_static {
+            0.0
+        } else {
+            self.rng.range(0.0, 0.3)
+        };
         let velocity = self.rng.unit_vector() * speed;
-        self.proxies.push(Proxy { id, aabb, velocity, is_static, filter });
+        self.proxies.push(Proxy {
+            id,
+            aabb,
+            velocity,
+            is_static,
+            filter,
+        });
     }
 
     fn despawn(&mut self) {
         let i = self.rng.below(self.proxies.len());
         let p = self.proxies.swap_remove(i);
         self.sap.remove(p.id).expect("live proxy");
-        self.disabled.retain(|&k| (k >> 32) as u32 != p.id && k as u32 != p.id);
+        self.disabled
+            .retain(|&k| (k >> 32) as u32 != p.id && k as u32 != p.id);
     }
 
     fn move_all(&mut self) {
@@ -98,16 +125,23 @@ impl Sim {
                 let i = self.rng.below(n);
                 let f = self.random_filter();
                 self.proxies[i].filter = f;
-                self.sap.set_filter(self.proxies[i].id, f).expect("live proxy");
+                self.sap
+                    .set_filter(self.proxies[i].id, f)
+                    .expect("live proxy");
             }
             1 => {
                 let i = self.rng.below(n);
                 let s = !self.proxies[i].is_static;
                 self.proxies[i].is_static = s;
-                self.sap.set_static(self.proxies[i].id, s).expect("live proxy");
+                self.sap
+                    .set_static(self.proxies[i].id, s)
+                    .expect("live proxy");
             }
             _ => {
-                let (a, b) = (self.proxies[self.rng.below(n)].id, self.proxies[self.rng.below(n)].id);
+                let (a, b) = (
+                    self.proxies[self.rng.below(n)].id,
+                    self.proxies[self.rng.below(n)].id,
+                );
                 if a != b {
                     let key = pair_key(a, b);
                     let enable = self.disabled.contains(&key);
@@ -167,22 +201,43 @@ fn run(seed: u64, n: usize, frames: usize, half: f32) {
         sim.sap.update();
         let active: BTreeSet<PairKey> = sim.sap.active_pairs().collect();
         let expected = sim.brute_force();
-        assert_eq!(active, expected, "seed {seed}, frame {frame}: active pairs differ from brute force");
+        assert_eq!(
+            active, expected,
+            "seed {seed}, frame {frame}: active pairs differ from brute force"
+        );
         let started: BTreeSet<PairKey> = expected.difference(&previous).copied().collect();
         let ended: BTreeSet<PairKey> = previous.difference(&expected).copied().collect();
         // Ids are reused: a pair that ended and a new pair with the same ids
         // can be in both; compare net changes.
         let got_started: BTreeSet<PairKey> = sim.sap.started().iter().copied().collect();
         let got_ended: BTreeSet<PairKey> = sim.sap.ended().iter().copied().collect();
-        assert_eq!(got_started.difference(&got_ended).copied().collect::<BTreeSet<_>>(),
-            started.difference(&ended).copied().collect::<BTreeSet<_>>(), "seed {seed}, frame {frame}: started");
-        assert_eq!(got_ended.difference(&got_started).copied().collect::<BTreeSet<_>>(),
-            ended.difference(&started).copied().collect::<BTreeSet<_>>(), "seed {seed}, frame {frame}: ended");
-        assert!(sim.sap.started().windows(2).all(|w| w[0] < w[1]), "started is sorted");
+        assert_eq!(
+            got_started
+                .difference(&got_ended)
+                .copied()
+                .collect::<BTreeSet<_>>(),
+            started.difference(&ended).copied().collect::<BTreeSet<_>>(),
+            "seed {seed}, frame {frame}: started"
+        );
+        assert_eq!(
+            got_ended
+                .difference(&got_started)
+                .copied()
+                .collect::<BTreeSet<_>>(),
+            ended.difference(&started).copied().collect::<BTreeSet<_>>(),
+            "seed {seed}, frame {frame}: ended"
+        );
+        assert!(
+            sim.sap.started().windows(2).all(|w| w[0] < w[1]),
+            "started is sorted"
+        );
         total_pairs += active.len();
         previous = expected;
     }
-    assert!(total_pairs > frames, "the scene must actually produce overlaps (got {total_pairs})");
+    assert!(
+        total_pairs > frames,
+        "the scene must actually produce overlaps (got {total_pairs})"
+    );
 }
 
 #[test]
@@ -234,7 +289,10 @@ fn lists_stay_sorted_and_invalid_boxes_are_refused() {
         .insert(Aabb::new(Vec3::ZERO, Vec3::ONE), ProxyOptions::default())
         .expect("valid");
     assert!(sap.set_aabb(id, bad).is_err());
-    assert!(sap.set_aabb(id + 7, Aabb::new(Vec3::ZERO, Vec3::ONE)).is_err());
+    assert!(
+        sap.set_aabb(id + 7, Aabb::new(Vec3::ZERO, Vec3::ONE))
+            .is_err()
+    );
     sap.update();
     for axis in 0..3 {
         let list = sap.endpoints(axis);

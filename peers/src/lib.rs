@@ -196,13 +196,13 @@ impl ParryBvhBroadPhase {
         } = self;
         let frame = *frame;
         let mut changes = PairChanges::default();
-        bvh.traverse_bvtt_single_tree::<CHANGE_DETECTION>(workspace, &mut |a, b| {
-            match pairs.entry(ordered(a, b)) {
-                Entry::Occupied(e) => *e.into_mut() = frame,
-                Entry::Vacant(e) => {
-                    e.insert(frame);
-                    changes.started += 1;
-                }
+        bvh.traverse_bvtt_single_tree::<CHANGE_DETECTION>(workspace, &mut |a, b| match pairs
+            .entry(ordered(a, b))
+        {
+            Entry::Occupied(e) => *e.into_mut() = frame,
+            Entry::Vacant(e) => {
+                e.insert(frame);
+                changes.started += 1;
             }
         });
         pairs.retain(|&(a, b), seen| {

@@ -22,8 +22,7 @@ impl FixedCube {
     /// the smaller radius.
     pub fn from_vertices(vertices: &[Vec3]) -> Self {
         let box_center = Aabb::from_points(vertices.iter().copied()).center();
-        let centroid =
-            vertices.iter().copied().sum::<Vec3>() / (vertices.len().max(1) as f32);
+        let centroid = vertices.iter().copied().sum::<Vec3>() / (vertices.len().max(1) as f32);
         let radius_about = |c: Vec3| {
             vertices
                 .iter()

@@ -41,7 +41,6 @@ impl Endpoint {
     /// that touching intervals count as overlapping (closed intervals).
     #[inline]
     pub fn before(self, other: Endpoint) -> bool {
-        self.value < other.value
-            || (self.value == other.value && !self.is_max() && other.is_max())
+        self.value < other.value || (self.value == other.value && !self.is_max() && other.is_max())
     }
 }

@@ -195,7 +195,11 @@ impl SweepAndPrune {
     }
 
     /// Adds a proxy; it takes part from the next [`update`](Self::update).
-    pub fn insert(&mut self, aabb: Aabb, options: ProxyOptions) -> Result<ProxyId, BroadPhaseError> {
+    pub fn insert(
+        &mut self,
+        aabb: Aabb,
+        options: ProxyOptions,
+    ) -> Result<ProxyId, BroadPhaseError> {
         if !aabb.is_valid() {
             return Err(BroadPhaseError::InvalidAabb);
         }

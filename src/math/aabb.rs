@@ -53,7 +53,10 @@ impl Aabb {
     /// The box grown by `margin` on every side.
     #[inline]
     pub fn padded(self, margin: f32) -> Self {
-        Self::new(self.min - Vec3::splat(margin), self.max + Vec3::splat(margin))
+        Self::new(
+            self.min - Vec3::splat(margin),
+            self.max + Vec3::splat(margin),
+        )
     }
 
     /// Closed overlap test: touching boxes overlap.
@@ -99,6 +102,9 @@ mod tests {
         assert!(a.overlaps(&b) && b.overlaps(&a));
         assert!(!a.overlaps(&c) && !c.overlaps(&a));
         assert!(!Aabb::EMPTY.is_valid());
-        assert_eq!(Aabb::from_points([Vec3::ONE, -Vec3::ONE]).center(), Vec3::ZERO);
+        assert_eq!(
+            Aabb::from_points([Vec3::ONE, -Vec3::ONE]).center(),
+            Vec3::ZERO
+        );
     }
 }

@@ -52,7 +52,10 @@ impl Collisions<'_> {
     /// The cached state of the pair `(a, b)`, if their boxes overlap and the
     /// pair is enabled.
     pub fn pair(&self, a: Entity, b: Entity) -> Option<&PairState> {
-        let (ba, bb) = (self.state.entity_body.get(&a)?, self.state.entity_body.get(&b)?);
+        let (ba, bb) = (
+            self.state.entity_body.get(&a)?,
+            self.state.entity_body.get(&b)?,
+        );
         self.state.world.pair(*ba, *bb)
     }
 
@@ -175,7 +178,13 @@ impl StageTimes {
     }
 
     fn fields(&mut self) -> [&mut Duration; 5] {
-        [&mut self.sync, &mut self.bounds, &mut self.broad, &mut self.narrow, &mut self.report]
+        [
+            &mut self.sync,
+            &mut self.bounds,
+            &mut self.broad,
+            &mut self.narrow,
+            &mut self.report,
+        ]
     }
 }
 
@@ -209,7 +218,12 @@ impl CollisionDiagnostics {
         self.frames += 1;
         let mut last = self.last;
         let (mut total, mut worst) = (self.total, self.worst);
-        for ((l, t), w) in last.fields().into_iter().zip(total.fields()).zip(worst.fields()) {
+        for ((l, t), w) in last
+            .fields()
+            .into_iter()
+            .zip(total.fields())
+            .zip(worst.fields())
+        {
             *t += *l;
             *w = (*w).max(*l);
         }

@@ -10,16 +10,51 @@ use super::components::{
     CollisionLayers, Sensor, StaticCollider,
 };
 use super::events::{CollisionEnd, CollisionStart};
-use super::resources::{CollisionDiagnostics, CollisionPairConfig, CollisionState, PairConfigChange};
+use super::resources::{
+    CollisionDiagnostics, CollisionPairConfig, CollisionState, PairConfigChange,
+};
 use crate::math::Pose;
 use crate::world::{BodyDesc, BodyId, ContactEvent};
 
 type FlagsQuery<'w, 's> = Query<
     'w,
     's,
-    (Option<&'static CollisionLayers>, Has<StaticCollider>, Has<Sensor>),
+    (
+        Option<&'static CollisionLayers>,
+        Has<StaticCollider>,
+        Has<Sensor>,
+    ),
     With<Collider>,
 >;
+
+type ChangedFlags = (
+    With<Collider>,
+    Or<(
+        Changed<CollisionLayers>,
+        Added<StaticCollider>,
+        Added<Sensor>,
+    )>,
+);
+
+#[cfg(feature = "bevy_transform")]
+type Global = bevy_transform::components::GlobalTransform;
+#[cfg(feature = "bevy_transform")]
+type TransformItem = (Entity, &'static Global, &'static mut ColliderPose);
+#[cfg(feature = "bevy_transform")]
+type TransformChanged = (With<Collider>, Or<(Changed<Global>, Changed<Collider>)>);
+/// Colliders whose user-written pose changed (those with a `GlobalTransform`
+/// are synced from it instead).
+#[cfg(feature = "bevy_transform")]
+type PoseChanged = (
+    With<Collider>,
+    Without<Global>,
+    Or<(Changed<ColliderPose>, Changed<Collider>)>,
+);
+#[cfg(not(feature = "bevy_transform"))]
+type PoseChanged = (
+    With<Collider>,
+    Or<(Changed<ColliderPose>, Changed<Collider>)>,
+);
 
 /// Everything the `SyncPoses` stage reads.
 #[derive(SystemParam)]
@@ -33,46 +68,10 @@ pub(crate) struct SyncParams<'w, 's> {
     removed_sensor: RemovedComponents<'w, 's, Sensor>,
     changed: Query<'w, 's, (Entity, &'static Collider), Changed<Collider>>,
     flags: FlagsQuery<'w, 's>,
-    changed_flags: Query<
-        'w,
-        's,
-        Entity,
-        (
-            With<Collider>,
-            Or<(Changed<CollisionLayers>, Added<StaticCollider>, Added<Sensor>)>,
-        ),
-    >,
+    changed_flags: Query<'w, 's, Entity, ChangedFlags>,
     #[cfg(feature = "bevy_transform")]
-    transforms: Query<
-        'w,
-        's,
-        (Entity, &'static bevy_transform::components::GlobalTransform, &'static mut ColliderPose),
-        (
-            With<Collider>,
-            Or<(
-                Changed<bevy_transform::components::GlobalTransform>,
-                Changed<Collider>,
-            )>,
-        ),
-    >,
-    #[cfg(feature = "bevy_transform")]
-    poses: Query<
-        'w,
-        's,
-        (Entity, &'static ColliderPose),
-        (
-            With<Collider>,
-            Without<bevy_transform::components::GlobalTransform>,
-            Or<(Changed<ColliderPose>, Changed<Collider>)>,
-        ),
-    >,
-    #[cfg(not(feature = "bevy_transform"))]
-    poses: Query<
-        'w,
-        's,
-        (Entity, &'static ColliderPose),
-        (With<Collider>, Or<(Changed<ColliderPose>, Changed<Collider>)>),
-    >,
+    transforms: Query<'w, 's, TransformItem, TransformChanged>,
+    poses: Query<'w, 's, (Entity, &'static ColliderPose), PoseChanged>,
     scratch: Local<'s, Vec<(Entity, Collider)>>,
 }
 
@@ -158,7 +157,8 @@ fn sync_flags(p: &mut SyncParams) {
         .chain(removed_static.read())
         .chain(removed_sensor.read());
     for e in changed_flags.iter().chain(removed) {
-        let (Some(&body), Ok((layers, is_static, sensor))) = (state.entity_body.get(&e), flags.get(e))
+        let (Some(&body), Ok((layers, is_static, sensor))) =
+            (state.entity_body.get(&e), flags.get(e))
         else {
             continue;
         };
@@ -179,14 +179,18 @@ fn sync_pair_config(p: &mut SyncParams) {
         let state = &mut *p.state;
         match *change {
             PairConfigChange::Pair(a, b) => {
-                if let (Some(&ba), Some(&bb)) = (state.entity_body.get(&a), state.entity_body.get(&b)) {
+                if let (Some(&ba), Some(&bb)) =
+                    (state.entity_body.get(&a), state.entity_body.get(&b))
+                {
                     let enabled = p.pair_config.is_pair_active(a, b);
                     let _ = state.world.set_pair_enabled(ba, bb, enabled);
                 }
             }
             PairConfigChange::Entity(e) => {
                 if let Some(&body) = state.entity_body.get(&e) {
-                    let _ = state.world.set_active(body, p.pair_config.is_entity_active(e));
+                    let _ = state
+                        .world
+                        .set_active(body, p.pair_config.is_entity_active(e));
                 }
             }
         }
@@ -237,14 +241,18 @@ fn apply_pose(state: &mut CollisionState, e: Entity, pose: Result<Pose, crate::m
     let Some(&body) = state.entity_body.get(&e) else {
         return;
     };
-    let result = pose.map_err(crate::world::WorldError::InvalidPose).and_then(|pose| state.world.set_pose(body, pose));
+    let result = pose
+        .map_err(crate::world::WorldError::InvalidPose)
+        .and_then(|pose| state.world.set_pose(body, pose));
     match result {
         Ok(()) => {
             state.warned.remove(&e);
         }
         Err(err) => {
             if state.warned.insert(e) {
-                log::warn!("bevy_icollide: collider {e} skipped: {err}; it keeps its last valid pose");
+                log::warn!(
+                    "bevy_icollide: collider {e} skipped: {err}; it keeps its last valid pose"
+                );
             }
         }
     }
@@ -270,14 +278,20 @@ pub(crate) fn update_bounds(
 }
 
 /// Stage 3: sweep and prune.
-pub(crate) fn broad_phase(mut state: ResMut<CollisionState>, mut diagnostics: ResMut<CollisionDiagnostics>) {
+pub(crate) fn broad_phase(
+    mut state: ResMut<CollisionState>,
+    mut diagnostics: ResMut<CollisionDiagnostics>,
+) {
     let start = Instant::now();
     state.world.update_broad_phase();
     diagnostics.last.broad = start.elapsed();
 }
 
 /// Stage 4: pair tests.
-pub(crate) fn narrow_phase(mut state: ResMut<CollisionState>, mut diagnostics: ResMut<CollisionDiagnostics>) {
+pub(crate) fn narrow_phase(
+    mut state: ResMut<CollisionState>,
+    mut diagnostics: ResMut<CollisionDiagnostics>,
+) {
     let start = Instant::now();
     state.world.update_narrow_phase();
     diagnostics.last.narrow = start.elapsed();
@@ -309,16 +323,28 @@ pub(crate) fn report(
             }
         }
         if ev.started {
-            starts.write(CollisionStart { collider1: a, collider2: b });
+            starts.write(CollisionStart {
+                collider1: a,
+                collider2: b,
+            });
         } else {
-            ends.write(CollisionEnd { collider1: a, collider2: b });
+            ends.write(CollisionEnd {
+                collider1: a,
+                collider2: b,
+            });
         }
         for (me, other) in [(a, b), (b, a)] {
             if observed.contains(me) {
                 if ev.started {
-                    commands.trigger(CollisionStart { collider1: me, collider2: other });
+                    commands.trigger(CollisionStart {
+                        collider1: me,
+                        collider2: other,
+                    });
                 } else {
-                    commands.trigger(CollisionEnd { collider1: me, collider2: other });
+                    commands.trigger(CollisionEnd {
+                        collider1: me,
+                        collider2: other,
+                    });
                 }
             }
         }

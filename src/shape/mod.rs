@@ -192,13 +192,18 @@ impl SharedShape {
             }
             Err(e) => return Err(e.into()),
         };
-        Ok(Self(Arc::new(ShapeData::new(ShapeKind::TriMesh(mesh), bounds))))
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::TriMesh(mesh),
+            bounds,
+        ))))
     }
 
     /// A copy of this shape scaled by `factor` (> 0) about its origin.
     pub fn scaled(&self, factor: f32) -> Result<Self, ShapeError> {
         if !factor.is_finite() || factor <= 0.0 {
-            return Err(ShapeError::InvalidParameter("scale factor must be finite and positive"));
+            return Err(ShapeError::InvalidParameter(
+                "scale factor must be finite and positive",
+            ));
         }
         match &self.kind {
             ShapeKind::Convex => {

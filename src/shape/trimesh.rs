@@ -30,7 +30,10 @@ impl std::fmt::Display for MeshError {
                 write!(f, "vertex {index} has a NaN or infinite coordinate")
             }
             MeshError::IndexOutOfRange { triangle, index } => {
-                write!(f, "triangle {triangle} refers to vertex {index}, which does not exist")
+                write!(
+                    f,
+                    "triangle {triangle} refers to vertex {index}, which does not exist"
+                )
             }
         }
     }
@@ -109,15 +112,24 @@ mod tests {
 
     #[test]
     fn bad_meshes_are_errors() {
-        assert_eq!(TriMesh::new(vec![], vec![[0, 0, 0]]), Err(MeshError::NoVertices));
-        assert_eq!(TriMesh::new(vec![Vec3::ZERO], vec![]), Err(MeshError::NoTriangles));
+        assert_eq!(
+            TriMesh::new(vec![], vec![[0, 0, 0]]),
+            Err(MeshError::NoVertices)
+        );
+        assert_eq!(
+            TriMesh::new(vec![Vec3::ZERO], vec![]),
+            Err(MeshError::NoTriangles)
+        );
         assert_eq!(
             TriMesh::new(vec![Vec3::ZERO, Vec3::NAN], vec![[0, 1, 0]]),
             Err(MeshError::NonFinite { index: 1 })
         );
         assert_eq!(
             TriMesh::new(vec![Vec3::ZERO], vec![[0, 0, 0], [0, 3, 0]]),
-            Err(MeshError::IndexOutOfRange { triangle: 1, index: 3 })
+            Err(MeshError::IndexOutOfRange {
+                triangle: 1,
+                index: 3
+            })
         );
         // Degenerate triangles are valid.
         assert!(TriMesh::new(vec![Vec3::ZERO, Vec3::X], vec![[0, 0, 1], [1, 1, 1]]).is_ok());

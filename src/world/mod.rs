@@ -16,8 +16,7 @@ use body::Body;
 
 use crate::bounds::BoundsMode;
 use crate::broad_phase::{
-    PairKey, PairMap, PairSet, ProxyFilter, ProxyOptions, SweepAndPrune, pair_ids,
-    pair_key,
+    PairKey, PairMap, PairSet, ProxyFilter, ProxyOptions, SweepAndPrune, pair_ids, pair_key,
 };
 use crate::math::{Aabb, Pose, PoseError};
 use crate::narrow_phase::{PairResult, PairSide, PairState, test_pair};
@@ -160,7 +159,12 @@ impl CollisionWorld {
     }
 
     /// Replaces a body's shape or bounds mode. Its pairs are kept and retested.
-    pub fn set_shape(&mut self, id: BodyId, shape: SharedShape, mode: BoundsMode) -> Result<(), WorldError> {
+    pub fn set_shape(
+        &mut self,
+        id: BodyId,
+        shape: SharedShape,
+        mode: BoundsMode,
+    ) -> Result<(), WorldError> {
         let body = self.body_mut(id)?;
         body.set_shape(shape, mode);
         self.mark_dirty(id);
@@ -204,7 +208,12 @@ impl CollisionWorld {
 
     /// Deactivates (`false`) or reactivates one pair of bodies. A deactivated
     /// pair never reaches the narrow phase; if it was touching it ends.
-    pub fn set_pair_enabled(&mut self, a: BodyId, b: BodyId, enabled: bool) -> Result<(), WorldError> {
+    pub fn set_pair_enabled(
+        &mut self,
+        a: BodyId,
+        b: BodyId,
+        enabled: bool,
+    ) -> Result<(), WorldError> {
         self.body(a)?;
         self.body(b)?;
         let key = pair_key(a.0, b.0);
@@ -213,7 +222,10 @@ impl CollisionWorld {
         } else {
             self.disabled_pairs.insert(key);
         }
-        if let (Some(pa), Some(pb)) = (self.bodies[a.0 as usize].proxy, self.bodies[b.0 as usize].proxy) {
+        if let (Some(pa), Some(pb)) = (
+            self.bodies[a.0 as usize].proxy,
+            self.bodies[b.0 as usize].proxy,
+        ) {
             self.broad.set_pair_enabled(pa, pb, enabled);
         }
         Ok(())
@@ -425,7 +437,10 @@ impl CollisionWorld {
         for idx in 0..self.broad.started().len() {
             let (a, b) = self.body_key(self.broad.started()[idx]);
             let (lo, hi) = (a.min(b), a.max(b));
-            let user_data = [self.bodies[lo as usize].user_data, self.bodies[hi as usize].user_data];
+            let user_data = [
+                self.bodies[lo as usize].user_data,
+                self.bodies[hi as usize].user_data,
+            ];
             let state = PairState {
                 result: PairResult::default(),
                 user_data,
