@@ -1,0 +1,150 @@
+//! Bad input gets a clear error at build time, never a panic.
+
+use bevy_icollide::math::{Pose, PoseError};
+use bevy_icollide::shape::{HullError, MeshError, ShapeError, SharedShape};
+use bevy_icollide::world::{BodyDesc, CollisionWorld, WorldConfig, WorldError};
+use glam::{Quat, Vec3};
+
+#[test]
+fn hull_errors_name_the_problem() {
+    let err = |pts: &[Vec3]| SharedShape::convex_hull(pts).err();
+    assert_eq!(err(&[]), Some(ShapeError::Hull(HullError::Empty)));
+    assert_eq!(
+        err(&[
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::new(f32::NAN, 0.0, 0.0),
+            Vec3::Y,
+            Vec3::Z
+        ]),
+        Some(ShapeError::Hull(HullError::NonFinite { index: 2 }))
+    );
+    assert_eq!(
+        err(&[
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(0.0, 0.0, f32::INFINITY)
+        ]),
+        Some(ShapeError::Hull(HullError::NonFinite { index: 3 }))
+    );
+    assert_eq!(
+        err(&[Vec3::ONE; 10]),
+        Some(ShapeError::Hull(HullError::Coincident))
+    );
+    let line: Vec<Vec3> = (0..10).map(|i| Vec3::splat(i as f32)).collect();
+    assert_eq!(err(&line), Some(ShapeError::Hull(HullError::Collinear)));
+    let plane: Vec<Vec3> = (0..30)
+        .map(|i| Vec3::new((i % 7) as f32, (i / 7) as f32, 2.0))
+        .collect();
+    assert_eq!(err(&plane), Some(ShapeError::Hull(HullError::Coplanar)));
+    // Three points are always coplanar.
+    assert_eq!(
+        err(&[Vec3::ZERO, Vec3::X, Vec3::Y]),
+        Some(ShapeError::Hull(HullError::Coplanar))
+    );
+    // The messages say what is wrong.
+    let msg = err(&plane).map(|e| e.to_string()).unwrap_or_default();
+    assert!(msg.contains("coplanar") || msg.contains("plane"), "{msg}");
+}
+
+#[test]
+fn degenerate_but_valid_point_sets_build() {
+    // Duplicates and points on faces of a tetrahedron.
+    let mut pts = vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z];
+    pts.extend_from_slice(&[Vec3::ZERO; 20]);
+    pts.push(Vec3::new(0.25, 0.25, 0.0));
+    pts.push(Vec3::new(0.1, 0.1, 0.1));
+    let shape = SharedShape::convex_hull(&pts).expect("valid hull");
+    assert_eq!(shape.hull().expect("hull").vertices().len(), 4);
+}
+
+#[test]
+fn cuboid_and_scale_parameters_are_checked() {
+    assert!(matches!(
+        SharedShape::cuboid(Vec3::new(1.0, 0.0, 1.0)),
+        Err(ShapeError::InvalidParameter(_))
+    ));
+    assert!(matches!(
+        SharedShape::cuboid(Vec3::new(1.0, -1.0, 1.0)),
+        Err(ShapeError::InvalidParameter(_))
+    ));
+    assert!(matches!(
+        SharedShape::cuboid(Vec3::NAN),
+        Err(ShapeError::InvalidParameter(_))
+    ));
+    let cube = SharedShape::cuboid(Vec3::ONE).expect("valid");
+    assert!(cube.scaled(0.0).is_err());
+    assert!(cube.scaled(-2.0).is_err());
+    assert!(cube.scaled(f32::NAN).is_err());
+    let big = cube.scaled(2.0).expect("valid");
+    assert_eq!(big.local_aabb().max, Vec3::splat(2.0));
+}
+
+#[test]
+fn mesh_errors_name_the_problem() {
+    let tri = vec![[0, 1, 2]];
+    let verts = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
+    assert_eq!(
+        SharedShape::trimesh(vec![], tri.clone()).err(),
+        Some(ShapeError::Mesh(MeshError::NoVertices))
+    );
+    assert_eq!(
+        SharedShape::trimesh(verts.clone(), vec![]).err(),
+        Some(ShapeError::Mesh(MeshError::NoTriangles))
+    );
+    assert_eq!(
+        SharedShape::trimesh(verts.clone(), vec![[0, 1, 3]]).err(),
+        Some(ShapeError::Mesh(MeshError::IndexOutOfRange {
+            triangle: 0,
+            index: 3
+        }))
+    );
+    assert_eq!(
+        SharedShape::trimesh(
+            vec![Vec3::ZERO, Vec3::X, Vec3::splat(f32::NAN)],
+            tri.clone()
+        )
+        .err(),
+        Some(ShapeError::Mesh(MeshError::NonFinite { index: 2 }))
+    );
+    // A flat mesh (a floor) has no 3D hull but is valid: its boxes come from its vertices.
+    let floor = SharedShape::trimesh(verts, tri).expect("flat mesh is valid");
+    assert!(floor.hull().is_none());
+    // Degenerate and duplicate triangles are valid.
+    let soup = SharedShape::trimesh(
+        vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::X * 2.0],
+        vec![[0, 1, 2], [0, 1, 2], [0, 0, 0], [0, 1, 4], [1, 2, 3]],
+    )
+    .expect("valid soup");
+    assert!(soup.hull().is_some());
+}
+
+#[test]
+fn world_refuses_bad_poses_and_unknown_bodies() {
+    let mut world = CollisionWorld::new(WorldConfig::default());
+    let id = world.add_body(BodyDesc::new(
+        SharedShape::cuboid(Vec3::ONE).expect("valid"),
+    ));
+    let bad = Pose::new(Quat::IDENTITY, Vec3::new(f32::NAN, 0.0, 0.0));
+    assert_eq!(
+        world.set_pose(id, bad),
+        Err(WorldError::InvalidPose(PoseError::NonFinite))
+    );
+    let unnormalized = Pose::new(Quat::from_xyzw(0.0, 0.0, 0.0, 3.0), Vec3::ZERO);
+    assert_eq!(
+        world.set_pose(id, unnormalized),
+        Err(WorldError::InvalidPose(PoseError::NotNormalized))
+    );
+    world.step();
+    assert!(
+        world.aabb(id).is_none(),
+        "a body without a valid pose stays out of the broad phase"
+    );
+    world.set_pose(id, Pose::IDENTITY).expect("valid");
+    world.step();
+    assert!(world.aabb(id).is_some());
+    world.remove_body(id).expect("live");
+    assert!(world.remove_body(id).is_err());
+    assert!(world.set_pose(id, Pose::IDENTITY).is_err());
+}
