@@ -12,6 +12,9 @@
 //! cube, without the broad-phase margin): conservative, never a missed
 //! contact, but a box-level answer. [`PairState::exact`] says which it is.
 
+pub mod closest;
+pub mod lin_canny;
+
 use crate::math::Aabb;
 use crate::shape::{ShapeData, ShapeKind};
 
@@ -45,11 +48,12 @@ pub struct PairState {
 /// currently answered by tight-box overlap (see the module docs).
 pub fn test_pair(a: &PairSide<'_>, b: &PairSide<'_>) -> PairResult {
     match (a.shape.kind(), b.shape.kind()) {
-        (ShapeKind::Convex | ShapeKind::TriMesh(_), ShapeKind::Convex | ShapeKind::TriMesh(_)) => {
-            PairResult {
-                touching: a.tight.overlaps(&b.tight),
-                exact: false,
-            }
-        }
+        (
+            ShapeKind::Convex(_) | ShapeKind::TriMesh(_),
+            ShapeKind::Convex(_) | ShapeKind::TriMesh(_),
+        ) => PairResult {
+            touching: a.tight.overlaps(&b.tight),
+            exact: false,
+        },
     }
 }

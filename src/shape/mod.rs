@@ -5,7 +5,8 @@
 //! hill-climbing, the fixed bounding cube). A thousand chairs share one.
 //!
 //! Kinds today:
-//! - [`ShapeKind::Convex`]: a convex polytope, the convex hull of a point set.
+//! - [`ShapeKind::Convex`]: a convex polytope, the convex hull of a point set,
+//!   with full adjacency for Lin–Canny.
 //! - [`ShapeKind::TriMesh`]: a polygon soup (no topology required). Its bounds
 //!   come from its convex hull; when the mesh is flat (a floor, a wall) and has
 //!   no 3D hull, from its vertices directly.
@@ -15,9 +16,11 @@
 //! triangle indices.
 
 mod hull;
+mod polytope;
 mod trimesh;
 
 pub use hull::{ConvexHull, HullError};
+pub use polytope::{ConvexPolytope, Feature, PolyEdge, PolyFace};
 pub use trimesh::{MeshError, TriMesh};
 
 use std::sync::Arc;
@@ -65,8 +68,8 @@ impl From<MeshError> for ShapeError {
 /// The geometry of a shape.
 #[derive(Debug)]
 pub enum ShapeKind {
-    /// A convex polytope: its hull is the shape.
-    Convex,
+    /// A convex polytope (the hull, with faces, edges and Voronoi planes).
+    Convex(ConvexPolytope),
     /// A triangle soup.
     TriMesh(TriMesh),
 }
@@ -91,6 +94,14 @@ pub struct ShapeData {
 }
 
 impl ShapeData {
+    /// The convex polytope, for convex shapes.
+    pub fn polytope(&self) -> Option<&ConvexPolytope> {
+        match &self.kind {
+            ShapeKind::Convex(p) => Some(p),
+            ShapeKind::TriMesh(_) => None,
+        }
+    }
+
     /// The shape's geometry.
     pub fn kind(&self) -> &ShapeKind {
         &self.kind
@@ -153,8 +164,9 @@ impl SharedShape {
     /// coincident, collinear or coplanar (a hull needs 4 non-coplanar points).
     pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
         let hull = ConvexHull::new(points)?;
+        let polytope = ConvexPolytope::from_hull(&hull);
         Ok(Self(Arc::new(ShapeData::new(
-            ShapeKind::Convex,
+            ShapeKind::Convex(polytope),
             BoundsGeometry::Hull(hull),
         ))))
     }
@@ -206,7 +218,7 @@ impl SharedShape {
             ));
         }
         match &self.kind {
-            ShapeKind::Convex => {
+            ShapeKind::Convex(_) => {
                 let pts: Vec<Vec3> = self.hull().map_or(Vec::new(), |h| {
                     h.vertices().iter().map(|v| *v * factor).collect()
                 });

@@ -1,0 +1,205 @@
+//! Closest points between the features of convex polytopes (points,
+//! segments, planar convex polygons), all in one common frame.
+//!
+//! Segment–segment follows Ericson, *Real-Time Collision Detection* (2005),
+//! section 5.1.9. A polygon is given by its loop (vertices and in-plane side
+//! normals pointing inward) and its normal; a point projects into it when it
+//! is on the inner side of every side plane, else its closest point is on a
+//! boundary edge. Segment–polygon and polygon–polygon take the minimum over
+//! their vertex–polygon and edge–edge candidates, after checking whether a
+//! segment pierces the polygon (distance 0).
+
+use glam::Vec3;
+
+use crate::math::Pose;
+use crate::shape::{ConvexPolytope, Feature};
+
+/// Closest point to `p` on segment `[a, b]`.
+#[inline]
+pub fn point_segment(p: Vec3, a: Vec3, b: Vec3) -> Vec3 {
+    let d = b - a;
+    let len2 = d.length_squared();
+    if len2 <= f32::MIN_POSITIVE {
+        return a;
+    }
+    a + d * ((p - a).dot(d) / len2).clamp(0.0, 1.0)
+}
+
+/// Closest points of segments `[p1, q1]` and `[p2, q2]`.
+pub fn segment_segment(p1: Vec3, q1: Vec3, p2: Vec3, q2: Vec3) -> (Vec3, Vec3) {
+    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
+    let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
+    let eps = f32::MIN_POSITIVE;
+    if a <= eps && e <= eps {
+        return (p1, p2);
+    }
+    let (s, t);
+    if a <= eps {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e <= eps {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let s0 = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t = 0.0;
+                s = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t = 1.0;
+                s = ((b - c) / a).clamp(0.0, 1.0);
+            } else {
+                (s, t) = (s0, t0);
+            }
+        }
+    }
+    (p1 + d1 * s, p2 + d2 * t)
+}
+
+/// A feature of a polytope seen in another frame (`xf` maps the polytope's
+/// local frame to the common frame).
+#[derive(Clone, Copy)]
+pub struct FeatureView<'a> {
+    /// The polytope.
+    pub poly: &'a ConvexPolytope,
+    /// Local → common frame.
+    pub xf: &'a Pose,
+    /// The feature.
+    pub feature: Feature,
+}
+
+impl FeatureView<'_> {
+    #[inline]
+    fn point(&self, v: u32) -> Vec3 {
+        self.xf.transform_point(self.poly.vertex(v))
+    }
+
+    #[inline]
+    fn segment(&self, e: u32) -> (Vec3, Vec3) {
+        let ed = self.poly.edge(e);
+        (self.point(ed.v[0]), self.point(ed.v[1]))
+    }
+}
+
+/// A face in the common frame.
+struct FaceView<'a> {
+    view: FeatureView<'a>,
+    face: u32,
+    normal: Vec3,
+    origin: Vec3,
+}
+
+impl<'a> FaceView<'a> {
+    fn new(view: FeatureView<'a>, face: u32) -> Self {
+        let f = view.poly.face(face);
+        let origin = view.xf.transform_point(f.normal * f.offset);
+        Self {
+            view,
+            face,
+            normal: view.xf.transform_vector(f.normal),
+            origin,
+        }
+    }
+
+    /// The loop: (vertex, in-plane inward normal), in the common frame.
+    fn loop_(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
+        self.view
+            .poly
+            .face_loop(self.face)
+            .map(|(_, v, m)| (self.view.point(v), self.view.xf.transform_vector(m)))
+    }
+
+    /// The boundary edges as segments.
+    fn edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
+        self.view
+            .poly
+            .face_loop(self.face)
+            .map(|(e, _, _)| self.view.segment(e))
+    }
+
+    fn contains_projection(&self, q: Vec3) -> bool {
+        self.loop_().all(|(v, m)| (q - v).dot(m) >= 0.0)
+    }
+
+    /// Closest point of the face to `p`.
+    fn closest_to(&self, p: Vec3) -> Vec3 {
+        let q = p - self.normal * self.normal.dot(p - self.origin);
+        if self.contains_projection(q) {
+            return q;
+        }
+        closest_of(self.edges().map(|(a, b)| (p, point_segment(p, a, b)))).1
+    }
+
+    /// Closest points of segment `[p0, p1]` and the face.
+    fn closest_to_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
+        let (s0, s1) = (
+            self.normal.dot(p0 - self.origin),
+            self.normal.dot(p1 - self.origin),
+        );
+        if s0 * s1 <= 0.0 && s0 != s1 {
+            // The segment reaches the plane: does it pierce the face?
+            let x = p0 + (p1 - p0) * (s0 / (s0 - s1)).clamp(0.0, 1.0);
+            if self.contains_projection(x) {
+                return (x, x);
+            }
+        }
+        let ends = [(p0, self.closest_to(p0)), (p1, self.closest_to(p1))];
+        let edges = self.edges().map(|(a, b)| segment_segment(p0, p1, a, b));
+        closest_of(ends.into_iter().chain(edges))
+    }
+}
+
+/// The pair with the smallest distance.
+#[inline]
+fn closest_of(pairs: impl Iterator<Item = (Vec3, Vec3)>) -> (Vec3, Vec3) {
+    pairs
+        .min_by(|x, y| {
+            x.0.distance_squared(x.1)
+                .total_cmp(&y.0.distance_squared(y.1))
+        })
+        .unwrap_or((Vec3::ZERO, Vec3::ZERO))
+}
+
+/// Closest points of two features, in the common frame.
+pub fn closest_points(a: FeatureView<'_>, b: FeatureView<'_>) -> (Vec3, Vec3) {
+    use Feature::*;
+    let swap = |(x, y): (Vec3, Vec3)| (y, x);
+    match (a.feature, b.feature) {
+        (Vertex(i), Vertex(j)) => (a.point(i), b.point(j)),
+        (Vertex(i), Edge(e)) => {
+            let p = a.point(i);
+            let (s, t) = b.segment(e);
+            (p, point_segment(p, s, t))
+        }
+        (Vertex(i), Face(f)) => {
+            let p = a.point(i);
+            (p, FaceView::new(b, f).closest_to(p))
+        }
+        (Edge(e), Edge(g)) => {
+            let ((p0, p1), (q0, q1)) = (a.segment(e), b.segment(g));
+            segment_segment(p0, p1, q0, q1)
+        }
+        (Edge(e), Face(f)) => {
+            let (p0, p1) = a.segment(e);
+            FaceView::new(b, f).closest_to_segment(p0, p1)
+        }
+        (Face(f), Face(g)) => {
+            let (fa, fb) = (FaceView::new(a, f), FaceView::new(b, g));
+            let ab = fa.edges().map(|(p0, p1)| fb.closest_to_segment(p0, p1));
+            let ba = fb
+                .edges()
+                .map(|(q0, q1)| swap(fa.closest_to_segment(q0, q1)));
+            closest_of(ab.chain(ba))
+        }
+        (Edge(_) | Face(_), Vertex(_)) | (Face(_), Edge(_)) => swap(closest_points(b, a)),
+    }
+}

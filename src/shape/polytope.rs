@@ -1,0 +1,487 @@
+//! Convex polytopes with full adjacency and precomputed Voronoi planes, the
+//! data Lin–Canny walks over (Lin and Canny, *A fast algorithm for
+//! incremental distance calculation*, ICRA 1991; I-COLLIDE section 4).
+//!
+//! Built from a [`ConvexHull`]: adjacent coplanar triangles (within the
+//! hull's tolerance) are merged into one planar, convex face whose boundary
+//! is a counter-clockwise loop seen from outside. Features are vertices,
+//! edges and faces; every edge separates two faces.
+//!
+//! **Voronoi regions** (the points of space closest to a feature):
+//! - vertex `v`: `(p - v) · (v - w) >= 0` for every neighbor `w`;
+//! - edge `(v0, v1)` with unit direction `d`: `(p - v0) · d >= 0`,
+//!   `(p - v1) · d <= 0`, and for each adjacent face `f`,
+//!   `(p - v0) · m_f <= 0` where `m_f` is the in-plane normal of the edge
+//!   pointing into `f`;
+//! - face `f`: `(p - v_i) · m_i >= 0` for each boundary edge `i` (the side
+//!   planes) and `(p - v_0) · n >= 0` (above the face).
+//!
+//! Vertex and edge regions lie outside the polytope; face regions are prisms
+//! that also reach inside, which is where penetration shows (see
+//! [`crate::narrow_phase::lin_canny`]). The edge directions `d` and the
+//! in-plane normals `m` are precomputed.
+
+use glam::{DVec3, Vec3};
+
+use super::ConvexHull;
+
+/// A feature of a polytope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Feature {
+    /// A vertex index.
+    Vertex(u32),
+    /// An edge index.
+    Edge(u32),
+    /// A face index.
+    Face(u32),
+}
+
+/// An edge: its vertices and the faces on its left (`faces[0]`, whose loop
+/// runs `v[0] → v[1]`) and right (`faces[1]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PolyEdge {
+    /// End vertices.
+    pub v: [u32; 2],
+    /// Left and right faces.
+    pub faces: [u32; 2],
+    /// Position of this edge in each face's loop (index into `face_edges`).
+    pub slots: [u32; 2],
+}
+
+/// A planar convex face: outward unit normal, plane offset (`n · x = offset`
+/// on the face) and its boundary loop in `face_edges` / `face_verts`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolyFace {
+    /// Outward unit normal.
+    pub normal: Vec3,
+    /// `normal · x` for points on the face.
+    pub offset: f32,
+    /// First loop slot.
+    pub first: u32,
+    /// Loop length (number of edges and vertices).
+    pub len: u32,
+}
+
+/// A convex polytope. See the module docs.
+#[derive(Clone, Debug)]
+pub struct ConvexPolytope {
+    vertices: Vec<Vec3>,
+    edges: Vec<PolyEdge>,
+    faces: Vec<PolyFace>,
+    /// Per loop slot: the edge, its start vertex, and the in-plane normal of
+    /// the edge pointing into the face.
+    face_edges: Vec<u32>,
+    face_verts: Vec<u32>,
+    face_side: Vec<Vec3>,
+    /// Unit direction `v1 - v0` of each edge.
+    edge_dir: Vec<Vec3>,
+    /// CSR: edges incident to each vertex.
+    vert_edge_start: Vec<u32>,
+    vert_edges: Vec<u32>,
+    /// CSR: neighbors of each vertex (for hill-climbing supports).
+    vert_neighbors: Vec<u32>,
+    centroid: Vec3,
+    radius: f32,
+}
+
+impl ConvexPolytope {
+    /// The polytope of a hull (coplanar triangles merged into faces).
+    pub fn from_hull(hull: &ConvexHull) -> Self {
+        let tol = ConvexHull::tolerance(hull.vertices()) * 8.0;
+        let groups = group_coplanar(hull, tol);
+        build(hull, &groups)
+    }
+
+    /// Vertices.
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.vertices
+    }
+    /// Edges.
+    pub fn edges(&self) -> &[PolyEdge] {
+        &self.edges
+    }
+    /// Faces.
+    pub fn faces(&self) -> &[PolyFace] {
+        &self.faces
+    }
+    /// Vertex `i`.
+    #[inline]
+    pub fn vertex(&self, i: u32) -> Vec3 {
+        self.vertices[i as usize]
+    }
+    /// Edge `i`.
+    #[inline]
+    pub fn edge(&self, i: u32) -> &PolyEdge {
+        &self.edges[i as usize]
+    }
+    /// Unit direction of edge `i`, from `v[0]` to `v[1]`.
+    #[inline]
+    pub fn edge_dir(&self, i: u32) -> Vec3 {
+        self.edge_dir[i as usize]
+    }
+    /// Face `i`.
+    #[inline]
+    pub fn face(&self, i: u32) -> &PolyFace {
+        &self.faces[i as usize]
+    }
+    /// The loop of face `f`: `(edge, start vertex, in-plane normal into the face)`.
+    #[inline]
+    pub fn face_loop(&self, f: u32) -> impl Iterator<Item = (u32, u32, Vec3)> + '_ {
+        let face = &self.faces[f as usize];
+        let r = face.first as usize..(face.first + face.len) as usize;
+        self.face_edges[r.clone()]
+            .iter()
+            .zip(&self.face_verts[r.clone()])
+            .zip(&self.face_side[r])
+            .map(|((&e, &v), &m)| (e, v, m))
+    }
+    /// The in-plane normal of loop slot `slot`, pointing into its face.
+    #[inline]
+    pub fn side_normal(&self, slot: u32) -> Vec3 {
+        self.face_side[slot as usize]
+    }
+    /// Edges incident to vertex `v`.
+    #[inline]
+    pub fn vertex_edges(&self, v: u32) -> &[u32] {
+        let (s, e) = (
+            self.vert_edge_start[v as usize],
+            self.vert_edge_start[v as usize + 1],
+        );
+        &self.vert_edges[s as usize..e as usize]
+    }
+    /// Vertices sharing an edge with `v`.
+    #[inline]
+    pub fn neighbors(&self, v: u32) -> &[u32] {
+        let (s, e) = (
+            self.vert_edge_start[v as usize],
+            self.vert_edge_start[v as usize + 1],
+        );
+        &self.vert_neighbors[s as usize..e as usize]
+    }
+    /// Mean of the vertices (an interior point).
+    pub fn centroid(&self) -> Vec3 {
+        self.centroid
+    }
+    /// Largest distance from the centroid to a vertex.
+    pub fn radius(&self) -> f32 {
+        self.radius
+    }
+    /// The other vertex of edge `e` than `v`.
+    #[inline]
+    pub fn other_vertex(&self, e: u32, v: u32) -> u32 {
+        let ed = &self.edges[e as usize];
+        if ed.v[0] == v { ed.v[1] } else { ed.v[0] }
+    }
+
+    /// The vertex maximizing `dir · v`, by hill-climbing from `start`.
+    pub fn support_vertex(&self, dir: Vec3, start: u32) -> u32 {
+        let mut best = start.min(self.vertices.len() as u32 - 1);
+        let mut best_val = dir.dot(self.vertex(best));
+        loop {
+            let mut improved = false;
+            for &n in self.neighbors(best) {
+                let val = dir.dot(self.vertex(n));
+                if val > best_val {
+                    best_val = val;
+                    best = n;
+                    improved = true;
+                }
+            }
+            if !improved {
+                return best;
+            }
+        }
+    }
+
+    /// Signed distance of `p` to the plane of face `f` (positive outside).
+    #[inline]
+    pub fn face_distance(&self, f: u32, p: Vec3) -> f32 {
+        let face = &self.faces[f as usize];
+        face.normal.dot(p) - face.offset
+    }
+}
+
+/// Groups of triangle indices, each group one planar face.
+fn group_coplanar(hull: &ConvexHull, tol: f64) -> Vec<Vec<u32>> {
+    let tris = hull.triangles();
+    let v = |i: u32| hull.vertices()[i as usize].as_dvec3();
+    let normals: Vec<DVec3> = tris
+        .iter()
+        .map(|t| {
+            (v(t[1]) - v(t[0]))
+                .cross(v(t[2]) - v(t[0]))
+                .normalize_or_zero()
+        })
+        .collect();
+    let neighbors = triangle_neighbors(tris);
+    let mut group_of = vec![u32::MAX; tris.len()];
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    for seed in 0..tris.len() {
+        if group_of[seed] != u32::MAX {
+            continue;
+        }
+        let g = groups.len() as u32;
+        let (n, d) = (normals[seed], normals[seed].dot(v(tris[seed][0])));
+        let mut members = vec![seed as u32];
+        group_of[seed] = g;
+        let mut i = 0;
+        while i < members.len() {
+            let t = members[i] as usize;
+            i += 1;
+            for &nb in &neighbors[t] {
+                let nb = nb as usize;
+                let coplanar = normals[nb].dot(n) > 0.999
+                    && tris[nb].iter().all(|&x| (n.dot(v(x)) - d).abs() <= tol);
+                if group_of[nb] == u32::MAX && coplanar {
+                    group_of[nb] = g;
+                    members.push(nb as u32);
+                }
+            }
+        }
+        groups.push(members);
+    }
+    groups
+}
+
+/// For each triangle, the triangles across its three edges.
+fn triangle_neighbors(tris: &[[u32; 3]]) -> Vec<[u32; 3]> {
+    let mut by_edge = std::collections::HashMap::with_capacity(tris.len() * 3);
+    for (t, tri) in tris.iter().enumerate() {
+        for k in 0..3 {
+            by_edge.insert((tri[k], tri[(k + 1) % 3]), t as u32);
+        }
+    }
+    tris.iter()
+        .map(|tri| {
+            std::array::from_fn(|k| {
+                let (a, b) = (tri[k], tri[(k + 1) % 3]);
+                by_edge.get(&(b, a)).copied().unwrap_or(u32::MAX)
+            })
+        })
+        .collect()
+}
+
+/// The boundary loop of a group of triangles (start vertices in order), or
+/// `None` if it is not a single simple loop.
+fn boundary_loop(tris: &[[u32; 3]], group: &[u32]) -> Option<Vec<u32>> {
+    let mut half: std::collections::HashSet<(u32, u32)> = std::collections::HashSet::new();
+    for &t in group {
+        let tri = tris[t as usize];
+        for k in 0..3 {
+            half.insert((tri[k], tri[(k + 1) % 3]));
+        }
+    }
+    let mut next = std::collections::HashMap::new();
+    for &(a, b) in &half {
+        if !half.contains(&(b, a)) && next.insert(a, b).is_some() {
+            return None; // a vertex starts two boundary edges
+        }
+    }
+    let start = *next.keys().min()?;
+    let mut loop_ = vec![start];
+    let mut cur = *next.get(&start)?;
+    while cur != start {
+        if loop_.len() > next.len() {
+            return None;
+        }
+        loop_.push(cur);
+        cur = *next.get(&cur)?;
+    }
+    (loop_.len() == next.len()).then_some(loop_)
+}
+
+/// Face loops (vertex indices into the hull), splitting any group whose
+/// boundary is not one simple loop back into triangles.
+fn face_loops(hull: &ConvexHull, groups: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    let tris = hull.triangles();
+    let mut loops = Vec::new();
+    for g in groups {
+        match boundary_loop(tris, g) {
+            Some(l) if g.len() > 1 => loops.push(l),
+            _ => loops.extend(g.iter().map(|&t| tris[t as usize].to_vec())),
+        }
+    }
+    loops
+}
+
+fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
+    let loops = face_loops(hull, groups);
+    // Keep only vertices on some face loop, renumbered in hull order.
+    let mut remap = vec![u32::MAX; hull.vertices().len()];
+    for l in &loops {
+        for &v in l {
+            remap[v as usize] = 0;
+        }
+    }
+    let mut vertices = Vec::new();
+    for (i, r) in remap.iter_mut().enumerate() {
+        if *r == 0 {
+            *r = vertices.len() as u32;
+            vertices.push(hull.vertices()[i]);
+        }
+    }
+    let loops: Vec<Vec<u32>> = loops
+        .iter()
+        .map(|l| l.iter().map(|&v| remap[v as usize]).collect())
+        .collect();
+    let mut p = ConvexPolytope {
+        vertices,
+        edges: Vec::new(),
+        faces: Vec::new(),
+        face_edges: Vec::new(),
+        face_verts: Vec::new(),
+        face_side: Vec::new(),
+        edge_dir: Vec::new(),
+        vert_edge_start: Vec::new(),
+        vert_edges: Vec::new(),
+        vert_neighbors: Vec::new(),
+        centroid: Vec3::ZERO,
+        radius: 0.0,
+    };
+    add_faces(&mut p, &loops);
+    add_vertex_adjacency(&mut p);
+    let c = p.vertices.iter().map(|v| v.as_dvec3()).sum::<DVec3>() / p.vertices.len() as f64;
+    p.centroid = c.as_vec3();
+    p.radius = p
+        .vertices
+        .iter()
+        .map(|v| v.distance(p.centroid))
+        .fold(0.0, f32::max);
+    p
+}
+
+/// Faces (normal by Newell's method, offset as the max over its vertices so
+/// every vertex is on or below the plane), edges with their two faces.
+fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
+    let mut edge_of = std::collections::HashMap::new();
+    for (f, l) in loops.iter().enumerate() {
+        let pts: Vec<DVec3> = l
+            .iter()
+            .map(|&v| p.vertices[v as usize].as_dvec3())
+            .collect();
+        let mut n = DVec3::ZERO;
+        for i in 0..pts.len() {
+            let (a, b) = (pts[i], pts[(i + 1) % pts.len()]);
+            n += a.cross(b);
+        }
+        let n = n.normalize_or_zero();
+        let offset = pts.iter().map(|x| n.dot(*x)).fold(f64::MIN, f64::max);
+        let first = p.face_edges.len() as u32;
+        for i in 0..l.len() {
+            let (a, b) = (l[i], l[(i + 1) % l.len()]);
+            let slot = p.face_edges.len() as u32;
+            let key = (a.min(b), a.max(b));
+            let e = *edge_of.entry(key).or_insert_with(|| {
+                p.edges.push(PolyEdge {
+                    v: [a, b],
+                    faces: [f as u32, u32::MAX],
+                    slots: [slot, u32::MAX],
+                });
+                let d = (p.vertices[b as usize] - p.vertices[a as usize]).as_dvec3();
+                p.edge_dir.push(d.normalize_or_zero().as_vec3());
+                p.edges.len() as u32 - 1
+            });
+            let edge = &mut p.edges[e as usize];
+            if edge.v[0] != a {
+                edge.faces[1] = f as u32;
+                edge.slots[1] = slot;
+            }
+            let dir = (pts[(i + 1) % pts.len()] - pts[i]).normalize_or_zero();
+            p.face_edges.push(e);
+            p.face_verts.push(a);
+            p.face_side.push(n.cross(dir).normalize_or_zero().as_vec3());
+        }
+        p.faces.push(PolyFace {
+            normal: n.as_vec3(),
+            offset: offset as f32,
+            first,
+            len: l.len() as u32,
+        });
+    }
+}
+
+fn add_vertex_adjacency(p: &mut ConvexPolytope) {
+    let n = p.vertices.len();
+    let mut count = vec![0u32; n + 1];
+    for e in &p.edges {
+        count[e.v[0] as usize + 1] += 1;
+        count[e.v[1] as usize + 1] += 1;
+    }
+    for i in 0..n {
+        count[i + 1] += count[i];
+    }
+    let mut fill = count.clone();
+    p.vert_edges = vec![0; 2 * p.edges.len()];
+    p.vert_neighbors = vec![0; 2 * p.edges.len()];
+    for (i, e) in p.edges.iter().enumerate() {
+        for k in 0..2 {
+            let v = e.v[k] as usize;
+            p.vert_edges[fill[v] as usize] = i as u32;
+            p.vert_neighbors[fill[v] as usize] = e.v[1 - k];
+            fill[v] += 1;
+        }
+    }
+    p.vert_edge_start = count;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube() -> ConvexPolytope {
+        let pts: Vec<Vec3> = (0..8)
+            .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, ((i >> 2) & 1) as f32))
+            .collect();
+        ConvexPolytope::from_hull(&ConvexHull::new(&pts).expect("cube"))
+    }
+
+    #[test]
+    fn cube_has_six_quads() {
+        let c = cube();
+        assert_eq!(
+            (c.vertices().len(), c.edges().len(), c.faces().len()),
+            (8, 12, 6)
+        );
+        for f in 0..6 {
+            assert_eq!(c.face(f).len, 4);
+            let n = c.face(f).normal;
+            assert!((n.abs().max_element() - 1.0).abs() < 1e-6);
+            // Side normals lie in the plane and point inward.
+            for (_, v, m) in c.face_loop(f) {
+                assert!(m.dot(n).abs() < 1e-6);
+                assert!(m.dot(Vec3::splat(0.5) - c.vertex(v)) > 0.0);
+            }
+        }
+        for e in c.edges() {
+            assert!(e.faces[1] != u32::MAX && e.faces[0] != e.faces[1]);
+        }
+        for v in 0..8 {
+            assert_eq!(c.vertex_edges(v).len(), 3);
+        }
+    }
+
+    #[test]
+    fn random_hulls_are_consistent() {
+        let mut rng = crate::scenes::Rng::new(3);
+        for _ in 0..200 {
+            let pts: Vec<Vec3> = (0..4 + rng.below(60)).map(|_| rng.in_cube(1.0)).collect();
+            let Ok(h) = ConvexHull::new(&pts) else {
+                continue;
+            };
+            let p = ConvexPolytope::from_hull(&h);
+            let (v, e, f) = (p.vertices().len(), p.edges().len(), p.faces().len());
+            assert_eq!(v + f, e + 2, "Euler");
+            for (i, edge) in p.edges().iter().enumerate() {
+                assert!(
+                    edge.faces.iter().all(|&x| x != u32::MAX),
+                    "edge {i} has two faces"
+                );
+            }
+            for face in 0..f as u32 {
+                for x in &pts {
+                    assert!(p.face_distance(face, *x) < 1e-5);
+                }
+            }
+        }
+    }
+}
