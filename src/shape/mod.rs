@@ -69,7 +69,7 @@ impl From<MeshError> for ShapeError {
 #[derive(Debug)]
 pub enum ShapeKind {
     /// A convex polytope (the hull, with faces, edges and Voronoi planes).
-    Convex(ConvexPolytope),
+    Convex(Box<ConvexPolytope>),
     /// A triangle soup.
     TriMesh(TriMesh),
 }
@@ -166,7 +166,7 @@ impl SharedShape {
         let hull = ConvexHull::new(points)?;
         let polytope = ConvexPolytope::from_hull(&hull);
         Ok(Self(Arc::new(ShapeData::new(
-            ShapeKind::Convex(polytope),
+            ShapeKind::Convex(Box::new(polytope)),
             BoundsGeometry::Hull(hull),
         ))))
     }
