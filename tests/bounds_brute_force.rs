@@ -170,7 +170,10 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
         }
     }
     let mut run = Run {
-        world: CollisionWorld::new(WorldConfig { margin: 0.05 }),
+        world: CollisionWorld::new(WorldConfig {
+            margin: 0.05,
+            cell_size: Some(3.0),
+        }),
         scene,
         bodies: BTreeMap::new(),
         modes,

@@ -7,11 +7,65 @@
 use std::collections::BTreeSet;
 
 use bevy_icollide::broad_phase::{
-    PairKey, ProxyFilter, ProxyId, ProxyOptions, SweepAndPrune, pair_key,
+    BroadPhaseError, GridSweepAndPrune, PairKey, ProxyFilter, ProxyId, ProxyOptions, SweepAndPrune,
+    pair_key,
 };
 use bevy_icollide::math::Aabb;
 use bevy_icollide::scenes::Rng;
 use glam::Vec3;
+
+/// The interface both broad phases share, for one test body.
+trait Bp {
+    fn insert(&mut self, aabb: Aabb, o: ProxyOptions) -> Result<ProxyId, BroadPhaseError>;
+    fn remove(&mut self, id: ProxyId) -> Result<(), BroadPhaseError>;
+    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<(), BroadPhaseError>;
+    fn set_static(&mut self, id: ProxyId, s: bool) -> Result<(), BroadPhaseError>;
+    fn set_filter(&mut self, id: ProxyId, f: ProxyFilter) -> Result<(), BroadPhaseError>;
+    fn set_pair_enabled(&mut self, a: ProxyId, b: ProxyId, e: bool);
+    fn update(&mut self);
+    fn active(&self) -> BTreeSet<PairKey>;
+    fn started(&self) -> &[PairKey];
+    fn ended(&self) -> &[PairKey];
+}
+
+macro_rules! impl_bp {
+    ($t:ty) => {
+        impl Bp for $t {
+            fn insert(&mut self, aabb: Aabb, o: ProxyOptions) -> Result<ProxyId, BroadPhaseError> {
+                <$t>::insert(self, aabb, o)
+            }
+            fn remove(&mut self, id: ProxyId) -> Result<(), BroadPhaseError> {
+                <$t>::remove(self, id)
+            }
+            fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<(), BroadPhaseError> {
+                <$t>::set_aabb(self, id, aabb)
+            }
+            fn set_static(&mut self, id: ProxyId, s: bool) -> Result<(), BroadPhaseError> {
+                <$t>::set_static(self, id, s)
+            }
+            fn set_filter(&mut self, id: ProxyId, f: ProxyFilter) -> Result<(), BroadPhaseError> {
+                <$t>::set_filter(self, id, f)
+            }
+            fn set_pair_enabled(&mut self, a: ProxyId, b: ProxyId, e: bool) {
+                <$t>::set_pair_enabled(self, a, b, e)
+            }
+            fn update(&mut self) {
+                <$t>::update(self)
+            }
+            fn active(&self) -> BTreeSet<PairKey> {
+                self.active_pairs().collect()
+            }
+            fn started(&self) -> &[PairKey] {
+                <$t>::started(self)
+            }
+            fn ended(&self) -> &[PairKey] {
+                <$t>::ended(self)
+            }
+        }
+    };
+}
+impl_bp!(SweepAndPrune);
+impl_bp!(GridSweepAndPrune);
 
 struct Proxy {
     id: ProxyId,
@@ -21,15 +75,15 @@ struct Proxy {
     filter: ProxyFilter,
 }
 
-struct Sim {
+struct Sim<B: Bp> {
     rng: Rng,
-    sap: SweepAndPrune,
+    sap: B,
     proxies: Vec<Proxy>,
     disabled: BTreeSet<PairKey>,
     half: f32,
 }
 
-impl Sim {
+impl<B: Bp> Sim<B> {
     fn random_box(&mut self) -> Aabb {
         let c = self.rng.in_cube(self.half);
         let h = Vec3::new(
@@ -109,7 +163,7 @@ impl Sim {
             }
             // Boxes also grow and shrink, as dynamic boxes of turning objects do.
             let grow = 1.0 + self.rng.range(-0.05, 0.05);
-            let h = (p.aabb.half_extents() * grow).clamp(Vec3::splat(0.1), Vec3::splat(2.0));
+            let h = (p.aabb.half_extents() * grow).clamp(Vec3::splat(0.1), Vec3::splat(20.0));
             p.aabb = Aabb::from_center_half_extents(c, h);
             self.sap.set_aabb(p.id, p.aabb).expect("valid box");
         }
@@ -174,10 +228,10 @@ impl Sim {
     }
 }
 
-fn run(seed: u64, n: usize, frames: usize, half: f32) {
+fn run<B: Bp>(sap: B, seed: u64, n: usize, frames: usize, half: f32) {
     let mut sim = Sim {
         rng: Rng::new(seed),
-        sap: SweepAndPrune::new(),
+        sap,
         proxies: Vec::new(),
         disabled: BTreeSet::new(),
         half,
@@ -199,7 +253,7 @@ fn run(seed: u64, n: usize, frames: usize, half: f32) {
             sim.tweak_config();
         }
         sim.sap.update();
-        let active: BTreeSet<PairKey> = sim.sap.active_pairs().collect();
+        let active = sim.sap.active();
         let expected = sim.brute_force();
         assert_eq!(
             active, expected,
@@ -211,6 +265,10 @@ fn run(seed: u64, n: usize, frames: usize, half: f32) {
         // can be in both; compare net changes.
         let got_started: BTreeSet<PairKey> = sim.sap.started().iter().copied().collect();
         let got_ended: BTreeSet<PairKey> = sim.sap.ended().iter().copied().collect();
+        assert!(
+            sim.sap.ended().windows(2).all(|w| w[0] < w[1]),
+            "ended is sorted"
+        );
         assert_eq!(
             got_started
                 .difference(&got_ended)
@@ -242,14 +300,25 @@ fn run(seed: u64, n: usize, frames: usize, half: f32) {
 
 #[test]
 fn sweep_and_prune_equals_brute_force_dense() {
-    run(1, 300, 2000, 12.0);
+    run(SweepAndPrune::new(), 1, 300, 2000, 12.0);
 }
 
 #[test]
 fn sweep_and_prune_equals_brute_force_sparse_many_seeds() {
     for seed in 2..6 {
-        run(seed, 150, 500, 25.0);
+        run(SweepAndPrune::new(), seed, 150, 500, 25.0);
     }
+}
+
+#[test]
+fn grid_sweep_and_prune_equals_brute_force() {
+    // Cells of 2 with boxes up to 3 wide: most boxes live in several cells,
+    // the huge ones are oversized.
+    run(GridSweepAndPrune::new(Some(2.0)), 1, 300, 2000, 12.0);
+    for seed in 2..6 {
+        run(GridSweepAndPrune::new(Some(5.0)), seed, 150, 500, 25.0);
+    }
+    run(GridSweepAndPrune::new(None), 7, 300, 500, 12.0);
 }
 
 #[test]
@@ -267,13 +336,13 @@ fn bulk_insert_rebuild_equals_brute_force() {
     }
     sim.sap.update();
     assert!(sim.sap.stats().rebuilt);
-    let active: BTreeSet<PairKey> = sim.sap.active_pairs().collect();
+    let active = sim.sap.active();
     assert_eq!(active, sim.brute_force());
-    assert_eq!(sim.sap.started().len(), active.len());
+    assert_eq!(Bp::started(&sim.sap).len(), active.len());
     for frame in 0..100 {
         sim.move_all();
         sim.sap.update();
-        let active: BTreeSet<PairKey> = sim.sap.active_pairs().collect();
+        let active = sim.sap.active();
         assert_eq!(active, sim.brute_force(), "frame {frame}");
     }
 }

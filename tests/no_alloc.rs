@@ -45,7 +45,10 @@ fn steady_state_frames_do_not_allocate() {
             ..Default::default()
         };
         let mut scene = MultiBodyScene::new(&params);
-        let mut world = CollisionWorld::new(WorldConfig { margin: 0.02 });
+        let mut world = CollisionWorld::new(WorldConfig {
+            margin: 0.02,
+            ..Default::default()
+        });
         let ids: Vec<_> = (0..params.count)
             .map(|i| {
                 let mut d = BodyDesc::new(scene.shape_of(i).clone());
@@ -56,7 +59,7 @@ fn steady_state_frames_do_not_allocate() {
             })
             .collect();
         // Warm up until the pair tables and event buffers reached their size.
-        for _ in 0..300 {
+        for _ in 0..1000 {
             scene.step();
             for (i, &id) in ids.iter().enumerate() {
                 world.set_pose(id, scene.bodies[i].pose).expect("valid");

@@ -50,9 +50,11 @@
 //! In steady state an update allocates nothing.
 
 mod endpoint;
+mod grid;
 mod pairs;
 
 pub use endpoint::Endpoint;
+pub use grid::{GridSweepAndPrune, MAX_CELLS};
 pub use pairs::{PairBuildHasher, PairKey, PairMap, PairSet, pair_ids, pair_key};
 
 use pairs::PairTable;
@@ -192,6 +194,24 @@ impl SweepAndPrune {
     /// An empty broad phase.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty broad phase with room for `proxies` proxies and as many
+    /// pairs before it allocates.
+    pub fn with_capacity(proxies: usize) -> Self {
+        let mut s = Self::default();
+        for list in &mut s.axes {
+            list.reserve(2 * proxies);
+        }
+        s.aabbs.reserve(proxies);
+        s.positions.reserve(proxies);
+        s.info.reserve(proxies);
+        s.free.reserve(proxies);
+        s.inserted.reserve(proxies);
+        s.removed.reserve(proxies);
+        s.moved.reserve(proxies);
+        s.table.reserve(proxies);
+        s
     }
 
     /// Adds a proxy; it takes part from the next [`update`](Self::update).

@@ -55,22 +55,61 @@ pub type PairMap<V> = HashMap<PairKey, V, PairBuildHasher>;
 /// A set of pairs.
 pub type PairSet = HashSet<PairKey, PairBuildHasher>;
 
+/// A pair's entry: in how many places it overlaps (one for a single sweep
+/// and prune; the number of grid cells for [`GridSweepAndPrune`](super::GridSweepAndPrune))
+/// and whether layers and the pair configuration allow it.
+#[derive(Clone, Copy, Debug)]
+struct PairEntry {
+    count: u32,
+    enabled: bool,
+}
+
 /// Box-overlapping pairs with their "enabled" bit (layers and pair
 /// configuration allow them), and a log of changes since the last
 /// [`PairTable::finish`].
 #[derive(Default)]
 pub struct PairTable {
-    /// Overlapping pairs → enabled.
-    pairs: PairMap<bool>,
+    /// Overlapping pairs.
+    pairs: PairMap<PairEntry>,
     /// Every change: the pair, its sequence number and whether it was live
     /// (present and enabled) before the change. Reused every frame.
     log: Vec<(PairKey, u32, bool)>,
+    /// Pairs per proxy, to skip hash lookups for proxies without pairs.
+    per_proxy: Vec<u32>,
     /// Net result of the last update, sorted by key.
     pub(super) started: Vec<PairKey>,
     pub(super) ended: Vec<PairKey>,
 }
 
 impl PairTable {
+    /// Room for `n` pairs and `n` proxies before allocating.
+    pub fn reserve(&mut self, n: usize) {
+        self.pairs.reserve(n);
+        self.log.reserve(2 * n);
+        self.per_proxy.reserve(n);
+        self.started.reserve(n);
+        self.ended.reserve(n);
+    }
+
+    /// Whether proxy `p` is in any pair.
+    #[inline]
+    pub fn has_pairs(&self, p: ProxyId) -> bool {
+        self.per_proxy.get(p as usize).is_some_and(|&n| n > 0)
+    }
+
+    #[inline]
+    fn count_proxies(&mut self, key: PairKey, delta: i32) {
+        let (a, b) = pair_ids(key);
+        let need = a.max(b) as usize + 1;
+        if self.per_proxy.len() < need {
+            self.per_proxy.resize(need, 0);
+        }
+        for p in [a, b] {
+            let n = &mut self.per_proxy[p as usize];
+            *n = n.wrapping_add_signed(delta);
+        }
+    }
+
     #[inline]
     fn push_log(&mut self, key: PairKey, was_live: bool) {
         let seq = self.log.len() as u32;
@@ -80,7 +119,7 @@ impl PairTable {
     /// Whether the pair is present and enabled.
     #[inline]
     pub fn live(&self, key: PairKey) -> bool {
-        self.pairs.get(&key).copied().unwrap_or(false)
+        self.pairs.get(&key).is_some_and(|e| e.enabled)
     }
 
     /// Adds a pair (no-op when present).
@@ -88,25 +127,47 @@ impl PairTable {
     pub fn add(&mut self, key: PairKey, enabled: bool) {
         if !self.pairs.contains_key(&key) {
             self.push_log(key, false);
-            self.pairs.insert(key, enabled);
+            self.count_proxies(key, 1);
+            self.pairs.insert(key, PairEntry { count: 1, enabled });
         }
     }
 
     /// Removes a pair (no-op when absent).
     #[inline]
     pub fn remove(&mut self, key: PairKey) {
-        if let Some(enabled) = self.pairs.remove(&key) {
-            self.push_log(key, enabled);
+        if let Some(e) = self.pairs.remove(&key) {
+            self.push_log(key, e.enabled);
+            self.count_proxies(key, -1);
+        }
+    }
+
+    /// Counts one more place where the pair overlaps, adding it if new.
+    #[inline]
+    pub fn acquire(&mut self, key: PairKey, enabled: bool) {
+        match self.pairs.get_mut(&key) {
+            Some(e) => e.count += 1,
+            None => self.add(key, enabled),
+        }
+    }
+
+    /// Counts one place less, removing the pair at zero.
+    #[inline]
+    pub fn release(&mut self, key: PairKey) {
+        if let Some(e) = self.pairs.get_mut(&key) {
+            e.count -= 1;
+            if e.count == 0 {
+                self.remove(key);
+            }
         }
     }
 
     /// Sets a present pair's enabled bit.
     pub fn set_enabled(&mut self, key: PairKey, enabled: bool) {
         if let Some(e) = self.pairs.get_mut(&key)
-            && *e != enabled
+            && e.enabled != enabled
         {
-            let was = *e;
-            *e = enabled;
+            let was = e.enabled;
+            e.enabled = enabled;
             self.push_log(key, was);
         }
     }
@@ -114,10 +175,14 @@ impl PairTable {
     /// Removes every pair for which `dead(key)` holds.
     pub fn remove_where(&mut self, mut dead: impl FnMut(PairKey) -> bool) {
         let log = &mut self.log;
-        self.pairs.retain(|&k, &mut enabled| {
+        let per_proxy = &mut self.per_proxy;
+        self.pairs.retain(|&k, e| {
             let d = dead(k);
             if d {
-                log.push((k, log.len() as u32, enabled));
+                log.push((k, log.len() as u32, e.enabled));
+                let (a, b) = pair_ids(k);
+                per_proxy[a as usize] -= 1;
+                per_proxy[b as usize] -= 1;
             }
             !d
         });
@@ -125,7 +190,7 @@ impl PairTable {
 
     /// All pairs with their enabled bit (arbitrary but reproducible order).
     pub fn iter(&self) -> impl Iterator<Item = (PairKey, bool)> + '_ {
-        self.pairs.iter().map(|(&k, &e)| (k, e))
+        self.pairs.iter().map(|(&k, e)| (k, e.enabled))
     }
 
     /// Number of box-overlapping pairs (enabled or not).

@@ -31,7 +31,7 @@ impl SwapCtx<'_> {
                 let enabled = allowed(self.info, self.disabled, key);
                 self.table.add(key, enabled);
             }
-        } else {
+        } else if self.table.has_pairs(e.proxy()) && self.table.has_pairs(o.proxy()) {
             self.table.remove(key);
         }
     }

@@ -78,6 +78,13 @@ impl CollisionPlugin {
         }
     }
 
+    /// Sets the side of the broad phase's grid cells (default: 8 × the
+    /// median box size, chosen at the first update).
+    pub fn with_cell_size(mut self, cell_size: f32) -> Self {
+        self.config.cell_size = Some(cell_size);
+        self
+    }
+
     /// Pads every box by `margin` (world units) before the broad phase.
     pub fn with_margin(mut self, margin: f32) -> Self {
         self.config.margin = margin.max(0.0);

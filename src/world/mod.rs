@@ -16,7 +16,7 @@ use body::Body;
 
 use crate::bounds::BoundsMode;
 use crate::broad_phase::{
-    PairKey, PairMap, PairSet, ProxyFilter, ProxyOptions, SweepAndPrune, pair_ids, pair_key,
+    GridSweepAndPrune, PairKey, PairMap, PairSet, ProxyFilter, ProxyOptions, pair_ids, pair_key,
 };
 use crate::math::{Aabb, Pose, PoseError};
 use crate::narrow_phase::{PairResult, PairSide, PairState, test_pair};
@@ -27,11 +27,17 @@ use crate::shape::SharedShape;
 pub struct WorldConfig {
     /// Padding added on every side of each box before the broad phase.
     pub margin: f32,
+    /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`]);
+    /// `None` chooses 8 × the median box size at the first update.
+    pub cell_size: Option<f32>,
 }
 
 impl Default for WorldConfig {
     fn default() -> Self {
-        Self { margin: 0.0 }
+        Self {
+            margin: 0.0,
+            cell_size: None,
+        }
     }
 }
 
@@ -95,7 +101,7 @@ pub struct CollisionWorld {
     proxy_body: Vec<u32>,
     dirty: Vec<u32>,
     moved: Vec<u32>,
-    broad: SweepAndPrune,
+    broad: GridSweepAndPrune,
     pairs: PairMap<PairState>,
     disabled_pairs: PairSet,
     events: Vec<ContactEvent>,
@@ -107,6 +113,7 @@ impl CollisionWorld {
     pub fn new(config: WorldConfig) -> Self {
         Self {
             config,
+            broad: GridSweepAndPrune::new(config.cell_size),
             ..Default::default()
         }
     }
@@ -323,7 +330,7 @@ impl CollisionWorld {
     }
 
     /// The broad phase, read-only.
-    pub fn broad_phase(&self) -> &SweepAndPrune {
+    pub fn broad_phase(&self) -> &GridSweepAndPrune {
         &self.broad
     }
 
