@@ -7,8 +7,10 @@
 //!   (`FixedCube::aabb`), a dynamic box (`DynamicBox::update`, hill-climbing
 //!   from last frame's extremal vertices) and brute force (every hull vertex
 //!   transformed). Throughput is in objects: ns per object = 1 / throughput.
-//! - `broad_phase`: sweep and prune (`set_aabb` for every proxy, `update`)
-//!   against parry3d's BVH driven like rapier's `BroadPhaseBvh`
+//! - `broad_phase`: sweep and prune (`set_aabb` for every proxy, `update`):
+//!   `sap`, one set of three endpoint lists (I-COLLIDE as published), and
+//!   `grid_sap`, one per grid cell (`GridSweepAndPrune`, what the collision
+//!   world uses), against parry3d's BVH driven like rapier's `BroadPhaseBvh`
 //!   (`insert_or_update_partially`, `optimize_incremental`, `refit`,
 //!   `traverse_bvtt_single_tree`, pair map with started/ended pairs):
 //!   `bvh_exact` (margin 0, full traversal: the same pairs as sweep and
@@ -29,7 +31,9 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use bevy_icollide::bounds::{DynamicBox, FixedCube};
-use bevy_icollide::broad_phase::{ProxyId, ProxyOptions, SweepAndPrune, pair_ids};
+use bevy_icollide::broad_phase::{
+    GridSweepAndPrune, ProxyId, ProxyOptions, SweepAndPrune, pair_ids,
+};
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene};
 use bevy_icollide::shape::ConvexHull;
@@ -233,6 +237,32 @@ fn sap_frame(sap: &mut SweepAndPrune, boxes: &[Aabb]) {
     sap.update();
 }
 
+/// Grid sweep and prune over frame 0's boxes (`id == i`), automatic cells.
+fn new_grid(boxes: &[Aabb]) -> GridSweepAndPrune {
+    let mut grid = GridSweepAndPrune::new(None);
+    for (i, b) in boxes.iter().enumerate() {
+        let id = grid.insert(*b, ProxyOptions::default()).expect("valid box");
+        assert_eq!(id as usize, i);
+    }
+    grid.update();
+    grid
+}
+
+#[inline]
+fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb]) {
+    for (i, b) in boxes.iter().enumerate() {
+        grid.set_aabb(i as ProxyId, *b)
+            .expect("live proxy, valid box");
+    }
+    grid.update();
+}
+
+fn grid_pairs(grid: &GridSweepAndPrune) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u32, u32)> = grid.active_pairs().map(pair_ids).collect();
+    v.sort_unstable();
+    v
+}
+
 fn sap_pairs(sap: &SweepAndPrune) -> Vec<(u32, u32)> {
     let mut v: Vec<(u32, u32)> = sap.active_pairs().map(pair_ids).collect();
     v.sort_unstable();
@@ -242,6 +272,7 @@ fn sap_pairs(sap: &SweepAndPrune) -> Vec<(u32, u32)> {
 /// The three broad phases, in step at frame 0 after one checked period.
 struct BroadPhases {
     sap: SweepAndPrune,
+    grid: GridSweepAndPrune,
     exact: ParryBvhBroadPhase,
     rapier: ParryBvhBroadPhase,
 }
@@ -255,6 +286,11 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
     let t = Instant::now();
     let mut sap = new_sap(&boxes[0]);
     let sap_build = t.elapsed();
+    let t = Instant::now();
+    let mut grid = new_grid(&boxes[0]);
+    let grid_build = t.elapsed();
+    assert_eq!(grid_pairs(&grid), sap_pairs(&sap), "grid, frame 0");
+    let (mut grid_swaps, mut grid_time) = (0u64, Duration::ZERO);
     let t = Instant::now();
     let mut exact = ParryBvhBroadPhase::exact(&boxes[0]);
     let bvh_build = t.elapsed();
@@ -278,6 +314,18 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         moved += u64::from(s.moved);
         sap_started += sap.started().len();
         sap_ended += sap.ended().len();
+
+        let t = Instant::now();
+        grid_frame(&mut grid, &boxes[f]);
+        grid_time += t.elapsed();
+        grid_swaps += grid.stats().swaps.iter().sum::<u64>();
+        assert_eq!(
+            grid.pair_count(),
+            sap.pair_count(),
+            "grid pair count, step {step}"
+        );
+        assert_eq!(grid.started(), sap.started(), "grid started, step {step}");
+        assert_eq!(grid.ended(), sap.ended(), "grid ended, step {step}");
 
         let t = Instant::now();
         let ch = exact.update(&boxes[f]);
@@ -345,6 +393,22 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         per(rapier_pairs_sum as f64),
         100.0 * (rapier_pairs_sum as f64 / pairs_sum.max(1) as f64 - 1.0),
     );
+    assert_eq!(
+        grid_pairs(&grid),
+        exact_pairs,
+        "grid pair set after one period"
+    );
+    println!(
+        "[stats] N={}: grid SAP ({} cells of {:.2}) swaps/frame {:.0} ({:.2}/object), \
+         build {:.2} ms, check loop mean {:.3} ms/frame",
+        frames.n,
+        grid.cell_count(),
+        grid.cell_size(),
+        per(grid_swaps as f64),
+        per(grid_swaps as f64) / frames.n as f64,
+        grid_build.as_secs_f64() * 1e3,
+        per(grid_time.as_secs_f64() * 1e3),
+    );
     println!(
         "[stats] N={}: build SAP {:.2} ms, BVH {:.2} ms; check loop mean SAP {:.3} ms/frame, \
          exact BVH {:.3} ms/frame",
@@ -365,7 +429,12 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         frames.n, stale.0, stale.1
     );
 
-    BroadPhases { sap, exact, rapier }
+    BroadPhases {
+        sap,
+        grid,
+        exact,
+        rapier,
+    }
 }
 
 /// (pairs found by margin-0 change detection, exact pairs) after the frames.
@@ -394,6 +463,7 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     let n = frames.n;
     let BroadPhases {
         mut sap,
+        mut grid,
         mut exact,
         mut rapier,
     } = check_broad_phases(frames);
@@ -407,6 +477,14 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
         b.iter(|| {
             sap_frame(&mut sap, &frames.boxes[ring.next()]);
             black_box(sap.started().len() + sap.ended().len())
+        })
+    });
+
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
+        b.iter(|| {
+            grid_frame(&mut grid, &frames.boxes[ring.next()]);
+            black_box(grid.started().len() + grid.ended().len())
         })
     });
 

@@ -51,26 +51,33 @@ impl DynamicBox {
 
 /// Steepest-ascent walk from `start` to the vertex maximizing `dir · v`.
 ///
-/// Each step strictly increases the value, so it ends after at most
-/// `vertex count` steps; on a convex hull the end is the global maximum.
+/// A neighbor `w` is better when `dir · (w - v) > 0`; the edge vectors
+/// `w - v` are stored next to each other, so a visit costs one dot product
+/// of contiguous data. Each step increases the value, so the walk ends; on a
+/// convex hull the end is the global maximum. (Rounded edge vectors could in
+/// principle close a cycle of tiny positive gains on a nearly flat hull: the
+/// walk is also bounded by the vertex count.)
 #[inline]
-fn climb(hull: &ConvexHull, verts: &[Vec3], start: u32, dir: Vec3) -> (u32, Visits) {
-    let mut best = start.min(verts.len() as u32 - 1);
-    let mut best_val = dir.dot(verts[best as usize]);
+fn climb(hull: &ConvexHull, _verts: &[Vec3], start: u32, dir: Vec3) -> (u32, Visits) {
+    let n = hull.vertices().len() as u32;
+    let mut best = start.min(n - 1);
     let mut visits = 1;
-    loop {
-        let mut improved = false;
-        for &n in hull.neighbors(best) {
-            visits += 1;
-            let val = dir.dot(verts[n as usize]);
-            if val > best_val {
-                best_val = val;
-                best = n;
-                improved = true;
+    for _ in 0..n {
+        let (neighbors, edges) = hull.neighbor_edges(best);
+        visits += neighbors.len() as u32;
+        let mut gain = 0.0;
+        let mut next = best;
+        for (&n, e) in neighbors.iter().zip(edges) {
+            let g = dir.dot(*e);
+            if g > gain {
+                gain = g;
+                next = n;
             }
         }
-        if !improved {
+        if next == best {
             return (best, visits);
         }
+        best = next;
     }
+    (best, visits)
 }

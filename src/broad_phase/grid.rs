@@ -303,11 +303,10 @@ impl GridSweepAndPrune {
     }
 
     fn cell_range(&self, aabb: &Aabb) -> [Cell; 2] {
+        let inv = 1.0 / self.cell;
         let to_cell = |v: Vec3| {
-            let c = (v / self.cell)
-                .floor()
-                .clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
-            [c.x as i32, c.y as i32, c.z as i32]
+            let c = (v * inv).clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
+            [fast_floor(c.x), fast_floor(c.y), fast_floor(c.z)]
         };
         [to_cell(aabb.min), to_cell(aabb.max)]
     }
@@ -577,6 +576,13 @@ impl GridSweepAndPrune {
         self.dirty = dirty;
         self.dirty.clear();
     }
+}
+
+/// `floor` for values within ±1e9 (the libm call does not inline).
+#[inline]
+fn fast_floor(x: f32) -> i32 {
+    let t = x as i32;
+    if (t as f32) > x { t - 1 } else { t }
 }
 
 fn mark_dirty(dirty: &mut Vec<u32>, region: &mut Region, r: u32) {

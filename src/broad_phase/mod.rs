@@ -36,7 +36,9 @@
 //!
 //! **Incremental.** Each proxy remembers the list positions of its six
 //! endpoints, so only moved proxies' endpoints are sifted (work grows with
-//! what moved, not with the scene). A moved proxy's endpoints are sifted one
+//! what moved, not with the scene). When a third or more of the proxies
+//! moved, every endpoint value is refreshed in list order and each list is
+//! insertion-sorted whole, which reads memory sequentially. A moved proxy's endpoints are sifted one
 //! at a time, min first when the box moved left and max first otherwise, so
 //! the list is sorted again after each proxy. New proxies are appended and
 //! sifted; many at once trigger a full sort and sweep instead. Removed
@@ -167,6 +169,11 @@ pub struct ProxyOptions {
 /// lists are sorted from scratch instead of sifting each new endpoint.
 const REBUILD_MIN_INSERTS: usize = 64;
 
+/// When at least 1/`RESORT_FRACTION` of the proxies moved, all endpoint
+/// values are refreshed in list order and the lists insertion-sorted whole
+/// (sequential memory access), instead of sifting each moved proxy.
+const RESORT_FRACTION: usize = 3;
+
 /// The sweep-and-prune broad phase. See the module docs.
 #[derive(Default)]
 pub struct SweepAndPrune {
@@ -185,6 +192,8 @@ pub struct SweepAndPrune {
     stats: SapStats,
     /// Scratch for rebuilds.
     sweep_active: Vec<ProxyId>,
+    /// Whether `positions` matches the lists (a full re-sort leaves it stale).
+    positions_valid: bool,
 }
 
 mod sort;
@@ -324,7 +333,10 @@ impl SweepAndPrune {
         let n_live = self.aabbs.len() - self.free.len();
         if self.inserted.len() >= REBUILD_MIN_INSERTS && self.inserted.len() * 16 >= n_live {
             self.rebuild();
+        } else if self.moved.len() * RESORT_FRACTION >= n_live {
+            self.resort_all();
         } else {
+            self.ensure_positions();
             self.sift_moved();
             self.sift_inserted();
         }

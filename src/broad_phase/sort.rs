@@ -36,6 +36,24 @@ impl SwapCtx<'_> {
         }
     }
 
+    /// Sorts a whole list by insertion, toggling pairs on each swap (no
+    /// positions are maintained); returns the number of swaps.
+    fn insertion_sort(&mut self, list: &mut [Endpoint]) -> u64 {
+        let mut swaps = 0;
+        for i in 1..list.len() {
+            let e = list[i];
+            let mut j = i;
+            while j > 0 && e.before(list[j - 1]) {
+                self.crossed(e, list[j - 1], true);
+                list[j] = list[j - 1];
+                j -= 1;
+            }
+            list[j] = e;
+            swaps += (i - j) as u64;
+        }
+        swaps
+    }
+
     /// Moves the endpoint at `i` of `list` to its sorted place; returns the
     /// number of swaps.
     fn sift(&mut self, list: &mut [Endpoint], axis: usize, mut i: usize) -> u64 {
@@ -74,6 +92,37 @@ impl SweepAndPrune {
             &mut self.axes,
             &mut self.stats,
         )
+    }
+
+    /// When most proxies moved: refresh every endpoint value from the boxes
+    /// (one sequential pass per list) and restore the order with a plain
+    /// insertion sort (I-COLLIDE's formulation). New proxies are appended
+    /// first and sorted in with the rest. Positions are recomputed lazily.
+    pub(super) fn resort_all(&mut self) {
+        for &id in &self.moved {
+            self.info[id as usize].moved = false;
+        }
+        self.stats.moved = self.moved.len() as u32;
+        self.moved.clear();
+        for &id in &self.inserted {
+            let info = &mut self.info[id as usize];
+            info.state = State::Live;
+            info.moved = false;
+            for list in &mut self.axes {
+                list.push(Endpoint::new(0.0, id, false));
+                list.push(Endpoint::new(0.0, id, true));
+            }
+        }
+        self.inserted.clear();
+        self.positions_valid = false;
+        let (mut ctx, axes, stats) = self.ctx();
+        for (axis, list) in axes.iter_mut().enumerate() {
+            for e in list.iter_mut() {
+                let b = &ctx.aabbs[e.proxy() as usize];
+                e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
+            }
+            stats.swaps[axis] += ctx.insertion_sort(list);
+        }
     }
 
     /// Sifts the endpoints of every moved live proxy, one proxy at a time so
@@ -159,8 +208,17 @@ impl SweepAndPrune {
         self.removed.clear();
     }
 
+    /// Recomputes every endpoint's position from the lists if a full
+    /// re-sort left them stale.
+    pub(super) fn ensure_positions(&mut self) {
+        if !self.positions_valid {
+            self.reindex();
+        }
+    }
+
     /// Recomputes every endpoint's position from the lists.
     pub(super) fn reindex(&mut self) {
+        self.positions_valid = true;
         for (axis, list) in self.axes.iter().enumerate() {
             for (i, e) in list.iter().enumerate() {
                 self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
