@@ -30,6 +30,11 @@
 //! polytopes intersect; otherwise the walk moves to that face. Features
 //! that touch (distance under the tolerance) also mean intersection.
 //!
+//! **Near contact.** When the features are closer than `1000 τ`, the
+//! direction between them is too uncertain for the region tests to certify
+//! the pair; the plane normal to `pb - pa` is then checked with one support
+//! query on each polytope, and if it does not separate them GJK answers.
+//!
 //! **Termination.** Moves only happen for violations larger than the
 //! tolerance `τ = 2·10⁻⁶ × scale`, so rounding cannot make the walk flip
 //! between two features of equal distance; and the walk is bounded by
@@ -39,6 +44,7 @@
 use glam::Vec3;
 
 use super::closest::{FeatureView, closest_points};
+use super::gjk::{GjkCache, gjk_distance};
 use crate::math::Pose;
 use crate::shape::{ConvexPolytope, Feature};
 
@@ -208,10 +214,50 @@ pub fn walk(
         match step_side(b, fb, rel_inv.transform_point(pa), tol) {
             Step::Moved(to) => fb = to,
             Step::Inside => return Some(done(true)),
+            Step::Stay if distance < NEAR * tol => {
+                let sides = Sides { a, b, rel: &rel };
+                return sides.separated(pa, pb, [fa, fb], tol).then(|| done(false));
+            }
             Step::Stay => return Some(done(false)),
         }
     }
     None
+}
+
+/// Below `NEAR × τ` the direction `pb - pa` is only known to within
+/// `τ / distance` radians, so the region tests no longer certify the pair:
+/// the separating plane is then checked with two support queries.
+const NEAR: f32 = 1000.0;
+
+/// The two polytopes, B seen in A's frame.
+struct Sides<'a> {
+    a: &'a ConvexPolytope,
+    b: &'a ConvexPolytope,
+    rel: &'a Pose,
+}
+
+impl Sides<'_> {
+    /// Whether the plane through `pa`, `pb` normal to `pb - pa` separates
+    /// A from B (within `tol`): A's support along the normal must not pass
+    /// `pa`, B's support against it must not pass `pb`.
+    fn separated(&self, pa: Vec3, pb: Vec3, f: [Feature; 2], tol: f32) -> bool {
+        let n = (pb - pa).normalize_or_zero();
+        let va = self.a.support_vertex(n, start_vertex(self.a, f[0]));
+        let n_b = self.rel.rotation.inverse() * -n;
+        let vb = self.b.support_vertex(n_b, start_vertex(self.b, f[1]));
+        let max_a = n.dot(self.a.vertex(va));
+        let min_b = n.dot(self.rel.transform_point(self.b.vertex(vb)));
+        max_a <= n.dot(pa) + tol && min_b >= n.dot(pb) - tol
+    }
+}
+
+/// A vertex of a feature, to start hill-climbing from.
+fn start_vertex(p: &ConvexPolytope, f: Feature) -> u32 {
+    match f {
+        Feature::Vertex(v) => v,
+        Feature::Edge(e) => p.edge(e).v[0],
+        Feature::Face(face) => p.face_loop(face).next().map_or(0, |(_, v, _)| v),
+    }
 }
 
 fn valid_feature(p: &ConvexPolytope, f: Feature) -> bool {
@@ -219,5 +265,54 @@ fn valid_feature(p: &ConvexPolytope, f: Feature) -> bool {
         Feature::Vertex(i) => (i as usize) < p.vertices().len(),
         Feature::Edge(i) => (i as usize) < p.edges().len(),
         Feature::Face(i) => (i as usize) < p.faces().len(),
+    }
+}
+
+/// What a convex pair keeps between frames: the last closest features
+/// (Lin–Canny's warm start) and the last GJK simplex (for the fallback and
+/// for EPA).
+#[derive(Clone, Debug, Default)]
+pub struct ConvexCache {
+    /// Last closest (or penetrating) feature pair.
+    pub features: Option<[Feature; 2]>,
+    /// GJK / EPA warm start.
+    pub gjk: GjkCache,
+    /// Walks that hit their bound (answered by GJK).
+    pub fallbacks: u32,
+}
+
+/// Closest features with coherence: Lin–Canny from the cached pair, GJK if
+/// the walk hits its bound. Updates the cache.
+pub fn closest_features(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+    cache: &mut ConvexCache,
+) -> ClosestFeatures {
+    // Warm walk, then a cold one (a stale start can end near contact
+    // without a certificate), then GJK.
+    let cold = cache.features.is_some().then_some(None);
+    for start in std::iter::once(cache.features).chain(cold) {
+        if let Some(r) = walk(a, pose_a, b, pose_b, start) {
+            cache.features = Some(r.features);
+            return r;
+        }
+    }
+    cache.fallbacks += 1;
+    let g = gjk_distance(a, pose_a, b, pose_b, &mut cache.gjk);
+    let rel = pose_a.inverse().mul(pose_b);
+    let features = cache
+        .features
+        .unwrap_or_else(|| initial_features(a, b, &rel));
+    cache.features = None;
+    ClosestFeatures {
+        distance: g.distance,
+        point_a: g.point_a,
+        point_b: g.point_b,
+        features,
+        intersecting: g.intersecting,
+        iterations: g.iterations,
+        fell_back: true,
     }
 }

@@ -5,25 +5,72 @@
 //! the frame they stop. Each frame only pairs with a moved body are retested
 //! (coherence: work grows with what moved).
 //!
-//! **What "touching" means today.** Exact tests per pair of shape kinds
-//! (Lin–Canny for convex polytopes, OBB trees for meshes) are the next
-//! milestones. Until a pair of kinds has one, [`test_pair`] reports the overlap
-//! of the two objects' *tight* boxes (the dynamic box of the hull, or the fixed
-//! cube, without the broad-phase margin): conservative, never a missed
-//! contact, but a box-level answer. [`PairState::exact`] says which it is.
+//! **Dispatch** ([`test_pair`]) on the two shape kinds:
+//!
+//! | pair | test | contact data |
+//! |------|------|--------------|
+//! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`]) | closest features, distance or depth, normal, points |
+//! | a triangle mesh with anything | overlap of the *tight* boxes (the hull's dynamic box or the fixed cube, no margin) until the OBB-tree test lands | none ([`PairResult::exact`] is `false`) |
+//!
+//! A sensor pair runs the boolean part only (no EPA).
 
 pub mod closest;
+pub mod epa;
+pub mod gjk;
+#[cfg(test)]
+mod gjk_tests;
 pub mod lin_canny;
+pub mod support;
 
-use crate::math::Aabb;
-use crate::shape::{ShapeData, ShapeKind};
+use glam::Vec3;
+
+use crate::math::{Aabb, Pose};
+use crate::shape::{ConvexPolytope, Feature, ShapeData, ShapeKind};
+use lin_canny::ConvexCache;
 
 /// One side of a pair, as the narrow phase sees it.
 pub struct PairSide<'a> {
     /// The shape.
     pub shape: &'a ShapeData,
+    /// Its pose.
+    pub pose: Pose,
     /// Its world box without margin.
     pub tight: Aabb,
+    /// Sensors need no contact data.
+    pub sensor: bool,
+}
+
+/// Contact data of a pair whose test computes it (convex – convex).
+/// "A" is the pair's first body, "B" the second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactData {
+    /// Separation distance; 0 when touching or penetrating.
+    pub distance: f32,
+    /// Penetration depth; 0 unless penetrating.
+    pub depth: f32,
+    /// Unit normal, world space, from A to B: B moves away from A along it
+    /// (the direction of the closest points when separated, the EPA normal
+    /// when penetrating).
+    pub normal: Vec3,
+    /// Closest (or deepest) point on A, world space.
+    pub point_a: Vec3,
+    /// Closest (or deepest) point on B, world space.
+    pub point_b: Vec3,
+    /// The closest (or penetrating) features: `[on A, on B]`.
+    pub features: [Feature; 2],
+}
+
+impl ContactData {
+    /// The same contact seen from B.
+    pub fn flipped(&self) -> Self {
+        Self {
+            normal: -self.normal,
+            point_a: self.point_b,
+            point_b: self.point_a,
+            features: [self.features[1], self.features[0]],
+            ..*self
+        }
+    }
 }
 
 /// The result of one pair test.
@@ -33,27 +80,128 @@ pub struct PairResult {
     pub touching: bool,
     /// Whether the answer is an exact shape test (`false`: box overlap).
     pub exact: bool,
+    /// Contact data, for pair kinds that compute it (touching sensors skip
+    /// it: they only report start and end).
+    pub contact: Option<ContactData>,
+}
+
+/// What a pair keeps between frames, by pair kind.
+#[derive(Clone, Debug, Default)]
+pub enum PairCache {
+    /// Nothing (box-level pairs).
+    #[default]
+    None,
+    /// Lin–Canny features and the GJK simplex.
+    Convex(Box<ConvexCache>),
+}
+
+impl PairCache {
+    /// Clears the warm-start data but keeps the allocations, for reuse by
+    /// another pair (no allocation per new pair in steady state).
+    pub fn recycle(&mut self) {
+        if let PairCache::Convex(c) = self {
+            c.features = None;
+            c.gjk.reset();
+        }
+    }
 }
 
 /// Cached state of an active pair.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct PairState {
     /// Last result.
     pub result: PairResult,
     /// User data of the two bodies, smaller body id first.
     pub user_data: [u64; 2],
+    /// Warm-start data.
+    pub cache: PairCache,
 }
 
-/// Tests one pair. Dispatches on the two shape kinds; every kind pair is
-/// currently answered by tight-box overlap (see the module docs).
-pub fn test_pair(a: &PairSide<'_>, b: &PairSide<'_>) -> PairResult {
+/// Scratch memory shared by all pair tests of a narrow phase (so that a new
+/// pair does not allocate its own).
+#[derive(Default)]
+pub struct NarrowScratch {
+    epa: epa::EpaScratch,
+}
+
+/// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
+/// the module docs); `cache` carries the pair's state between frames.
+pub fn test_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    cache: &mut PairCache,
+    scratch: &mut NarrowScratch,
+) -> PairResult {
     match (a.shape.kind(), b.shape.kind()) {
-        (
-            ShapeKind::Convex(_) | ShapeKind::TriMesh(_),
-            ShapeKind::Convex(_) | ShapeKind::TriMesh(_),
-        ) => PairResult {
+        (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
+            if !matches!(cache, PairCache::Convex(_)) {
+                // Only for pairs that did not get a recycled cache.
+                *cache = PairCache::Convex(Box::default());
+            }
+            match cache {
+                PairCache::Convex(c) => {
+                    // EPA works in the shared buffers, not the pair's own.
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    let r = convex_pair(pa, a, pb, b, c);
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    r
+                }
+                PairCache::None => PairResult::default(),
+            }
+        }
+        (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
+        | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => PairResult {
             touching: a.tight.overlaps(&b.tight),
             exact: false,
+            contact: None,
         },
+    }
+}
+
+/// Convex – convex: Lin–Canny (GJK fallback), then EPA when penetrating.
+fn convex_pair(
+    pa: &ConvexPolytope,
+    a: &PairSide<'_>,
+    pb: &ConvexPolytope,
+    b: &PairSide<'_>,
+    cache: &mut ConvexCache,
+) -> PairResult {
+    let r = lin_canny::closest_features(pa, &a.pose, pb, &b.pose, cache);
+    let contact = if !r.intersecting {
+        Some(ContactData {
+            distance: r.distance,
+            depth: 0.0,
+            normal: (r.point_b - r.point_a).normalize_or(Vec3::X),
+            point_a: r.point_a,
+            point_b: r.point_b,
+            features: r.features,
+        })
+    } else if a.sensor || b.sensor {
+        None
+    } else {
+        let pen = epa::penetration(pa, &a.pose, pb, &b.pose, &mut cache.gjk);
+        // `None`: touching within tolerance, GJK sees no overlap: depth 0.
+        let (depth, normal, point_a, point_b) = match pen {
+            Some(p) => (p.depth, p.normal, p.point_a, p.point_b),
+            None => (
+                0.0,
+                (b.pose.translation - a.pose.translation).normalize_or(Vec3::X),
+                r.point_a,
+                r.point_b,
+            ),
+        };
+        Some(ContactData {
+            distance: 0.0,
+            depth,
+            normal,
+            point_a,
+            point_b,
+            features: r.features,
+        })
+    };
+    PairResult {
+        touching: r.intersecting,
+        exact: true,
+        contact,
     }
 }

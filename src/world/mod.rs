@@ -19,7 +19,7 @@ use crate::broad_phase::{
     GridSweepAndPrune, PairKey, PairMap, PairSet, ProxyFilter, ProxyOptions, pair_ids, pair_key,
 };
 use crate::math::{Aabb, Pose, PoseError};
-use crate::narrow_phase::{PairResult, PairSide, PairState, test_pair};
+use crate::narrow_phase::{NarrowScratch, PairCache, PairResult, PairSide, PairState, test_pair};
 use crate::shape::SharedShape;
 
 /// World settings.
@@ -106,6 +106,9 @@ pub struct CollisionWorld {
     disabled_pairs: PairSet,
     events: Vec<ContactEvent>,
     stats: WorldStats,
+    /// Caches of ended pairs, reused by new ones.
+    cache_pool: Vec<PairCache>,
+    scratch: NarrowScratch,
 }
 
 impl CollisionWorld {
@@ -435,10 +438,14 @@ impl CollisionWorld {
     fn apply_broad_changes(&mut self) {
         for idx in 0..self.broad.ended().len() {
             let (a, b) = self.body_key(self.broad.ended()[idx]);
-            if let Some(state) = self.pairs.remove(&pair_key(a, b))
-                && state.result.touching
-            {
-                self.push_event(a, b, state.user_data, false);
+            if let Some(mut state) = self.pairs.remove(&pair_key(a, b)) {
+                if state.result.touching {
+                    self.push_event(a, b, state.user_data, false);
+                }
+                if !matches!(state.cache, PairCache::None) {
+                    state.cache.recycle();
+                    self.cache_pool.push(state.cache);
+                }
             }
         }
         for idx in 0..self.broad.started().len() {
@@ -451,6 +458,7 @@ impl CollisionWorld {
             let state = PairState {
                 result: PairResult::default(),
                 user_data,
+                cache: self.cache_pool.pop().unwrap_or_default(),
             };
             self.pairs.insert(pair_key(a, b), state);
             // New pairs are tested this frame whether or not a body moved.
@@ -474,7 +482,7 @@ impl CollisionWorld {
             let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
             if ba.moved || bb.moved {
                 tests += 1;
-                let result = test_pair(&ba.side(), &bb.side());
+                let result = test_pair(&ba.side(), &bb.side(), &mut state.cache, &mut self.scratch);
                 if result.touching != state.result.touching {
                     events.push(make_event(a, b, state.user_data, result.touching));
                 }
@@ -512,7 +520,9 @@ impl Body {
     fn side(&self) -> PairSide<'_> {
         PairSide {
             shape: &self.shape,
+            pose: self.pose.unwrap_or_default(),
             tight: self.tight,
+            sensor: self.sensor,
         }
     }
 }
