@@ -53,6 +53,7 @@ pub mod broad_phase;
 pub mod math;
 pub mod narrow_phase;
 pub mod plugin;
+pub mod query;
 pub mod scenes;
 pub mod shape;
 pub mod world;

@@ -4,6 +4,7 @@
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
+use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::{Quat, Vec3};
@@ -412,4 +413,55 @@ fn same_inputs_give_the_same_events_in_the_same_order() {
     let first = scripted_run();
     assert!(first.len() > 20, "the scene must produce events");
     assert_eq!(first, scripted_run());
+}
+
+#[derive(Resource, Default)]
+struct Seen(Vec<(f32, f32, Vec3)>);
+
+#[test]
+fn gameplay_systems_read_contact_data() {
+    let mut app = app();
+    app.init_resource::<Seen>().add_systems(
+        Last,
+        |q: Query<Entity, With<Collider>>, c: Collisions, mut seen: ResMut<Seen>| {
+            let mut es: Vec<Entity> = q.iter().collect();
+            es.sort_by_key(|e| e.index_u32());
+            if let [a, b] = es[..]
+                && let Some(k) = c.contact(a, b)
+            {
+                seen.0.push((k.distance, k.depth, k.normal));
+            }
+        },
+    );
+    let _a = app.world_mut().spawn((cube(), at(0.0))).id();
+    let b = app.world_mut().spawn((cube(), at(1.05))).id();
+    app.update();
+    set_x(&mut app, b, 0.9);
+    app.update();
+    let seen = &app.world().resource::<Seen>().0;
+    // Boxes overlap without margin only once they touch; then the depth.
+    let (d, depth, n) = *seen.last().expect("contact data");
+    assert!(d == 0.0 && (depth - 0.1).abs() < 1e-4, "{seen:?}");
+    assert!((n - Vec3::X).length() < 1e-3, "normal from a to b: {n}");
+}
+
+#[test]
+fn sensors_report_events_without_contact_data() {
+    let mut app = app();
+    let a = app.world_mut().spawn((cube(), at(0.0), Sensor)).id();
+    let b = app.world_mut().spawn((cube(), at(0.8))).id();
+    app.update();
+    assert_eq!(take(&mut app), vec![start(a, b)]);
+    let (touching, contact) = app
+        .world_mut()
+        .run_system_once(move |c: Collisions| (c.contains(a, b), c.contact(a, b)))
+        .expect("system runs");
+    assert!(
+        touching && contact.is_none(),
+        "a touching sensor pair has no contact data"
+    );
+    // Apart, the distance is still known (the boolean test computes it).
+    set_x(&mut app, b, 1.5);
+    app.update();
+    assert_eq!(take(&mut app), vec![end(a, b)]);
 }

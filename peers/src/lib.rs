@@ -9,9 +9,14 @@
 //! - [`PingPong`]: frame order over a ring of precomputed frames that never
 //!   jumps (0, 1, …, K-1, K-2, …, 1, 0, 1, …), so coherence holds across the
 //!   wrap.
+//! - [`SeparatedPairs`]: pairs of random sphere hulls that spin and drift
+//!   without ever touching, for the convex distance benchmark;
+//!   [`to_parry_pose`] converts its poses for parry3d.
 
 use bevy_icollide::math::{Aabb, Pose};
-use glam::{Mat3, Vec3};
+use bevy_icollide::scenes::{Rng, sphere_hull};
+use bevy_icollide::shape::{ConvexPolytope, SharedShape};
+use glam::{Mat3, Quat, Vec3};
 use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use parry3d::utils::hashmap::{Entry, HashMap};
@@ -80,6 +85,145 @@ impl PingPong {
     pub fn next(&mut self) -> usize {
         self.t = (self.t + 1) % self.period();
         self.current()
+    }
+}
+
+/// bevy_icollide's pose as parry3d's (both are a glam `Quat` and `Vec3`).
+#[inline]
+pub fn to_parry_pose(pose: &Pose) -> parry3d::math::Pose {
+    parry3d::math::Pose::from_parts(pose.translation, pose.rotation)
+}
+
+/// Parameters of [`SeparatedPairs`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairParams {
+    /// Number of pairs (bodies `2i` and `2i + 1` form pair `i`).
+    pub pairs: usize,
+    /// Random points on the unit sphere per hull.
+    pub hull_points: usize,
+    /// Spin of every body, degrees per frame (each about its own axis).
+    pub rotation_deg: f32,
+    /// Translation of every body per frame (its own direction).
+    pub step: f32,
+    /// The center distance of a pair is kept in `[min, max]`: when a frame's
+    /// motion would take it out, the components of both velocities along
+    /// the pair's axis are mirrored (speeds unchanged).
+    pub center_distance: [f32; 2],
+    /// Distance between the centers of neighboring pairs (a cubic grid:
+    /// pairs never interact, this only spreads the poses out).
+    pub spacing: f32,
+    /// PRNG seed.
+    pub seed: u64,
+}
+
+impl Default for PairParams {
+    /// 1000 pairs of hulls of 100 points (radius 1), 1°/frame, 0.01 (0.5 %
+    /// of the diameter) per frame, centers 2.5 to 3.5 apart.
+    fn default() -> Self {
+        Self {
+            pairs: 1000,
+            hull_points: 100,
+            rotation_deg: 1.0,
+            step: 0.01,
+            center_distance: [2.5, 3.5],
+            spacing: 10.0,
+            seed: 7,
+        }
+    }
+}
+
+/// Pairs of convex hulls of random points on the unit sphere, every body
+/// with its own shape, its own spin axis and its own drift direction, over
+/// `frames` consecutive frames of coherent motion. With radius 1 and
+/// centers at least 2 apart the two hulls of a pair never touch.
+pub struct SeparatedPairs {
+    /// The parameters.
+    pub params: PairParams,
+    /// `shapes[b]`: body `b`'s hull (pair `i` is bodies `2i`, `2i + 1`).
+    pub shapes: Vec<SharedShape>,
+    /// `frames[f][b]`: body `b` at frame `f`.
+    pub frames: Vec<Vec<Pose>>,
+}
+
+impl SeparatedPairs {
+    /// A seeded scene and its first `frames` frames.
+    pub fn new(params: PairParams, frames: usize) -> Self {
+        let mut rng = Rng::new(params.seed);
+        let n = 2 * params.pairs;
+        let shapes: Vec<SharedShape> = (0..n)
+            .map(|_| sphere_hull(&mut rng, params.hull_points, 1.0))
+            .collect();
+        let side = (params.pairs as f64).cbrt().ceil().max(1.0) as usize;
+        let angle = params.rotation_deg.to_radians();
+        let [d_min, d_max] = params.center_distance;
+        let mut poses = Vec::with_capacity(n);
+        let mut velocities = Vec::with_capacity(n);
+        let mut spins = Vec::with_capacity(n);
+        for i in 0..params.pairs {
+            let cell = Vec3::new(
+                (i % side) as f32,
+                (i / side % side) as f32,
+                (i / (side * side)) as f32,
+            );
+            let center = cell * params.spacing;
+            let axis = rng.unit_vector();
+            let half = 0.5 * rng.range(d_min, d_max);
+            for t in [center - axis * half, center + axis * half] {
+                poses.push(Pose::new(rng.rotation(), t));
+                velocities.push(rng.unit_vector() * params.step);
+                spins.push(Quat::from_axis_angle(rng.unit_vector(), angle));
+            }
+        }
+        let mut all = Vec::with_capacity(frames);
+        for f in 0..frames {
+            if f > 0 {
+                for i in 0..params.pairs {
+                    let (a, b) = (2 * i, 2 * i + 1);
+                    let axis = poses[b].translation - poses[a].translation;
+                    let d = axis.length();
+                    let u = axis / d;
+                    let rate = (velocities[b] - velocities[a]).dot(u);
+                    if (d + rate < d_min && rate < 0.0) || (d + rate > d_max && rate > 0.0) {
+                        for k in [a, b] {
+                            let v: Vec3 = velocities[k];
+                            velocities[k] = v - 2.0 * v.dot(u) * u;
+                        }
+                    }
+                }
+                for ((p, v), s) in poses.iter_mut().zip(&velocities).zip(&spins) {
+                    *p = Pose::new((*s * p.rotation).normalize(), p.translation + *v);
+                }
+            }
+            all.push(poses.clone());
+        }
+        Self {
+            params,
+            shapes,
+            frames: all,
+        }
+    }
+
+    /// Number of pairs.
+    pub fn pairs(&self) -> usize {
+        self.params.pairs
+    }
+
+    /// Body `b`'s polytope.
+    pub fn polytope(&self, b: usize) -> &ConvexPolytope {
+        self.shapes[b]
+            .polytope()
+            .expect("sphere hulls are convex polytopes")
+    }
+
+    /// Every body's polytope, by body index.
+    pub fn polytopes(&self) -> Vec<&ConvexPolytope> {
+        (0..self.shapes.len()).map(|b| self.polytope(b)).collect()
+    }
+
+    /// Center distance of pair `i` at frame `f`.
+    pub fn center_distance(&self, f: usize, i: usize) -> f32 {
+        let p = &self.frames[f];
+        p[2 * i].translation.distance(p[2 * i + 1].translation)
     }
 }
 
@@ -255,6 +399,41 @@ mod tests {
         let mut p = PingPong::new(4);
         let seq: Vec<usize> = (0..8).map(|_| p.next()).collect();
         assert_eq!(seq, [1, 2, 3, 2, 1, 0, 1, 2]);
+    }
+
+    #[test]
+    fn separated_pairs_stay_apart_and_move_coherently() {
+        let params = PairParams {
+            pairs: 20,
+            hull_points: 20,
+            ..Default::default()
+        };
+        let frames = 200;
+        let scene = SeparatedPairs::new(params, frames);
+        assert_eq!(scene.frames.len(), frames);
+        let max_turn = 1.0f32.to_radians() * 1.001;
+        for f in 0..frames {
+            for i in 0..params.pairs {
+                let d = scene.center_distance(f, i);
+                assert!((2.45..3.55).contains(&d), "pair {i}, frame {f}: {d}");
+            }
+            if f > 0 {
+                for (p, q) in scene.frames[f - 1].iter().zip(&scene.frames[f]) {
+                    let moved = p.translation.distance(q.translation);
+                    assert!((moved - params.step).abs() < 1e-5, "moved {moved}");
+                    assert!(p.rotation.angle_between(q.rotation) <= max_turn);
+                }
+            }
+        }
+        // Centers at least 2 apart and every vertex within the unit sphere:
+        // the hulls of a pair never touch.
+        let r = scene
+            .polytopes()
+            .iter()
+            .flat_map(|p| p.vertices())
+            .map(|v| v.length())
+            .fold(0.0, f32::max);
+        assert!(r <= 1.0 + 1e-5, "hull radius {r}");
     }
 
     #[test]

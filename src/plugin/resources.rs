@@ -8,7 +8,7 @@ use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::narrow_phase::PairState;
+use crate::narrow_phase::{ContactData, PairState};
 use crate::world::{BodyId, CollisionWorld, WorldStats};
 
 /// The collision world and the entity ↔ body maps. Read it through
@@ -57,6 +57,21 @@ impl Collisions<'_> {
             self.state.entity_body.get(&b)?,
         );
         self.state.world.pair(*ba, *bb)
+    }
+
+    /// Contact data of the pair, seen from `a` (the normal points from `a`
+    /// to `b`): closest features, distance or penetration depth, normal and
+    /// points. `None` when the boxes do not overlap, or the pair kind does
+    /// not compute contact data (see [`crate::narrow_phase`]), or a sensor
+    /// is involved and they touch.
+    pub fn contact(&self, a: Entity, b: Entity) -> Option<ContactData> {
+        let (ba, bb) = (
+            self.state.entity_body.get(&a)?,
+            self.state.entity_body.get(&b)?,
+        );
+        let c = self.state.world.pair(*ba, *bb)?.result.contact?;
+        // The pair stores A = the smaller body id.
+        Some(if ba < bb { c } else { c.flipped() })
     }
 
     /// Every touching pair, in no particular order.

@@ -1,0 +1,149 @@
+//! One-shot proximity queries on shapes at poses: no world, no Bevy.
+//!
+//! Each call answers from scratch (a cold Lin–Canny walk). For the same pair
+//! over many frames, keep a [`ConvexCache`](crate::narrow_phase::lin_canny::ConvexCache)
+//! and call [`lin_canny::closest_features`] directly: the warm walk is
+//! nearly constant time.
+//!
+//! | shapes | intersects | distance / closest points | penetration |
+//! |--------|------------|---------------------------|-------------|
+//! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
+//! | triangle meshes | [`QueryError::Unsupported`] until the OBB tree lands | same | same |
+
+use glam::Vec3;
+
+use crate::math::{Pose, PoseError};
+use crate::narrow_phase::epa;
+use crate::narrow_phase::gjk::GjkCache;
+use crate::narrow_phase::lin_canny::{self, ConvexCache};
+use crate::shape::{ConvexPolytope, Feature, ShapeKind, SharedShape};
+
+pub use crate::narrow_phase::epa::Penetration;
+
+/// Why a query could not be answered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueryError {
+    /// A pose is NaN, infinite or not a unit rotation.
+    InvalidPose(PoseError),
+    /// This query is not implemented for these shape kinds yet.
+    Unsupported {
+        /// Kind of the first shape.
+        a: &'static str,
+        /// Kind of the second shape.
+        b: &'static str,
+    },
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueryError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
+            QueryError::Unsupported { a, b } => {
+                write!(
+                    f,
+                    "this query is not supported between {a} and {b} shapes yet"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+/// Closest points of two shapes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClosestPoints {
+    /// Distance (0 when they intersect or touch).
+    pub distance: f32,
+    /// Closest point on the first shape, world space.
+    pub point_a: Vec3,
+    /// Closest point on the second shape, world space.
+    pub point_b: Vec3,
+    /// The closest features `[on a, on b]` (penetrating features when they
+    /// intersect).
+    pub features: [Feature; 2],
+    /// Whether the shapes intersect (touching counts).
+    pub intersecting: bool,
+}
+
+fn kind_name(s: &SharedShape) -> &'static str {
+    match s.kind() {
+        ShapeKind::Convex(_) => "convex",
+        ShapeKind::TriMesh(_) => "triangle mesh",
+    }
+}
+
+/// Both shapes as convex polytopes with validated poses.
+fn convex_pair<'a>(
+    a: &'a SharedShape,
+    pose_a: &Pose,
+    b: &'a SharedShape,
+    pose_b: &Pose,
+) -> Result<(&'a ConvexPolytope, &'a ConvexPolytope), QueryError> {
+    pose_a.validate().map_err(QueryError::InvalidPose)?;
+    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    match (a.polytope(), b.polytope()) {
+        (Some(pa), Some(pb)) => Ok((pa, pb)),
+        _ => Err(QueryError::Unsupported {
+            a: kind_name(a),
+            b: kind_name(b),
+        }),
+    }
+}
+
+/// Closest points and features of `a` at `pose_a` and `b` at `pose_b`.
+pub fn closest_points(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<ClosestPoints, QueryError> {
+    let (pa, pb) = convex_pair(a, pose_a, b, pose_b)?;
+    let r = lin_canny::closest_features(pa, pose_a, pb, pose_b, &mut ConvexCache::default());
+    Ok(ClosestPoints {
+        distance: r.distance,
+        point_a: r.point_a,
+        point_b: r.point_b,
+        features: r.features,
+        intersecting: r.intersecting,
+    })
+}
+
+/// Distance between the shapes (0 when they intersect or touch).
+pub fn distance(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<f32, QueryError> {
+    closest_points(a, pose_a, b, pose_b).map(|c| c.distance)
+}
+
+/// Whether the shapes intersect (touching counts).
+pub fn intersects(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<bool, QueryError> {
+    closest_points(a, pose_a, b, pose_b).map(|c| c.intersecting)
+}
+
+/// Penetration depth, normal (from `a` to `b`) and deepest points when the
+/// shapes overlap; `None` when they are apart. Touching shapes give a depth
+/// of (about) 0.
+pub fn penetration(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<Option<Penetration>, QueryError> {
+    let (pa, pb) = convex_pair(a, pose_a, b, pose_b)?;
+    Ok(epa::penetration(
+        pa,
+        pose_a,
+        pb,
+        pose_b,
+        &mut GjkCache::default(),
+    ))
+}

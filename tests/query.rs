@@ -1,0 +1,115 @@
+//! The one-shot query API: known answers, errors for bad input and
+//! unsupported kinds, and agreement with brute force on random pairs.
+
+mod common;
+
+use bevy_icollide::math::{Pose, PoseError};
+use bevy_icollide::query::{self, QueryError};
+use bevy_icollide::scenes::{Rng, sphere_hull};
+use bevy_icollide::shape::SharedShape;
+use glam::{Quat, Vec3};
+
+fn cube() -> SharedShape {
+    SharedShape::cuboid(Vec3::splat(0.5)).expect("cube")
+}
+
+#[test]
+fn cubes_have_known_answers() {
+    let at = |x: f32| Pose::from_translation(Vec3::new(x, 0.0, 0.0));
+    let c = cube();
+    assert!((query::distance(&c, &at(0.0), &c, &at(1.5)).unwrap() - 0.5).abs() < 1e-5);
+    let cp = query::closest_points(&c, &at(0.0), &c, &at(1.5)).unwrap();
+    assert!(
+        (cp.point_a.x - 0.5).abs() < 1e-5 && (cp.point_b.x - 1.0).abs() < 1e-5,
+        "{cp:?}"
+    );
+    assert!(!cp.intersecting);
+    assert!(
+        query::intersects(&c, &at(0.0), &c, &at(1.0)).unwrap(),
+        "touching counts"
+    );
+    assert!(!query::intersects(&c, &at(0.0), &c, &at(1.001)).unwrap());
+    let p = query::penetration(&c, &at(0.0), &c, &at(0.8))
+        .unwrap()
+        .expect("overlap");
+    assert!((p.depth - 0.2).abs() < 1e-4, "{p:?}");
+    assert!(
+        (p.normal - Vec3::X).length() < 1e-4,
+        "normal from a to b: {p:?}"
+    );
+    assert!(
+        query::penetration(&c, &at(0.0), &c, &at(2.0))
+            .unwrap()
+            .is_none()
+    );
+    // Rotated 45° about z, the cube reaches sqrt(2)/2.
+    let r = Pose::new(
+        Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
+        Vec3::ZERO,
+    );
+    let d = query::distance(&c, &r, &c, &at(1.5)).unwrap();
+    assert!(
+        (d - (1.0 - std::f32::consts::FRAC_1_SQRT_2)).abs() < 1e-5,
+        "{d}"
+    );
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let c = cube();
+    let nan = Pose::from_translation(Vec3::new(f32::NAN, 0.0, 0.0));
+    assert_eq!(
+        query::distance(&c, &nan, &c, &Pose::IDENTITY),
+        Err(QueryError::InvalidPose(PoseError::NonFinite))
+    );
+    let mesh = SharedShape::trimesh(
+        vec![Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z],
+        vec![[0, 1, 2], [0, 1, 3]],
+    )
+    .expect("valid mesh");
+    let err = query::intersects(&mesh, &Pose::IDENTITY, &c, &Pose::IDENTITY).unwrap_err();
+    assert!(matches!(err, QueryError::Unsupported { .. }), "{err:?}");
+    assert!(err.to_string().contains("triangle mesh"));
+}
+
+#[test]
+fn random_pairs_match_brute_force() {
+    let mut rng = Rng::new(77);
+    for i in 0..300 {
+        let (sa, sb) = (
+            sphere_hull(&mut rng, 30, 1.0),
+            sphere_hull(&mut rng, 12, 0.7),
+        );
+        let pa = Pose::new(rng.rotation(), rng.in_cube(2.0));
+        let pb = Pose::new(
+            rng.rotation(),
+            pa.translation + rng.unit_vector() * rng.range(0.5, 3.0),
+        );
+        let a = common::Body {
+            shape: sa.clone(),
+            pose: pa,
+        };
+        let b = common::Body {
+            shape: sb.clone(),
+            pose: pb,
+        };
+        let want = common::brute_distance(&a, &b);
+        let got = query::distance(&sa, &pa, &sb, &pb).unwrap();
+        assert!(
+            (f64::from(got) - want).abs() < 1e-4,
+            "pair {i}: {got} vs {want}"
+        );
+        let sep = common::sat_separation(&a, &b);
+        if sep < -1e-4 {
+            let p = query::penetration(&sa, &pa, &sb, &pb)
+                .unwrap()
+                .expect("overlap");
+            assert!(
+                (f64::from(p.depth) + sep).abs() < 1e-3,
+                "pair {i}: depth {} vs {}",
+                p.depth,
+                -sep
+            );
+        }
+    }
+}
