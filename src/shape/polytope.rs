@@ -460,6 +460,48 @@ mod tests {
         }
     }
 
+    fn assert_valid(p: &ConvexPolytope, what: &str) {
+        let (v, e, f) = (p.vertices().len(), p.edges().len(), p.faces().len());
+        assert_eq!(v + f, e + 2, "{what}: Euler");
+        for edge in p.edges() {
+            assert!(edge.faces.iter().all(|&x| x != u32::MAX), "{what}: edge with one face");
+        }
+        for face in 0..f as u32 {
+            assert!(p.face(face).len >= 3, "{what}: face with < 3 edges");
+            for (_, _, m) in p.face_loop(face) {
+                assert!(m.is_finite() && (m.length() - 1.0).abs() < 1e-3, "{what}: side normal");
+            }
+        }
+    }
+
+    #[test]
+    fn near_degenerate_inputs_build_valid_polytopes() {
+        let mut rng = crate::scenes::Rng::new(5);
+        // Slivers: a box 1 x 1 x 1e-4 of random points.
+        let thin: Vec<Vec3> = (0..200)
+            .map(|_| rng.in_cube(0.5) * Vec3::new(1.0, 1.0, 2e-4))
+            .collect();
+        if let Ok(h) = ConvexHull::new(&thin) {
+            assert_valid(&ConvexPolytope::from_hull(&h), "thin box");
+        }
+        // A cube with noisy faces: nearly coplanar triangles merge.
+        let mut noisy = Vec::new();
+        for _ in 0..400 {
+            let mut p = rng.in_cube(0.5);
+            let k = rng.below(3);
+            p[k] = if rng.below(2) == 0 { 0.5 } else { -0.5 } + rng.range(-1e-7, 1e-7);
+            noisy.push(p);
+        }
+        let h = ConvexHull::new(&noisy).expect("noisy cube");
+        let p = ConvexPolytope::from_hull(&h);
+        assert_valid(&p, "noisy cube");
+        // Duplicates and a tiny scale.
+        let mut tiny: Vec<Vec3> = (0..50).map(|_| rng.unit_vector() * 1e-4).collect();
+        tiny.extend(tiny.clone());
+        let h = ConvexHull::new(&tiny).expect("tiny sphere");
+        assert_valid(&ConvexPolytope::from_hull(&h), "tiny sphere");
+    }
+
     #[test]
     fn random_hulls_are_consistent() {
         let mut rng = crate::scenes::Rng::new(3);
