@@ -258,13 +258,13 @@ fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb]) {
 }
 
 fn grid_pairs(grid: &GridSweepAndPrune) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = grid.active_pairs().map(pair_ids).collect();
+    let mut v: Vec<(u32, u32)> = grid.pairs().active().map(pair_ids).collect();
     v.sort_unstable();
     v
 }
 
 fn sap_pairs(sap: &SweepAndPrune) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = sap.active_pairs().map(pair_ids).collect();
+    let mut v: Vec<(u32, u32)> = sap.pairs().active().map(pair_ids).collect();
     v.sort_unstable();
     v
 }
@@ -312,20 +312,28 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         let s = sap.stats();
         swaps += s.swaps.iter().sum::<u64>();
         moved += u64::from(s.moved);
-        sap_started += sap.started().len();
-        sap_ended += sap.ended().len();
+        sap_started += sap.pairs().started().len();
+        sap_ended += sap.pairs().ended().len();
 
         let t = Instant::now();
         grid_frame(&mut grid, &boxes[f]);
         grid_time += t.elapsed();
         grid_swaps += grid.stats().swaps.iter().sum::<u64>();
         assert_eq!(
-            grid.pair_count(),
-            sap.pair_count(),
+            grid.pairs().len(),
+            sap.pairs().len(),
             "grid pair count, step {step}"
         );
-        assert_eq!(grid.started(), sap.started(), "grid started, step {step}");
-        assert_eq!(grid.ended(), sap.ended(), "grid ended, step {step}");
+        assert_eq!(
+            grid.pairs().started(),
+            sap.pairs().started(),
+            "grid started, step {step}"
+        );
+        assert_eq!(
+            grid.pairs().ended(),
+            sap.pairs().ended(),
+            "grid ended, step {step}"
+        );
 
         let t = Instant::now();
         let ch = exact.update(&boxes[f]);
@@ -334,14 +342,18 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         bvh_ended += ch.ended;
         rapier.update(&boxes[f]);
 
-        let pairs = sap.pair_count();
+        let pairs = sap.pairs().len();
         assert_eq!(
             pairs,
             exact.pair_count(),
             "pair count, step {step} (frame {f})"
         );
-        assert_eq!(ch.started, sap.started().len(), "started, step {step}");
-        assert_eq!(ch.ended, sap.ended().len(), "ended, step {step}");
+        assert_eq!(
+            ch.started,
+            sap.pairs().started().len(),
+            "started, step {step}"
+        );
+        assert_eq!(ch.ended, sap.pairs().ended().len(), "ended, step {step}");
         assert!(
             rapier.pair_count() >= pairs,
             "change detection lost pairs, step {step}"
@@ -476,7 +488,7 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     group.bench_function(BenchmarkId::new("sap", n), |b| {
         b.iter(|| {
             sap_frame(&mut sap, &frames.boxes[ring.next()]);
-            black_box(sap.started().len() + sap.ended().len())
+            black_box(sap.pairs().started().len() + sap.pairs().ended().len())
         })
     });
 
@@ -484,7 +496,7 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
         b.iter(|| {
             grid_frame(&mut grid, &frames.boxes[ring.next()]);
-            black_box(grid.started().len() + grid.ended().len())
+            black_box(grid.pairs().started().len() + grid.pairs().ended().len())
         })
     });
 

@@ -53,13 +53,13 @@ macro_rules! impl_bp {
                 <$t>::update(self)
             }
             fn active(&self) -> BTreeSet<PairKey> {
-                self.active_pairs().collect()
+                self.pairs().active().collect()
             }
             fn started(&self) -> &[PairKey] {
-                <$t>::started(self)
+                self.pairs().started()
             }
             fn ended(&self) -> &[PairKey] {
-                <$t>::ended(self)
+                self.pairs().ended()
             }
         }
     };

@@ -216,29 +216,9 @@ impl GridSweepAndPrune {
         self.table.finish();
     }
 
-    /// Enabled pairs that started overlapping in the last update, sorted.
-    pub fn started(&self) -> &[PairKey] {
-        &self.table.started
-    }
-
-    /// Enabled pairs that stopped in the last update, sorted.
-    pub fn ended(&self) -> &[PairKey] {
-        &self.table.ended
-    }
-
-    /// The active pairs: box-overlapping and enabled.
-    pub fn active_pairs(&self) -> impl Iterator<Item = PairKey> + '_ {
-        self.table.iter().filter_map(|(k, e)| e.then_some(k))
-    }
-
-    /// Number of box-overlapping pairs, enabled or not.
-    pub fn pair_count(&self) -> usize {
-        self.table.len()
-    }
-
-    /// Whether a pair's boxes overlap and it is enabled.
-    pub fn is_active(&self, a: ProxyId, b: ProxyId) -> bool {
-        self.table.live(pair_key(a, b))
+    /// The overlapping pairs and the last update's changes.
+    pub fn pairs(&self) -> &PairTable {
+        &self.table
     }
 
     /// A proxy's box.
@@ -365,6 +345,19 @@ impl GridSweepAndPrune {
         let p = &self.proxies[id as usize];
         let (aabb, old) = (p.aabb, p.range);
         let new = self.cell_range(&aabb);
+        if old == Some(new) && !p.oversized {
+            // Same cells (the common case): move the box in each.
+            let (proxies, regions, dirty) = (&self.proxies, &mut self.regions, &mut self.dirty);
+            for &(r, local) in &proxies[id as usize].slots {
+                let region = &mut regions[r as usize];
+                region.sap.set_aabb_unchecked(local, aabb);
+                mark_dirty(dirty, region, r);
+            }
+            if !self.oversized.is_empty() {
+                self.check_oversized.push(id);
+            }
+            return;
+        }
         let cells: usize = (0..3)
             .map(|k| (new[1][k] - new[0][k]) as usize + 1)
             .product();
@@ -561,12 +554,12 @@ impl GridSweepAndPrune {
             self.stats.moved += s.moved;
             self.stats.rebuilt |= s.rebuilt;
             let region = &self.regions[r as usize];
-            for &local_key in region.sap.ended() {
+            for &local_key in region.sap.pairs().ended() {
                 let (a, b) = pair_ids(local_key);
                 let key = pair_key(region.globals[a as usize], region.globals[b as usize]);
                 self.table.release(key);
             }
-            for &local_key in region.sap.started() {
+            for &local_key in region.sap.pairs().started() {
                 let (a, b) = pair_ids(local_key);
                 let key = pair_key(region.globals[a as usize], region.globals[b as usize]);
                 let enabled = self.allowed(key);

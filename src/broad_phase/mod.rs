@@ -46,9 +46,9 @@
 //! Layer filters and deactivated pairs keep a pair in the table but mark it
 //! disabled: it never reaches the narrow phase, and re-enabling is O(1).
 //!
-//! **Output.** After [`SweepAndPrune::update`] the net changes since the last
-//! update are in [`SweepAndPrune::started`] and [`SweepAndPrune::ended`],
-//! sorted, and [`SweepAndPrune::active_pairs`] iterates the enabled pairs.
+//! **Output.** After [`SweepAndPrune::update`], [`SweepAndPrune::pairs`]
+//! holds the net changes since the last update ([`PairTable::started`],
+//! [`PairTable::ended`], sorted) and the enabled pairs ([`PairTable::active`]).
 //! In steady state an update allocates nothing.
 
 mod endpoint;
@@ -57,9 +57,7 @@ mod pairs;
 
 pub use endpoint::Endpoint;
 pub use grid::{GridSweepAndPrune, MAX_CELLS};
-pub use pairs::{PairBuildHasher, PairKey, PairMap, PairSet, pair_ids, pair_key};
-
-use pairs::PairTable;
+pub use pairs::{PairBuildHasher, PairKey, PairMap, PairSet, PairTable, pair_ids, pair_key};
 
 use crate::math::Aabb;
 
@@ -302,6 +300,19 @@ impl SweepAndPrune {
         Ok(())
     }
 
+    /// [`set_aabb`](Self::set_aabb) for a box and a live proxy the caller has
+    /// already checked (the grid's cells).
+    #[inline]
+    pub(crate) fn set_aabb_unchecked(&mut self, id: ProxyId, aabb: Aabb) {
+        let info = &mut self.info[id as usize];
+        let queue = info.state == State::Live && !info.moved;
+        info.moved |= queue;
+        self.aabbs[id as usize] = aabb;
+        if queue {
+            self.moved.push(id);
+        }
+    }
+
     /// Changes a proxy's layers or activity.
     pub fn set_filter(&mut self, id: ProxyId, filter: ProxyFilter) -> Result<(), BroadPhaseError> {
         let info = self.live_info_mut(id)?;
@@ -344,30 +355,9 @@ impl SweepAndPrune {
         self.table.finish();
     }
 
-    /// Enabled pairs that started overlapping in the last update, sorted.
-    pub fn started(&self) -> &[PairKey] {
-        &self.table.started
-    }
-
-    /// Enabled pairs that stopped overlapping (or were disabled, or lost a
-    /// removed proxy) in the last update, sorted.
-    pub fn ended(&self) -> &[PairKey] {
-        &self.table.ended
-    }
-
-    /// The active pairs: box-overlapping and enabled (reproducible order).
-    pub fn active_pairs(&self) -> impl Iterator<Item = PairKey> + '_ {
-        self.table.iter().filter_map(|(k, e)| e.then_some(k))
-    }
-
-    /// Number of box-overlapping pairs, enabled or not.
-    pub fn pair_count(&self) -> usize {
-        self.table.len()
-    }
-
-    /// Whether a pair's boxes overlap and it is enabled.
-    pub fn is_active(&self, a: ProxyId, b: ProxyId) -> bool {
-        self.table.live(pair_key(a, b))
+    /// The overlapping pairs and the last update's changes.
+    pub fn pairs(&self) -> &PairTable {
+        &self.table
     }
 
     /// A proxy's box.

@@ -77,13 +77,13 @@ pub struct PairTable {
     /// Pairs per proxy, to skip hash lookups for proxies without pairs.
     per_proxy: Vec<u32>,
     /// Net result of the last update, sorted by key.
-    pub(super) started: Vec<PairKey>,
-    pub(super) ended: Vec<PairKey>,
+    started: Vec<PairKey>,
+    ended: Vec<PairKey>,
 }
 
 impl PairTable {
     /// Room for `n` pairs and `n` proxies before allocating.
-    pub fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize) {
         self.pairs.reserve(n);
         self.log.reserve(2 * n);
         self.per_proxy.reserve(n);
@@ -93,7 +93,7 @@ impl PairTable {
 
     /// Whether proxy `p` is in any pair.
     #[inline]
-    pub fn has_pairs(&self, p: ProxyId) -> bool {
+    pub(crate) fn has_pairs(&self, p: ProxyId) -> bool {
         self.per_proxy.get(p as usize).is_some_and(|&n| n > 0)
     }
 
@@ -118,13 +118,13 @@ impl PairTable {
 
     /// Whether the pair is present and enabled.
     #[inline]
-    pub fn live(&self, key: PairKey) -> bool {
+    pub(crate) fn live(&self, key: PairKey) -> bool {
         self.pairs.get(&key).is_some_and(|e| e.enabled)
     }
 
     /// Adds a pair (no-op when present).
     #[inline]
-    pub fn add(&mut self, key: PairKey, enabled: bool) {
+    pub(crate) fn add(&mut self, key: PairKey, enabled: bool) {
         if !self.pairs.contains_key(&key) {
             self.push_log(key, false);
             self.count_proxies(key, 1);
@@ -134,7 +134,7 @@ impl PairTable {
 
     /// Removes a pair (no-op when absent).
     #[inline]
-    pub fn remove(&mut self, key: PairKey) {
+    pub(crate) fn remove(&mut self, key: PairKey) {
         if let Some(e) = self.pairs.remove(&key) {
             self.push_log(key, e.enabled);
             self.count_proxies(key, -1);
@@ -143,7 +143,7 @@ impl PairTable {
 
     /// Counts one more place where the pair overlaps, adding it if new.
     #[inline]
-    pub fn acquire(&mut self, key: PairKey, enabled: bool) {
+    pub(crate) fn acquire(&mut self, key: PairKey, enabled: bool) {
         match self.pairs.get_mut(&key) {
             Some(e) => e.count += 1,
             None => self.add(key, enabled),
@@ -152,7 +152,7 @@ impl PairTable {
 
     /// Counts one place less, removing the pair at zero.
     #[inline]
-    pub fn release(&mut self, key: PairKey) {
+    pub(crate) fn release(&mut self, key: PairKey) {
         if let Some(e) = self.pairs.get_mut(&key) {
             e.count -= 1;
             if e.count == 0 {
@@ -162,7 +162,7 @@ impl PairTable {
     }
 
     /// Sets a present pair's enabled bit.
-    pub fn set_enabled(&mut self, key: PairKey, enabled: bool) {
+    pub(crate) fn set_enabled(&mut self, key: PairKey, enabled: bool) {
         if let Some(e) = self.pairs.get_mut(&key)
             && e.enabled != enabled
         {
@@ -173,7 +173,7 @@ impl PairTable {
     }
 
     /// Removes every pair for which `dead(key)` holds.
-    pub fn remove_where(&mut self, mut dead: impl FnMut(PairKey) -> bool) {
+    pub(crate) fn remove_where(&mut self, mut dead: impl FnMut(PairKey) -> bool) {
         let log = &mut self.log;
         let per_proxy = &mut self.per_proxy;
         self.pairs.retain(|&k, e| {
@@ -189,7 +189,7 @@ impl PairTable {
     }
 
     /// All pairs with their enabled bit (arbitrary but reproducible order).
-    pub fn iter(&self) -> impl Iterator<Item = (PairKey, bool)> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (PairKey, bool)> + '_ {
         self.pairs.iter().map(|(&k, e)| (k, e.enabled))
     }
 
@@ -198,14 +198,42 @@ impl PairTable {
         self.pairs.len()
     }
 
+    /// Whether no boxes overlap.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Enabled pairs that started overlapping in the last update, sorted.
+    pub fn started(&self) -> &[PairKey] {
+        &self.started
+    }
+
+    /// Enabled pairs that stopped overlapping (or were disabled, or lost a
+    /// removed proxy) in the last update, sorted.
+    pub fn ended(&self) -> &[PairKey] {
+        &self.ended
+    }
+
+    /// The active pairs: box-overlapping and enabled (reproducible order).
+    pub fn active(&self) -> impl Iterator<Item = PairKey> + '_ {
+        self.pairs
+            .iter()
+            .filter_map(|(&k, e)| e.enabled.then_some(k))
+    }
+
+    /// Whether the pair of `a` and `b` is active.
+    pub fn is_active(&self, a: ProxyId, b: ProxyId) -> bool {
+        self.live(pair_key(a, b))
+    }
+
     /// Whether the pair is present.
-    pub fn contains(&self, key: PairKey) -> bool {
+    pub(crate) fn contains(&self, key: PairKey) -> bool {
         self.pairs.contains_key(&key)
     }
 
     /// Turns the change log into the net `started` / `ended` lists (sorted):
     /// a pair that flickered within the update is in neither.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.started.clear();
         self.ended.clear();
         // By key, then sequence: a key's first entry holds its state before

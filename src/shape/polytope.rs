@@ -464,12 +464,18 @@ mod tests {
         let (v, e, f) = (p.vertices().len(), p.edges().len(), p.faces().len());
         assert_eq!(v + f, e + 2, "{what}: Euler");
         for edge in p.edges() {
-            assert!(edge.faces.iter().all(|&x| x != u32::MAX), "{what}: edge with one face");
+            assert!(
+                edge.faces.iter().all(|&x| x != u32::MAX),
+                "{what}: edge with one face"
+            );
         }
         for face in 0..f as u32 {
             assert!(p.face(face).len >= 3, "{what}: face with < 3 edges");
             for (_, _, m) in p.face_loop(face) {
-                assert!(m.is_finite() && (m.length() - 1.0).abs() < 1e-3, "{what}: side normal");
+                assert!(
+                    m.is_finite() && (m.length() - 1.0).abs() < 1e-3,
+                    "{what}: side normal"
+                );
             }
         }
     }

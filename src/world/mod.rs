@@ -257,7 +257,7 @@ impl CollisionWorld {
         self.broad.update();
         let s = self.broad.stats();
         self.stats.swaps = s.swaps;
-        self.stats.box_pairs = self.broad.pair_count() as u32;
+        self.stats.box_pairs = self.broad.pairs().len() as u32;
     }
 
     /// Stage 3: tests pairs, records start / end events (sorted by user
@@ -436,8 +436,8 @@ impl CollisionWorld {
 
     /// Ends pairs the broad phase dropped, opens the ones it added.
     fn apply_broad_changes(&mut self) {
-        for idx in 0..self.broad.ended().len() {
-            let (a, b) = self.body_key(self.broad.ended()[idx]);
+        for idx in 0..self.broad.pairs().ended().len() {
+            let (a, b) = self.body_key(self.broad.pairs().ended()[idx]);
             if let Some(mut state) = self.pairs.remove(&pair_key(a, b)) {
                 if state.result.touching {
                     self.push_event(a, b, state.user_data, false);
@@ -448,8 +448,8 @@ impl CollisionWorld {
                 }
             }
         }
-        for idx in 0..self.broad.started().len() {
-            let (a, b) = self.body_key(self.broad.started()[idx]);
+        for idx in 0..self.broad.pairs().started().len() {
+            let (a, b) = self.body_key(self.broad.pairs().started()[idx]);
             let (lo, hi) = (a.min(b), a.max(b));
             let user_data = [
                 self.bodies[lo as usize].user_data,

@@ -9,7 +9,7 @@ use crate::narrow_phase::epa::penetration;
 use crate::narrow_phase::gjk::{GjkCache, GjkResult, gjk_distance, gjk_intersect};
 use crate::narrow_phase::support::{Cuboid, HullSupport, Sphere, SupportMap, VertexAdjacency};
 use reference::{Poly, dpose};
-use rng::Rng;
+use rng::{Rng, RngExt};
 
 impl VertexAdjacency for ConvexHull {
     fn neighbors(&self, v: u32) -> &[u32] {
@@ -122,7 +122,11 @@ fn random_hull_n(rng: &mut Rng, scale: f32, max_points: usize) -> Shape {
     );
     let pts: Vec<Vec3> = (0..n)
         .map(|_| {
-            let p = if on_sphere { rng.unit() } else { rng.in_cube() };
+            let p = if on_sphere {
+                rng.unit_vector()
+            } else {
+                rng.in_cube(1.0)
+            };
             p * stretch * scale
         })
         .collect();
@@ -306,11 +310,11 @@ fn random_pairs(seed: u64, count: usize, scale: f32, analytic: bool) -> Stats {
     for i in 0..count {
         let a = random_shape(&mut rng, scale, analytic);
         let b = random_shape(&mut rng, scale, analytic);
-        let pa = Pose::new(rng.rotation(), rng.in_cube() * origin_spread);
+        let pa = Pose::new(rng.rotation(), rng.in_cube(1.0) * origin_spread);
         let reach = a.radius() + b.radius();
         let pb = Pose::new(
             rng.rotation(),
-            pa.translation + rng.unit() * reach * rng.range(0.0, 1.4),
+            pa.translation + rng.unit_vector() * reach * rng.range(0.0, 1.4),
         );
         let ctx = format!("seed {seed} pair {i}");
         check_pair(
@@ -354,12 +358,12 @@ fn sphere_sphere_exact() {
     let mut rng = Rng::new(5);
     for i in 0..2000 {
         let (r1, r2) = (rng.range(0.1, 2.0), rng.range(0.1, 2.0));
-        let a = Sphere::new(rng.in_cube() * 0.2, r1);
-        let b = Sphere::new(rng.in_cube() * 0.2, r2);
-        let pa = Pose::new(rng.rotation(), rng.in_cube() * 10.0);
+        let a = Sphere::new(rng.in_cube(1.0) * 0.2, r1);
+        let b = Sphere::new(rng.in_cube(1.0) * 0.2, r2);
+        let pa = Pose::new(rng.rotation(), rng.in_cube(1.0) * 10.0);
         let pb = Pose::new(
             rng.rotation(),
-            pa.translation + rng.unit() * rng.range(0.0, 1.2) * (r1 + r2 + 0.7),
+            pa.translation + rng.unit_vector() * rng.range(0.0, 1.2) * (r1 + r2 + 0.7),
         );
         let (ca, cb) = (pa.transform_point(a.center), pb.transform_point(b.center));
         let d = (cb - ca).length();
@@ -417,10 +421,10 @@ fn coherent(seed: u64, kind: usize) -> (f64, f64, f64, f64) {
         _ => Shape::Ball(Sphere::new(Vec3::ZERO, 0.5)),
     };
     let pa = Pose::new(rng.rotation(), Vec3::new(1.0, 2.0, 3.0));
-    let dir = rng.unit();
+    let dir = rng.unit_vector();
     let side = dir.any_orthonormal_vector() * rng.range(0.0, 0.5);
     let reach = 1.2 * (a.radius() + b.radius());
-    let axis = rng.unit();
+    let axis = rng.unit_vector();
     let q0 = rng.rotation();
     let steps = 2000;
     let mut warm = GjkCache::new();
@@ -494,16 +498,16 @@ fn warm_start_small_perturbation() {
     for _ in 0..n {
         let a = random_hull(&mut rng, 1.0);
         let b = random_hull(&mut rng, 1.0);
-        let pa = Pose::new(rng.rotation(), rng.in_cube());
+        let pa = Pose::new(rng.rotation(), rng.in_cube(1.0));
         let pb = Pose::new(
             rng.rotation(),
-            pa.translation + rng.unit() * rng.range(0.0, 2.5),
+            pa.translation + rng.unit_vector() * rng.range(0.0, 2.5),
         );
         let mut cache = GjkCache::new();
         gjk_distance(&a, &pa, &b, &pb, &mut cache);
         let pb2 = Pose::new(
-            Quat::from_axis_angle(rng.unit(), 0.01) * pb.rotation,
-            pb.translation + rng.in_cube() * 0.01,
+            Quat::from_axis_angle(rng.unit_vector(), 0.01) * pb.rotation,
+            pb.translation + rng.in_cube(1.0) * 0.01,
         );
         let w = gjk_distance(&a, &pa, &b, &pb2, &mut cache);
         let c = gjk_distance(&a, &pa, &b, &pb2, &mut GjkCache::new());
@@ -525,7 +529,7 @@ fn identical_shapes_identical_poses() {
     let mut stats = Stats::default();
     for i in 0..50 {
         let a = random_shape(&mut rng, 1.0, true);
-        let p = Pose::new(rng.rotation(), rng.in_cube() * 3.0);
+        let p = Pose::new(rng.rotation(), rng.in_cube(1.0) * 3.0);
         check_pair(
             &a,
             &p,
@@ -671,11 +675,11 @@ fn exactly_touching_no_nan() {
     let a = Cuboid::new(Vec3::new(1.0, 2.0, 3.0));
     for i in 0..500 {
         // A sphere touching the box at a random point of its surface.
-        let n = rng.unit();
+        let n = rng.unit_vector();
         let p_box = a.support(n, &mut 0);
         let r = rng.range(0.01, 2.0);
         let b = Sphere::new(Vec3::ZERO, r);
-        let pa = Pose::new(rng.rotation(), rng.in_cube() * 100.0);
+        let pa = Pose::new(rng.rotation(), rng.in_cube(1.0) * 100.0);
         // p_box is a corner (n is in its normal cone): the ball centred at
         // p_box + r n touches the box exactly there.
         let pb = Pose::from_translation(pa.transform_point(p_box) + pa.transform_vector(n) * r);

@@ -1,0 +1,479 @@
+//! Distance between convex polytopes with coherence, side by side with
+//! parry3d.
+//!
+//! Scene ([`SeparatedPairs`]): 1 000 pairs of convex hulls of random points
+//! on the unit sphere (every body its own hull), centers 2.5 to 3.5 apart so
+//! the two hulls of a pair never touch. Every frame each body turns 1° about
+//! its own random axis and moves 0.01 (0.5 % of its diameter) in its own
+//! random direction; when a pair's center distance would leave [2.5, 3.5]
+//! the components of both velocities along the pair's axis are mirrored.
+//!
+//! Per configuration (hulls of 100 and of 1 000 points) this measures one
+//! frame of all 1 000 pairs (`Throughput::Elements(1000)`: ns per query =
+//! 1 / throughput):
+//!
+//! - `lin_canny_warm`: `lin_canny::closest_features`, one `ConvexCache` per
+//!   pair kept across frames (warm start from last frame's features);
+//! - `gjk_warm`: `gjk::gjk_distance`, one `GjkCache` per pair kept across
+//!   frames (warm simplex and hill-climbing hints);
+//! - `parry_distance`: `parry3d::query::distance` on `ConvexPolyhedron`s
+//!   built from the same hull vertices, at the same poses (no state between
+//!   frames: parry's distance query has none);
+//! - `lin_canny_cold`: `closest_features` with a fresh cache every query,
+//!   for reference.
+//!
+//! K = 64 consecutive frames are precomputed; the benchmarks replay them
+//! there and back (0, 1, …, 63, 62, …, 0, …) so every timed frame is one
+//! frame of coherent motion. The caches and the frame order live outside the
+//! timed routine, so each sample continues where the last one stopped.
+//!
+//! Before the timing, one full period (126 frames) runs every method on every
+//! pair and checks `|d_lc - d_parry| <= 1e-4`, `|d_gjk - d_parry| <= 1e-4`
+//! and `|d_lc_cold - d_parry| <= 1e-4` on every pair at every frame; it
+//! prints the mean Lin–Canny walk steps per warm and cold query and the GJK
+//! fallbacks. After the timing a summary line gives ns per query (median of
+//! the 10 samples) and the ratios.
+//!
+//! Run: `cargo bench -p icollide-peers --bench convex_distance`. Set
+//! `ICOLLIDE_BENCH_POINTS=100` to run only some hull sizes.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use bevy_icollide::math::Pose;
+use bevy_icollide::narrow_phase::gjk::{GjkCache, gjk_distance};
+use bevy_icollide::narrow_phase::lin_canny::{ConvexCache, closest_features};
+use bevy_icollide::shape::ConvexPolytope;
+use criterion::{
+    Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
+    measurement::WallTime,
+};
+use icollide_peers::{PairParams, PingPong, SeparatedPairs, to_parry_pose};
+use parry3d::math::Pose as ParryPose;
+use parry3d::shape::ConvexPolyhedron;
+
+/// Consecutive frames precomputed per configuration.
+const RING: usize = 64;
+/// Pairs (queries per frame).
+const PAIRS: usize = 1_000;
+/// Points per hull.
+const SIZES: [usize; 2] = [100, 1_000];
+/// Largest accepted difference between two methods' distances.
+const TOL: f32 = 1e-4;
+/// Criterion samples per benchmark.
+const SAMPLES: usize = 10;
+
+/// The scene of one hull size, for both crates.
+struct Config {
+    points: usize,
+    scene: SeparatedPairs,
+    parry_shapes: Vec<ConvexPolyhedron>,
+    /// `parry_frames[f][b]`: body `b` at frame `f`, as parry's pose.
+    parry_frames: Vec<Vec<ParryPose>>,
+}
+
+impl Config {
+    fn new(points: usize) -> Self {
+        let scene = SeparatedPairs::new(
+            PairParams {
+                pairs: PAIRS,
+                hull_points: points,
+                ..Default::default()
+            },
+            RING,
+        );
+        let parry_shapes = scene
+            .polytopes()
+            .iter()
+            .map(|p| ConvexPolyhedron::from_convex_hull(p.vertices()).expect("parry3d hull"))
+            .collect();
+        let parry_frames = scene
+            .frames
+            .iter()
+            .map(|f| f.iter().map(to_parry_pose).collect())
+            .collect();
+        Self {
+            points,
+            scene,
+            parry_shapes,
+            parry_frames,
+        }
+    }
+}
+
+/// Hull sizes to run: `ICOLLIDE_BENCH_POINTS` (comma-separated) or [`SIZES`].
+fn sizes() -> Vec<usize> {
+    match std::env::var("ICOLLIDE_BENCH_POINTS") {
+        Ok(s) => s
+            .split(',')
+            .map(|t| {
+                t.trim()
+                    .replace('_', "")
+                    .parse()
+                    .expect("ICOLLIDE_BENCH_POINTS: integers")
+            })
+            .collect(),
+        Err(_) => SIZES.to_vec(),
+    }
+}
+
+// One frame of every pair, per method. Bodies `2i` and `2i + 1` form pair
+// `i`; each returns the sum of the distances (kept alive by the caller).
+
+#[inline]
+fn lin_canny_frame(polys: &[&ConvexPolytope], poses: &[Pose], caches: &mut [ConvexCache]) -> f32 {
+    let mut sum = 0.0;
+    for ((p, x), c) in polys.chunks_exact(2).zip(poses.chunks_exact(2)).zip(caches) {
+        sum += closest_features(p[0], &x[0], p[1], &x[1], c).distance;
+    }
+    sum
+}
+
+#[inline]
+fn lin_canny_cold_frame(polys: &[&ConvexPolytope], poses: &[Pose]) -> f32 {
+    let mut sum = 0.0;
+    for (p, x) in polys.chunks_exact(2).zip(poses.chunks_exact(2)) {
+        let mut cache = ConvexCache::default();
+        sum += closest_features(p[0], &x[0], p[1], &x[1], &mut cache).distance;
+    }
+    sum
+}
+
+#[inline]
+fn gjk_frame(polys: &[&ConvexPolytope], poses: &[Pose], caches: &mut [GjkCache]) -> f32 {
+    let mut sum = 0.0;
+    for ((p, x), c) in polys.chunks_exact(2).zip(poses.chunks_exact(2)).zip(caches) {
+        sum += gjk_distance(p[0], &x[0], p[1], &x[1], c).distance;
+    }
+    sum
+}
+
+#[inline]
+fn parry_distance(
+    pa: &ParryPose,
+    a: &ConvexPolyhedron,
+    pb: &ParryPose,
+    b: &ConvexPolyhedron,
+) -> f32 {
+    parry3d::query::distance(pa, a, pb, b).map_or(f32::NAN, |d| d.distance)
+}
+
+#[inline]
+fn parry_frame(shapes: &[ConvexPolyhedron], poses: &[ParryPose]) -> f32 {
+    let mut sum = 0.0;
+    for (s, x) in shapes.chunks_exact(2).zip(poses.chunks_exact(2)) {
+        sum += parry_distance(&x[0], &s[0], &x[1], &s[1]);
+    }
+    sum
+}
+
+/// Warm caches of both crates' stateful methods, in step with frame 0.
+struct Caches {
+    lin_canny: Vec<ConvexCache>,
+    gjk: Vec<GjkCache>,
+}
+
+/// Largest absolute difference seen, with where.
+#[derive(Default)]
+struct MaxDiff {
+    value: f32,
+    at: (usize, usize),
+}
+
+impl MaxDiff {
+    fn add(&mut self, d: f32, frame: usize, pair: usize) {
+        if !(d <= self.value) {
+            self.value = d;
+            self.at = (frame, pair);
+        }
+    }
+}
+
+/// Runs one full period (there and back) with warm caches from frame 0 and
+/// checks all methods against parry3d on every pair at every frame; prints
+/// the walk statistics; returns the caches back at frame 0.
+fn check(cfg: &Config) -> Caches {
+    let scene = &cfg.scene;
+    let polys = scene.polytopes();
+    let mut lc: Vec<ConvexCache> = vec![ConvexCache::default(); PAIRS];
+    let mut gjk: Vec<GjkCache> = vec![GjkCache::default(); PAIRS];
+    // Frame 0, cold: fills the caches (not counted below).
+    let x0 = &scene.frames[0];
+    let (mut cold0_iters, mut cold0_fallbacks) = (0u64, 0u64);
+    for i in 0..PAIRS {
+        let (a, b) = (2 * i, 2 * i + 1);
+        let r = closest_features(polys[a], &x0[a], polys[b], &x0[b], &mut lc[i]);
+        cold0_iters += u64::from(r.iterations);
+        cold0_fallbacks += u64::from(r.fell_back);
+        gjk_distance(polys[a], &x0[a], polys[b], &x0[b], &mut gjk[i]);
+    }
+
+    let mut ring = PingPong::new(RING);
+    let steps = ring.period();
+    let (mut warm_iters, mut warm_max, mut warm_fell_back) = (0u64, 0u32, 0u64);
+    let (mut warm_1, mut warm_2) = (0u64, 0u64);
+    let (mut cold_iters, mut cold_max, mut cold_fell_back) = (0u64, 0u32, 0u64);
+    let (mut gjk_iters, mut gjk_calls) = (0u64, 0u64);
+    let (mut lc_diff, mut lc_cold_diff, mut gjk_diff) =
+        (MaxDiff::default(), MaxDiff::default(), MaxDiff::default());
+    let (mut d_min, mut d_max) = (f32::INFINITY, 0.0f32);
+    let mut same_features = 0u64;
+    let mut t_lc = Duration::ZERO;
+    let mut t_parry = Duration::ZERO;
+    for _ in 0..steps {
+        let f = ring.next();
+        let x = &scene.frames[f];
+        let px = &cfg.parry_frames[f];
+        for i in 0..PAIRS {
+            let (a, b) = (2 * i, 2 * i + 1);
+            let before = lc[i].features;
+            let t = Instant::now();
+            let w = closest_features(polys[a], &x[a], polys[b], &x[b], &mut lc[i]);
+            t_lc += t.elapsed();
+            let mut fresh = ConvexCache::default();
+            let c = closest_features(polys[a], &x[a], polys[b], &x[b], &mut fresh);
+            let g = gjk_distance(polys[a], &x[a], polys[b], &x[b], &mut gjk[i]);
+            let t = Instant::now();
+            let p = parry_distance(&px[a], &cfg.parry_shapes[a], &px[b], &cfg.parry_shapes[b]);
+            t_parry += t.elapsed();
+            assert!(
+                p.is_finite() && p > 0.0,
+                "{} points, frame {f}, pair {i}: parry distance {p} (the pairs never touch)",
+                cfg.points
+            );
+            assert!(
+                !w.intersecting && !c.intersecting && !g.intersecting,
+                "{} points, frame {f}, pair {i}: reported intersecting",
+                cfg.points
+            );
+            for (name, d, m) in [
+                ("lin_canny_warm", w.distance, &mut lc_diff),
+                ("lin_canny_cold", c.distance, &mut lc_cold_diff),
+                ("gjk_warm", g.distance, &mut gjk_diff),
+            ] {
+                let diff = (d - p).abs();
+                assert!(
+                    diff <= TOL,
+                    "{} points, frame {f}, pair {i}: {name} {d} vs parry3d {p} (|diff| {diff:e})",
+                    cfg.points
+                );
+                m.add(diff, f, i);
+            }
+            d_min = d_min.min(p);
+            d_max = d_max.max(p);
+            warm_iters += u64::from(w.iterations);
+            warm_max = warm_max.max(w.iterations);
+            warm_fell_back += u64::from(w.fell_back);
+            warm_1 += u64::from(w.iterations == 1);
+            warm_2 += u64::from(w.iterations == 2);
+            same_features += u64::from(before == Some(w.features));
+            cold_iters += u64::from(c.iterations);
+            cold_max = cold_max.max(c.iterations);
+            cold_fell_back += u64::from(c.fell_back);
+            gjk_iters += u64::from(g.iterations);
+            gjk_calls += u64::from(g.support_calls);
+        }
+    }
+    assert_eq!(ring.current(), 0);
+    let cache_fallbacks: u64 = lc.iter().map(|c| u64::from(c.fallbacks)).sum();
+    let q = (steps * PAIRS) as f64;
+    let pct = |n: u64| 100.0 * n as f64 / q;
+    println!(
+        "[check] points={}: {steps} frames x {PAIRS} pairs: |lc_warm - parry| max {:.2e} \
+         (frame {}, pair {}), |lc_cold - parry| max {:.2e}, |gjk - parry| max {:.2e} \
+         (frame {}, pair {}), all <= {TOL:e}; distances {d_min:.4}..{d_max:.4}, never touching",
+        cfg.points,
+        lc_diff.value,
+        lc_diff.at.0,
+        lc_diff.at.1,
+        lc_cold_diff.value,
+        gjk_diff.value,
+        gjk_diff.at.0,
+        gjk_diff.at.1,
+    );
+    println!(
+        "[stats] points={}: Lin-Canny warm: {:.3} walk steps/query (max {warm_max}; \
+         {:.1}% 1 step, {:.1}% 2 steps; features unchanged {:.1}%), fell_back {warm_fell_back} \
+         of {} queries (cache.fallbacks total {cache_fallbacks}, incl. {cold0_fallbacks} at the \
+         cold frame 0 whose walks took {:.2} steps/query)",
+        cfg.points,
+        warm_iters as f64 / q,
+        pct(warm_1),
+        pct(warm_2),
+        pct(same_features),
+        q as u64,
+        cold0_iters as f64 / PAIRS as f64,
+    );
+    println!(
+        "[stats] points={}: Lin-Canny cold: {:.2} walk steps/query (max {cold_max}), \
+         fell_back {cold_fell_back}; GJK warm: {:.3} iterations/query, {:.2} support \
+         calls/query; check loop (Instant per query, rough): lc_warm {:.0} ns, parry {:.0} ns",
+        cfg.points,
+        cold_iters as f64 / q,
+        gjk_iters as f64 / q,
+        gjk_calls as f64 / q,
+        t_lc.as_secs_f64() * 1e9 / q,
+        t_parry.as_secs_f64() * 1e9 / q,
+    );
+    Caches { lin_canny: lc, gjk }
+}
+
+fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
+    group
+        .sample_size(SAMPLES)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_millis(2500))
+        .throughput(Throughput::Elements(PAIRS as u64));
+}
+
+/// Times `frame` with `iter_custom` and records seconds per iteration of
+/// every call in `log` (the last [`SAMPLES`] calls are the samples).
+fn timed(b: &mut Bencher<'_>, log: &mut Vec<f64>, mut frame: impl FnMut() -> f32) {
+    b.iter_custom(|iters| {
+        let t = Instant::now();
+        for _ in 0..iters {
+            black_box(frame());
+        }
+        let e = t.elapsed();
+        log.push(e.as_secs_f64() / iters as f64);
+        e
+    });
+}
+
+/// ns per query: median of the samples' frame times / pairs.
+fn ns_per_query(log: &[f64]) -> f64 {
+    let mut s = log[log.len().saturating_sub(SAMPLES)..].to_vec();
+    s.sort_by(f64::total_cmp);
+    let m = if s.is_empty() {
+        f64::NAN
+    } else if s.len() % 2 == 1 {
+        s[s.len() / 2]
+    } else {
+        0.5 * (s[s.len() / 2 - 1] + s[s.len() / 2])
+    };
+    m * 1e9 / PAIRS as f64
+}
+
+/// ns per query of each method for one hull size.
+#[derive(Clone, Copy, Debug)]
+struct Figures {
+    points: usize,
+    lin_canny_warm: f64,
+    gjk_warm: f64,
+    parry: f64,
+    lin_canny_cold: f64,
+}
+
+fn bench_config(c: &mut Criterion, cfg: &Config) -> Figures {
+    let Caches {
+        lin_canny: mut lc,
+        mut gjk,
+    } = check(cfg);
+    let n = cfg.points;
+    let polys = cfg.scene.polytopes();
+    let frames = &cfg.scene.frames;
+    let mut group = c.benchmark_group("convex_distance");
+    configure(&mut group);
+    let mut logs: [Vec<f64>; 4] = Default::default();
+
+    // Each method has its own frame order, starting at frame 0 where its
+    // caches are; the caches and the order persist across samples.
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("lin_canny_warm", n), |b| {
+        timed(b, &mut logs[0], || {
+            lin_canny_frame(&polys, &frames[ring.next()], &mut lc)
+        })
+    });
+
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("gjk_warm", n), |b| {
+        timed(b, &mut logs[1], || {
+            gjk_frame(&polys, &frames[ring.next()], &mut gjk)
+        })
+    });
+
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("parry_distance", n), |b| {
+        timed(b, &mut logs[2], || {
+            parry_frame(&cfg.parry_shapes, &cfg.parry_frames[ring.next()])
+        })
+    });
+
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("lin_canny_cold", n), |b| {
+        timed(b, &mut logs[3], || {
+            lin_canny_cold_frame(&polys, &frames[ring.next()])
+        })
+    });
+    group.finish();
+
+    let fallbacks: u64 = lc.iter().map(|c| u64::from(c.fallbacks)).sum();
+    let f = Figures {
+        points: n,
+        lin_canny_warm: ns_per_query(&logs[0]),
+        gjk_warm: ns_per_query(&logs[1]),
+        parry: ns_per_query(&logs[2]),
+        lin_canny_cold: ns_per_query(&logs[3]),
+    };
+    println!(
+        "[summary] points={n}: ns/query (median of {SAMPLES} samples): lin_canny_warm {:.1}, \
+         gjk_warm {:.1}, parry_distance {:.1}, lin_canny_cold {:.1}; parry/lin_canny_warm \
+         {:.2}x, gjk_warm/lin_canny_warm {:.2}x, lin_canny_cold/lin_canny_warm {:.2}x; \
+         Lin-Canny GJK fallbacks over the whole run (check + timing): {fallbacks}",
+        f.lin_canny_warm,
+        f.gjk_warm,
+        f.parry,
+        f.lin_canny_cold,
+        f.parry / f.lin_canny_warm,
+        f.gjk_warm / f.lin_canny_warm,
+        f.lin_canny_cold / f.lin_canny_warm,
+    );
+    f
+}
+
+fn benches(c: &mut Criterion) {
+    let mut figures = Vec::new();
+    for points in sizes() {
+        let t = Instant::now();
+        let cfg = Config::new(points);
+        let polys = cfg.scene.polytopes();
+        let mean = |f: &dyn Fn(&ConvexPolytope) -> usize| {
+            polys.iter().map(|p| f(p)).sum::<usize>() as f64 / polys.len() as f64
+        };
+        let parry_verts = cfg
+            .parry_shapes
+            .iter()
+            .map(|s| s.points().len())
+            .sum::<usize>() as f64
+            / cfg.parry_shapes.len() as f64;
+        println!(
+            "[setup] points={points}: {PAIRS} pairs, {RING} frames in {:.2} s; mean hull: \
+             {:.1} vertices, {:.1} edges, {:.1} faces (parry3d: {parry_verts:.1} vertices)",
+            t.elapsed().as_secs_f64(),
+            mean(&|p| p.vertices().len()),
+            mean(&|p| p.edges().len()),
+            mean(&|p| p.faces().len()),
+        );
+        figures.push(bench_config(c, &cfg));
+    }
+    let at = |n: usize| figures.iter().find(|f| f.points == n).copied();
+    if let (Some(s), Some(l)) = (at(100), at(1_000)) {
+        let growth = l.lin_canny_warm / s.lin_canny_warm;
+        let speedup = s.parry / s.lin_canny_warm;
+        println!(
+            "[summary] 100 -> 1000 points, cost per query grows: lin_canny_warm {growth:.2}x \
+             (target < 1.5: {}), gjk_warm {:.2}x, parry_distance {:.2}x, lin_canny_cold {:.2}x; \
+             at 100 points parry/lin_canny_warm {speedup:.2}x (target >= 5: {}), at 1000 points \
+             {:.2}x",
+            if growth < 1.5 { "met" } else { "NOT met" },
+            l.gjk_warm / s.gjk_warm,
+            l.parry / s.parry,
+            l.lin_canny_cold / s.lin_canny_cold,
+            if speedup >= 5.0 { "met" } else { "NOT met" },
+            l.parry / l.lin_canny_warm,
+        );
+    }
+}
+
+criterion_group!(convex_distance, benches);
+criterion_main!(convex_distance);
