@@ -5,13 +5,16 @@
 //!
 //! - **I-COLLIDE** (Cohen, Lin, Manocha, Ponamgi, I3D 1995): sweep and prune
 //!   over three endpoint lists kept sorted by insertion sort, fixed cubes or
-//!   dynamic boxes updated by hill-climbing ([`broad_phase`], [`bounds`]).
+//!   dynamic boxes updated by hill-climbing ([`broad_phase`], [`bounds`]);
+//!   Lin–Canny closest features between convex polytopes with coherence
+//!   ([`narrow_phase::lin_canny`]), with GJK and EPA beside it
+//!   ([`narrow_phase::gjk`], [`narrow_phase::epa`]).
 //! - **OBBTree / RAPID** (Gottschalk, Lin, Manocha, SIGGRAPH 1996) and
 //!   **AABB trees for deformable models** (van den Bergen, 1997): planned.
 //!
 //! The geometry core ([`math`], [`shape`], [`bounds`], [`broad_phase`],
-//! [`narrow_phase`], [`world`]) knows nothing of Bevy; [`plugin`] is the only
-//! module that imports `bevy_*`.
+//! [`narrow_phase`], [`world`], [`query`]) knows nothing of Bevy; [`plugin`]
+//! is the only module that imports `bevy_*`.
 //!
 //! ## Quick start
 //!
@@ -41,9 +44,10 @@
 //! ## What is exact today
 //!
 //! The broad phase is exact: after every frame its active pairs are exactly
-//! the overlapping box pairs. The narrow phase reports the overlap of the
-//! objects' tight boxes for every pair of shape kinds until the exact tests
-//! land (see [`narrow_phase`]).
+//! the overlapping box pairs. Convex–convex pairs are tested exactly
+//! (Lin–Canny, contact data from EPA). Pairs involving a triangle mesh report
+//! the overlap of the objects' tight boxes until the OBB tree lands (see
+//! [`narrow_phase`]); their `PairResult::exact` is `false`.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
