@@ -48,6 +48,7 @@ use criterion::{
     Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
     measurement::WallTime,
 };
+use glam::{DMat3, DVec3, Vec3};
 use icollide_peers::{PairParams, PingPong, SeparatedPairs, to_parry_pose};
 use parry3d::math::Pose as ParryPose;
 use parry3d::shape::ConvexPolyhedron;
@@ -62,6 +63,10 @@ const SIZES: [usize; 2] = [100, 1_000];
 const TOL: f32 = 1e-4;
 /// Criterion samples per benchmark.
 const SAMPLES: usize = 10;
+/// parry3d's GJK stops when the gap between its bounds is below this
+/// fraction of the distance: `sqrt(eps_tol())`, `eps_tol() = 10 f32::EPSILON`
+/// (parry3d 0.31 `query/gjk/gjk.rs`, `closest_points`).
+const PARRY_REL: f64 = 1.0915e-3;
 
 /// The scene of one hull size, for both crates.
 struct Config {
@@ -167,6 +172,33 @@ fn parry_frame(shapes: &[ConvexPolyhedron], poses: &[ParryPose]) -> f32 {
     sum
 }
 
+/// Certified bounds `(lower, upper)` on the distance between `a` at `xa` and
+/// `b` at `xb`, in f64, from candidate closest points (world space) `pa` on
+/// `a` and `pb` on `b`: `upper = |pb - pa|`; `lower` is the gap between the
+/// two polytopes' supports along `n = (pb - pa) / |pb - pa|`, every vertex
+/// visited (any unit direction's support gap bounds the distance from below).
+fn certify(
+    a: &ConvexPolytope,
+    xa: &Pose,
+    b: &ConvexPolytope,
+    xb: &Pose,
+    pa: Vec3,
+    pb: Vec3,
+) -> (f64, f64) {
+    let (pa, pb) = (pa.as_dvec3(), pb.as_dvec3());
+    let upper = pa.distance(pb);
+    let n = (pb - pa) / upper;
+    let support = |p: &ConvexPolytope, x: &Pose, dir: DVec3| {
+        let r = DMat3::from_quat(x.rotation.as_dquat().normalize());
+        let t = x.translation.as_dvec3();
+        p.vertices()
+            .iter()
+            .map(|v| dir.dot(r * v.as_dvec3() + t))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    (-support(b, xb, -n) - support(a, xa, n), upper)
+}
+
 /// Warm caches of both crates' stateful methods, in step with frame 0.
 struct Caches {
     lin_canny: Vec<ConvexCache>,
@@ -190,7 +222,8 @@ impl MaxDiff {
 }
 
 /// Runs one full period (there and back) with warm caches from frame 0 and
-/// checks all methods against parry3d on every pair at every frame; prints
+/// checks all methods against the certified exact distance and parry3d on
+/// every pair at every frame; prints
 /// the walk statistics; returns the caches back at frame 0.
 fn check(cfg: &Config) -> Caches {
     let scene = &cfg.scene;
@@ -214,8 +247,9 @@ fn check(cfg: &Config) -> Caches {
     let (mut warm_1, mut warm_2) = (0u64, 0u64);
     let (mut cold_iters, mut cold_max, mut cold_fell_back) = (0u64, 0u32, 0u64);
     let (mut gjk_iters, mut gjk_calls) = (0u64, 0u64);
-    let (mut lc_diff, mut lc_cold_diff, mut gjk_diff) =
-        (MaxDiff::default(), MaxDiff::default(), MaxDiff::default());
+    let mut diffs: [MaxDiff; 8] = Default::default();
+    let mut over_tol = [0u64; 2];
+    let mut parry_excess_sum = 0.0f64;
     let (mut d_min, mut d_max) = (f32::INFINITY, 0.0f32);
     let mut same_features = 0u64;
     let mut t_lc = Duration::ZERO;
@@ -236,28 +270,47 @@ fn check(cfg: &Config) -> Caches {
             let t = Instant::now();
             let p = parry_distance(&px[a], &cfg.parry_shapes[a], &px[b], &cfg.parry_shapes[b]);
             t_parry += t.elapsed();
+            let at = format!("{} points, frame {f}, pair {i}", cfg.points);
             assert!(
                 p.is_finite() && p > 0.0,
-                "{} points, frame {f}, pair {i}: parry distance {p} (the pairs never touch)",
-                cfg.points
+                "{at}: parry distance {p} (the pairs never touch)"
             );
             assert!(
                 !w.intersecting && !c.intersecting && !g.intersecting,
-                "{} points, frame {f}, pair {i}: reported intersecting",
-                cfg.points
+                "{at}: reported intersecting"
             );
-            for (name, d, m) in [
-                ("lin_canny_warm", w.distance, &mut lc_diff),
-                ("lin_canny_cold", c.distance, &mut lc_cold_diff),
-                ("gjk_warm", g.distance, &mut gjk_diff),
+            // The exact distance, to within the certificate's width.
+            let (lo, hi) = certify(polys[a], &x[a], polys[b], &x[b], w.point_a, w.point_b);
+            assert!(
+                hi - lo <= f64::from(TOL),
+                "{at}: Lin-Canny's points are not certified: [{lo}, {hi}]"
+            );
+            for (k, name, d) in [
+                (0, "lin_canny_warm", w.distance),
+                (1, "lin_canny_cold", c.distance),
+                (2, "gjk_warm", g.distance),
             ] {
-                let diff = (d - p).abs();
+                let e = (f64::from(d) - lo).abs();
                 assert!(
-                    diff <= TOL,
-                    "{} points, frame {f}, pair {i}: {name} {d} vs parry3d {p} (|diff| {diff:e})",
-                    cfg.points
+                    e <= f64::from(TOL),
+                    "{at}: {name} {d} vs certified [{lo}, {hi}]"
                 );
-                m.add(diff, f, i);
+                diffs[k].add(e as f32, f, i);
+            }
+            diffs[3].add((hi - lo) as f32, f, i);
+            // parry3d's GJK returns an upper bound within its relative gap.
+            let excess = f64::from(p) - lo;
+            assert!(
+                excess >= -f64::from(TOL) && excess <= PARRY_REL * f64::from(p) + f64::from(TOL),
+                "{at}: parry3d {p} vs certified [{lo}, {hi}]"
+            );
+            parry_excess_sum += excess;
+            diffs[4].add(excess as f32, f, i);
+            diffs[5].add(-excess as f32, f, i);
+            for (k, d) in [(0, w.distance), (1, g.distance)] {
+                let e = (d - p).abs();
+                over_tol[k] += u64::from(e > TOL);
+                diffs[6 + k].add(e, f, i);
             }
             d_min = d_min.min(p);
             d_max = d_max.max(p);
@@ -279,17 +332,29 @@ fn check(cfg: &Config) -> Caches {
     let q = (steps * PAIRS) as f64;
     let pct = |n: u64| 100.0 * n as f64 / q;
     println!(
-        "[check] points={}: {steps} frames x {PAIRS} pairs: |lc_warm - parry| max {:.2e} \
-         (frame {}, pair {}), |lc_cold - parry| max {:.2e}, |gjk - parry| max {:.2e} \
-         (frame {}, pair {}), all <= {TOL:e}; distances {d_min:.4}..{d_max:.4}, never touching",
+        "[check] points={}: {steps} frames x {PAIRS} pairs, every query, against the exact \
+         distance certified from Lin-Canny's closest points (f64 support gap along them; \
+         width max {:.1e}): |error| max lin_canny_warm {:.1e}, lin_canny_cold {:.1e}, \
+         gjk_warm {:.1e} (all <= {TOL:e}); distances {d_min:.4}..{d_max:.4}, never touching",
+        cfg.points, diffs[3].value, diffs[0].value, diffs[1].value, diffs[2].value,
+    );
+    println!(
+        "[check] points={}: parry3d vs exact: +{:.1e} mean, +{:.1e} max (frame {}, pair {}), \
+         never below by more than {:.1e} (its GJK stops at relative gap sqrt(10 eps) = \
+         {PARRY_REL:.2e} and returns the upper bound); |lc_warm - parry| max {:.1e}, > {TOL:e} \
+         in {} queries ({:.2}%); |gjk_warm - parry| max {:.1e}, > {TOL:e} in {} ({:.2}%)",
         cfg.points,
-        lc_diff.value,
-        lc_diff.at.0,
-        lc_diff.at.1,
-        lc_cold_diff.value,
-        gjk_diff.value,
-        gjk_diff.at.0,
-        gjk_diff.at.1,
+        parry_excess_sum / q,
+        diffs[4].value,
+        diffs[4].at.0,
+        diffs[4].at.1,
+        diffs[5].value.max(0.0),
+        diffs[6].value,
+        over_tol[0],
+        pct(over_tol[0]),
+        diffs[7].value,
+        over_tol[1],
+        pct(over_tol[1]),
     );
     println!(
         "[stats] points={}: Lin-Canny warm: {:.3} walk steps/query (max {warm_max}; \

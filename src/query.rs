@@ -1,7 +1,7 @@
 //! One-shot proximity queries on shapes at poses: no world, no Bevy.
 //!
 //! Each call answers from scratch (a cold Lin–Canny walk). For the same pair
-//! over many frames, keep a [`ConvexCache`](crate::narrow_phase::lin_canny::ConvexCache)
+//! over many frames, keep a [`lin_canny::ConvexCache`]
 //! and call [`lin_canny::closest_features`] directly: the warm walk is
 //! nearly constant time.
 //!

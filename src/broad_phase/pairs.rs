@@ -48,7 +48,7 @@ impl Hasher for PairHasher {
     }
 }
 
-/// `BuildHasher` for [`PairHasher`].
+/// `BuildHasher` for the fixed pair hasher.
 pub type PairBuildHasher = BuildHasherDefault<PairHasher>;
 /// A map keyed by pair.
 pub type PairMap<V> = HashMap<PairKey, V, PairBuildHasher>;
@@ -65,8 +65,8 @@ struct PairEntry {
 }
 
 /// Box-overlapping pairs with their "enabled" bit (layers and pair
-/// configuration allow them), and a log of changes since the last
-/// [`PairTable::finish`].
+/// configuration allow them), and the net changes of the last update:
+/// [`PairTable::started`] and [`PairTable::ended`].
 #[derive(Default)]
 pub struct PairTable {
     /// Overlapping pairs.
