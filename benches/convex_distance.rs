@@ -249,6 +249,7 @@ fn check(cfg: &Config) -> Caches {
     let (mut gjk_iters, mut gjk_calls) = (0u64, 0u64);
     let mut diffs: [MaxDiff; 8] = Default::default();
     let mut over_tol = [0u64; 2];
+    let mut over_parry_rel = 0u64;
     let mut parry_excess_sum = 0.0f64;
     let (mut d_min, mut d_max) = (f32::INFINITY, 0.0f32);
     let mut same_features = 0u64;
@@ -279,11 +280,14 @@ fn check(cfg: &Config) -> Caches {
                 !w.intersecting && !c.intersecting && !g.intersecting,
                 "{at}: reported intersecting"
             );
-            // The exact distance, to within the certificate's width.
+            // The exact distance, to within the certificate's width: the
+            // best bounds from Lin-Canny's and GJK's closest points.
             let (lo, hi) = certify(polys[a], &x[a], polys[b], &x[b], w.point_a, w.point_b);
+            let (lo_g, hi_g) = certify(polys[a], &x[a], polys[b], &x[b], g.point_a, g.point_b);
+            let (lo, hi) = (lo.max(lo_g), hi.min(hi_g));
             assert!(
                 hi - lo <= f64::from(TOL),
-                "{at}: Lin-Canny's points are not certified: [{lo}, {hi}]"
+                "{at}: Lin-Canny's and GJK's points do not certify the distance: [{lo}, {hi}]"
             );
             for (k, name, d) in [
                 (0, "lin_canny_warm", w.distance),
@@ -298,13 +302,17 @@ fn check(cfg: &Config) -> Caches {
                 diffs[k].add(e as f32, f, i);
             }
             diffs[3].add((hi - lo) as f32, f, i);
-            // parry3d's GJK returns an upper bound within its relative gap.
+            // parry3d's distance is the distance between its GJK witness
+            // points: an upper bound, meant to be within its relative gap
+            // (`PARRY_REL`), which it is not always (counted, not asserted;
+            // 1 % still catches a mismatch of shapes or poses).
             let excess = f64::from(p) - lo;
             assert!(
-                excess >= -f64::from(TOL) && excess <= PARRY_REL * f64::from(p) + f64::from(TOL),
+                excess >= -f64::from(TOL) && excess <= 1e-2 * f64::from(p),
                 "{at}: parry3d {p} vs certified [{lo}, {hi}]"
             );
             parry_excess_sum += excess;
+            over_parry_rel += u64::from(excess > PARRY_REL * f64::from(p) + 1e-6);
             diffs[4].add(excess as f32, f, i);
             diffs[5].add(-excess as f32, f, i);
             for (k, d) in [(0, w.distance), (1, g.distance)] {
@@ -333,22 +341,24 @@ fn check(cfg: &Config) -> Caches {
     let pct = |n: u64| 100.0 * n as f64 / q;
     println!(
         "[check] points={}: {steps} frames x {PAIRS} pairs, every query, against the exact \
-         distance certified from Lin-Canny's closest points (f64 support gap along them; \
-         width max {:.1e}): |error| max lin_canny_warm {:.1e}, lin_canny_cold {:.1e}, \
+         distance certified from Lin-Canny's and GJK's closest points (f64 support gap \
+         along them; width max {:.1e}): |error| max lin_canny_warm {:.1e}, lin_canny_cold {:.1e}, \
          gjk_warm {:.1e} (all <= {TOL:e}); distances {d_min:.4}..{d_max:.4}, never touching",
         cfg.points, diffs[3].value, diffs[0].value, diffs[1].value, diffs[2].value,
     );
     println!(
         "[check] points={}: parry3d vs exact: +{:.1e} mean, +{:.1e} max (frame {}, pair {}), \
-         never below by more than {:.1e} (its GJK stops at relative gap sqrt(10 eps) = \
-         {PARRY_REL:.2e} and returns the upper bound); |lc_warm - parry| max {:.1e}, > {TOL:e} \
-         in {} queries ({:.2}%); |gjk_warm - parry| max {:.1e}, > {TOL:e} in {} ({:.2}%)",
+         never below by more than {:.1e}; over its own stopping gap (relative \
+         {PARRY_REL:.2e}) in {over_parry_rel} queries ({:.2}%); \
+         |lc_warm - parry| max {:.1e}, > {TOL:e} in {} queries ({:.2}%); \
+         |gjk_warm - parry| max {:.1e}, > {TOL:e} in {} ({:.2}%)",
         cfg.points,
         parry_excess_sum / q,
         diffs[4].value,
         diffs[4].at.0,
         diffs[4].at.1,
         diffs[5].value.max(0.0),
+        pct(over_parry_rel),
         diffs[6].value,
         over_tol[0],
         pct(over_tol[0]),

@@ -41,7 +41,10 @@ fn main() {
     };
     let scene = MultiBodyScene::new(&params);
     let mut app = App::new();
-    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
+    // I-COLLIDE reports collisions, not depths: the bodies pass through each
+    // other here, so EPA would dominate the frame.
+    let plugin = CollisionPlugin::default().with_penetration(false);
+    app.add_plugins((bevy_transform::TransformPlugin, plugin))
         .init_resource::<Counts>()
         .add_systems(Update, (move_bodies, count_events));
     for (i, body) in scene.bodies.iter().enumerate() {

@@ -465,3 +465,23 @@ fn sensors_report_events_without_contact_data() {
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
 }
+
+#[test]
+fn penetration_depth_can_be_turned_off() {
+    let mut app = App::new();
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default().with_penetration(false),
+    ))
+    .init_resource::<Log>()
+    .add_systems(Last, record);
+    let a = app.world_mut().spawn((cube(), at(0.0))).id();
+    let b = app.world_mut().spawn((cube(), at(0.8))).id();
+    app.update();
+    assert_eq!(take(&mut app), vec![start(a, b)]);
+    let (touching, contact) = app
+        .world_mut()
+        .run_system_once(move |c: Collisions| (c.contains(a, b), c.contact(a, b)))
+        .expect("system runs");
+    assert!(touching && contact.is_none());
+}

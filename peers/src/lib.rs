@@ -109,8 +109,10 @@ pub struct PairParams {
     /// motion would take it out, the components of both velocities along
     /// the pair's axis are mirrored (speeds unchanged).
     pub center_distance: [f32; 2],
-    /// Distance between the centers of neighboring pairs (a cubic grid:
-    /// pairs never interact, this only spreads the poses out).
+    /// Distance between the centers of neighboring pairs on a cubic grid.
+    /// Pairs never interact (only the two bodies of a pair are queried), so
+    /// the default 0 puts every pair about the origin: f32 world
+    /// coordinates stay small and world-space results keep full precision.
     pub spacing: f32,
     /// PRNG seed.
     pub seed: u64,
@@ -118,7 +120,8 @@ pub struct PairParams {
 
 impl Default for PairParams {
     /// 1000 pairs of hulls of 100 points (radius 1), 1°/frame, 0.01 (0.5 %
-    /// of the diameter) per frame, centers 2.5 to 3.5 apart.
+    /// of the diameter) per frame, centers 2.5 to 3.5 apart, all pairs
+    /// about the origin.
     fn default() -> Self {
         Self {
             pairs: 1000,
@@ -126,7 +129,7 @@ impl Default for PairParams {
             rotation_deg: 1.0,
             step: 0.01,
             center_distance: [2.5, 3.5],
-            spacing: 10.0,
+            spacing: 0.0,
             seed: 7,
         }
     }

@@ -12,7 +12,8 @@
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`]) | closest features, distance or depth, normal, points |
 //! | a triangle mesh with anything | overlap of the *tight* boxes (the hull's dynamic box or the fixed cube, no margin) until the OBB-tree test lands | none ([`PairResult::exact`] is `false`) |
 //!
-//! A sensor pair runs the boolean part only (no EPA).
+//! A pair with a sensor, or in a world configured without penetration depth,
+//! runs the boolean part only (no EPA) when the objects overlap.
 
 pub mod closest;
 pub mod epa;
@@ -36,8 +37,8 @@ pub struct PairSide<'a> {
     pub pose: Pose,
     /// Its world box without margin.
     pub tight: Aabb,
-    /// Sensors need no contact data.
-    pub sensor: bool,
+    /// Skip the penetration depth (sensors, or a world without depth).
+    pub boolean_only: bool,
 }
 
 /// Contact data of a pair whose test computes it (convex – convex).
@@ -80,8 +81,8 @@ pub struct PairResult {
     pub touching: bool,
     /// Whether the answer is an exact shape test (`false`: box overlap).
     pub exact: bool,
-    /// Contact data, for pair kinds that compute it (touching sensors skip
-    /// it: they only report start and end).
+    /// Contact data, for pair kinds that compute it (overlapping
+    /// boolean-only pairs skip it: they only report start and end).
     pub contact: Option<ContactData>,
 }
 
@@ -176,7 +177,7 @@ fn convex_pair(
             point_b: r.point_b,
             features: r.features,
         })
-    } else if a.sensor || b.sensor {
+    } else if a.boolean_only || b.boolean_only {
         None
     } else {
         let pen = epa::penetration(pa, &a.pose, pb, &b.pose, &mut cache.gjk);

@@ -85,6 +85,13 @@ impl CollisionPlugin {
         self
     }
 
+    /// Turns the penetration depth of overlapping convex pairs (EPA) on or
+    /// off (default on). Off, overlapping pairs report only that they touch.
+    pub fn with_penetration(mut self, penetration: bool) -> Self {
+        self.config.penetration = penetration;
+        self
+    }
+
     /// Pads every box by `margin` (world units) before the broad phase.
     pub fn with_margin(mut self, margin: f32) -> Self {
         self.config.margin = margin.max(0.0);

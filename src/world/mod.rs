@@ -30,6 +30,11 @@ pub struct WorldConfig {
     /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`]);
     /// `None` chooses 8 × the median box size at the first update.
     pub cell_size: Option<f32>,
+    /// Compute penetration depth, normal and deepest points (EPA) for
+    /// overlapping convex pairs. Off: overlapping pairs only report that
+    /// they touch (I-COLLIDE's semantics), which is much cheaper when
+    /// objects interpenetrate deeply.
+    pub penetration: bool,
 }
 
 impl Default for WorldConfig {
@@ -37,6 +42,7 @@ impl Default for WorldConfig {
         Self {
             margin: 0.0,
             cell_size: None,
+            penetration: true,
         }
     }
 }
@@ -482,7 +488,13 @@ impl CollisionWorld {
             let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
             if ba.moved || bb.moved {
                 tests += 1;
-                let result = test_pair(&ba.side(), &bb.side(), &mut state.cache, &mut self.scratch);
+                let depth = self.config.penetration;
+                let result = test_pair(
+                    &ba.side(depth),
+                    &bb.side(depth),
+                    &mut state.cache,
+                    &mut self.scratch,
+                );
                 if result.touching != state.result.touching {
                     events.push(make_event(a, b, state.user_data, result.touching));
                 }
@@ -517,12 +529,12 @@ fn make_event(a: u32, b: u32, user_data: [u64; 2], started: bool) -> ContactEven
 }
 
 impl Body {
-    fn side(&self) -> PairSide<'_> {
+    fn side(&self, penetration: bool) -> PairSide<'_> {
         PairSide {
             shape: &self.shape,
             pose: self.pose.unwrap_or_default(),
             tight: self.tight,
-            sensor: self.sensor,
+            boolean_only: self.sensor || !penetration,
         }
     }
 }
