@@ -194,6 +194,7 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
         world: CollisionWorld::new(WorldConfig {
             margin: 0.05,
             cell_size: Some(3.0),
+            ..Default::default()
         }),
         scene,
         bodies: BTreeMap::new(),
