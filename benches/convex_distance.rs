@@ -38,6 +38,7 @@
 //! `ICOLLIDE_BENCH_POINTS=100` to run only some hull sizes.
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bevy_icollide::math::Pose;
@@ -72,26 +73,35 @@ const PARRY_REL: f64 = 1.0915e-3;
 struct Config {
     points: usize,
     scene: SeparatedPairs,
-    parry_shapes: Vec<ConvexPolyhedron>,
+    /// `parry_shapes[b]`: body `b`'s hull for parry3d (shared like the
+    /// scene's hulls).
+    parry_shapes: Vec<Arc<ConvexPolyhedron>>,
     /// `parry_frames[f][b]`: body `b` at frame `f`, as parry's pose.
     parry_frames: Vec<Vec<ParryPose>>,
 }
 
 impl Config {
-    fn new(points: usize) -> Self {
+    fn new(points: usize, distinct_shapes: usize) -> Self {
         let scene = SeparatedPairs::new(
             PairParams {
                 pairs: PAIRS,
                 hull_points: points,
+                distinct_shapes,
                 ..Default::default()
             },
             RING,
         );
-        let parry_shapes = scene
-            .polytopes()
-            .iter()
-            .map(|p| ConvexPolyhedron::from_convex_hull(p.vertices()).expect("parry3d hull"))
-            .collect();
+        let mut parry_shapes: Vec<Arc<ConvexPolyhedron>> = Vec::with_capacity(scene.shapes.len());
+        for (b, shape) in scene.shapes.iter().enumerate() {
+            let same = (0..b).find(|&k| scene.shapes[k].ptr_eq(shape));
+            parry_shapes.push(match same {
+                Some(k) => parry_shapes[k].clone(),
+                None => Arc::new(
+                    ConvexPolyhedron::from_convex_hull(scene.polytope(b).vertices())
+                        .expect("parry3d hull"),
+                ),
+            });
+        }
         let parry_frames = scene
             .frames
             .iter()
@@ -164,7 +174,7 @@ fn parry_distance(
 }
 
 #[inline]
-fn parry_frame(shapes: &[ConvexPolyhedron], poses: &[ParryPose]) -> f32 {
+fn parry_frame(shapes: &[Arc<ConvexPolyhedron>], poses: &[ParryPose]) -> f32 {
     let mut sum = 0.0;
     for (s, x) in shapes.chunks_exact(2).zip(poses.chunks_exact(2)) {
         sum += parry_distance(&x[0], &s[0], &x[1], &s[1]);

@@ -114,6 +114,9 @@ pub struct PairParams {
     /// the default 0 puts every pair about the origin: f32 world
     /// coordinates stay small and world-space results keep full precision.
     pub spacing: f32,
+    /// Distinct hulls, shared round-robin by the bodies; 0: every body its
+    /// own hull (the default).
+    pub distinct_shapes: usize,
     /// PRNG seed.
     pub seed: u64,
 }
@@ -130,13 +133,14 @@ impl Default for PairParams {
             step: 0.01,
             center_distance: [2.5, 3.5],
             spacing: 0.0,
+            distinct_shapes: 0,
             seed: 7,
         }
     }
 }
 
 /// Pairs of convex hulls of random points on the unit sphere, every body
-/// with its own shape, its own spin axis and its own drift direction, over
+/// with its own shape (by default), spin axis and drift direction, over
 /// `frames` consecutive frames of coherent motion. With radius 1 and
 /// centers at least 2 apart the two hulls of a pair never touch.
 pub struct SeparatedPairs {
@@ -153,9 +157,14 @@ impl SeparatedPairs {
     pub fn new(params: PairParams, frames: usize) -> Self {
         let mut rng = Rng::new(params.seed);
         let n = 2 * params.pairs;
-        let shapes: Vec<SharedShape> = (0..n)
+        let distinct = match params.distinct_shapes {
+            0 => n,
+            k => k.min(n),
+        };
+        let pool: Vec<SharedShape> = (0..distinct)
             .map(|_| sphere_hull(&mut rng, params.hull_points, 1.0))
             .collect();
+        let shapes: Vec<SharedShape> = (0..n).map(|b| pool[b % distinct].clone()).collect();
         let side = (params.pairs as f64).cbrt().ceil().max(1.0) as usize;
         let angle = params.rotation_deg.to_radians();
         let [d_min, d_max] = params.center_distance;

@@ -90,10 +90,14 @@ impl FeatureView<'_> {
     }
 }
 
-/// A face in the common frame.
+/// A face of a polytope, queried in the polytope's own frame: query points
+/// are mapped in (one inverse transform each) and answers mapped back, so
+/// the face's vertices and precomputed side normals are used as stored.
 struct FaceView<'a> {
-    view: FeatureView<'a>,
+    poly: &'a ConvexPolytope,
     face: u32,
+    xf: &'a Pose,
+    inv: Pose,
     normal: Vec3,
     origin: Vec3,
 }
@@ -101,46 +105,53 @@ struct FaceView<'a> {
 impl<'a> FaceView<'a> {
     fn new(view: FeatureView<'a>, face: u32) -> Self {
         let f = view.poly.face(face);
-        let origin = view.xf.transform_point(f.normal * f.offset);
         Self {
-            view,
+            poly: view.poly,
             face,
-            normal: view.xf.transform_vector(f.normal),
-            origin,
+            xf: view.xf,
+            inv: view.xf.inverse(),
+            normal: f.normal,
+            origin: f.normal * f.offset,
         }
     }
 
-    /// The loop: (vertex, in-plane inward normal), in the common frame.
-    fn loop_(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
-        self.view
-            .poly
-            .face_loop(self.face)
-            .map(|(_, v, m)| (self.view.point(v), self.view.xf.transform_vector(m)))
-    }
-
-    /// The boundary edges as segments.
-    fn edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
-        self.view
-            .poly
-            .face_loop(self.face)
-            .map(|(e, _, _)| self.view.segment(e))
+    /// The boundary edges as local segments.
+    fn local_edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
+        self.poly.face_loop(self.face).map(|(e, _, _)| {
+            let ed = self.poly.edge(e);
+            (self.poly.vertex(ed.v[0]), self.poly.vertex(ed.v[1]))
+        })
     }
 
     fn contains_projection(&self, q: Vec3) -> bool {
-        self.loop_().all(|(v, m)| (q - v).dot(m) >= 0.0)
+        self.poly
+            .face_loop(self.face)
+            .all(|(_, v, m)| (q - self.poly.vertex(v)).dot(m) >= 0.0)
     }
 
-    /// Closest point of the face to `p`.
-    fn closest_to(&self, p: Vec3) -> Vec3 {
+    /// Closest point of the face to local point `p` (local frame).
+    fn closest_local(&self, p: Vec3) -> Vec3 {
         let q = p - self.normal * self.normal.dot(p - self.origin);
         if self.contains_projection(q) {
             return q;
         }
-        closest_of(self.edges().map(|(a, b)| (p, point_segment(p, a, b)))).1
+        closest_of(self.local_edges().map(|(a, b)| (p, point_segment(p, a, b)))).1
     }
 
-    /// Closest points of segment `[p0, p1]` and the face.
+    /// Closest point of the face to `p` (common frame).
+    fn closest_to(&self, p: Vec3) -> Vec3 {
+        self.xf
+            .transform_point(self.closest_local(self.inv.transform_point(p)))
+    }
+
+    /// Closest points of segment `[p0, p1]` and the face (common frame).
     fn closest_to_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
+        let (a, b) = (self.inv.transform_point(p0), self.inv.transform_point(p1));
+        let (x, y) = self.closest_local_segment(a, b);
+        (self.xf.transform_point(x), self.xf.transform_point(y))
+    }
+
+    fn closest_local_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
         let (s0, s1) = (
             self.normal.dot(p0 - self.origin),
             self.normal.dot(p1 - self.origin),
@@ -152,9 +163,17 @@ impl<'a> FaceView<'a> {
                 return (x, x);
             }
         }
-        let ends = [(p0, self.closest_to(p0)), (p1, self.closest_to(p1))];
-        let edges = self.edges().map(|(a, b)| segment_segment(p0, p1, a, b));
+        let ends = [(p0, self.closest_local(p0)), (p1, self.closest_local(p1))];
+        let edges = self
+            .local_edges()
+            .map(|(a, b)| segment_segment(p0, p1, a, b));
         closest_of(ends.into_iter().chain(edges))
+    }
+
+    /// The boundary edges as segments in the common frame.
+    fn edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
+        self.local_edges()
+            .map(|(a, b)| (self.xf.transform_point(a), self.xf.transform_point(b)))
     }
 }
 
