@@ -86,22 +86,18 @@ fn test_region(poly: &ConvexPolytope, f: Feature, p: Vec3, tol: f32) -> Region {
     match f {
         Feature::Vertex(v) => {
             let pv = poly.vertex(v);
-            for &e in poly.vertex_edges(v) {
-                let d = poly.edge_dir(e);
-                let away = if poly.edge(e).v[0] == v { -d } else { d };
-                consider(-(p - pv).dot(away), Feature::Edge(e));
+            let (edges, away) = poly.vertex_region(v);
+            for (&e, &u) in edges.iter().zip(away) {
+                consider(-(p - pv).dot(u), Feature::Edge(e));
             }
         }
         Feature::Edge(e) => {
-            let ed = *poly.edge(e);
-            let (v0, v1, d) = (poly.vertex(ed.v[0]), poly.vertex(ed.v[1]), poly.edge_dir(e));
-            consider(-(p - v0).dot(d), Feature::Vertex(ed.v[0]));
-            consider((p - v1).dot(d), Feature::Vertex(ed.v[1]));
+            let ed = poly.edge(e);
+            let (v0, v1) = (poly.vertex(ed.v[0]), poly.vertex(ed.v[1]));
+            consider(-(p - v0).dot(ed.dir), Feature::Vertex(ed.v[0]));
+            consider((p - v1).dot(ed.dir), Feature::Vertex(ed.v[1]));
             for k in 0..2 {
-                consider(
-                    (p - v0).dot(poly.side_normal(ed.slots[k])),
-                    Feature::Face(ed.faces[k]),
-                );
+                consider((p - v0).dot(ed.sides[k]), Feature::Face(ed.faces[k]));
             }
         }
         Feature::Face(face) => {

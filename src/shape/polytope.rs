@@ -36,20 +36,34 @@ pub enum Feature {
     Face(u32),
 }
 
-/// An edge: its vertices and the faces on its left (`faces[0]`, whose loop
-/// runs `v[0] → v[1]`) and right (`faces[1]`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// An edge: its vertices, the faces on its left (`faces[0]`, whose loop
+/// runs `v[0] → v[1]`) and right (`faces[1]`), and the normals of its
+/// Voronoi planes, stored together so a region test reads one record.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolyEdge {
     /// End vertices.
     pub v: [u32; 2],
     /// Left and right faces.
     pub faces: [u32; 2],
-    /// Position of this edge in each face's loop (index into `face_edges`).
+    /// Position of this edge in each face's loop.
     pub slots: [u32; 2],
+    /// Unit direction `v[1] - v[0]`.
+    pub dir: Vec3,
+    /// In-plane normal of the edge pointing into each face.
+    pub sides: [Vec3; 2],
+}
+
+/// One step of a face's boundary loop.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FaceSlot {
+    edge: u32,
+    vert: u32,
+    /// In-plane normal of the edge pointing into the face.
+    side: Vec3,
 }
 
 /// A planar convex face: outward unit normal, plane offset (`n · x = offset`
-/// on the face) and its boundary loop in `face_edges` / `face_verts`.
+/// on the face) and the range of its boundary loop.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolyFace {
     /// Outward unit normal.
@@ -68,16 +82,14 @@ pub struct ConvexPolytope {
     vertices: Vec<Vec3>,
     edges: Vec<PolyEdge>,
     faces: Vec<PolyFace>,
-    /// Per loop slot: the edge, its start vertex, and the in-plane normal of
-    /// the edge pointing into the face.
-    face_edges: Vec<u32>,
-    face_verts: Vec<u32>,
-    face_side: Vec<Vec3>,
-    /// Unit direction `v1 - v0` of each edge.
-    edge_dir: Vec<Vec3>,
+    /// The faces' boundary loops, one after another.
+    face_slots: Vec<FaceSlot>,
     /// CSR: edges incident to each vertex.
     vert_edge_start: Vec<u32>,
     vert_edges: Vec<u32>,
+    /// CSR, aligned with `vert_edges`: unit `v - w` for the edge's other
+    /// vertex `w`, the normal of the vertex's Voronoi plane for that edge.
+    vert_away: Vec<Vec3>,
     /// CSR: neighbors of each vertex (for hill-climbing supports).
     vert_neighbors: Vec<u32>,
     centroid: Vec3,
@@ -117,7 +129,7 @@ impl ConvexPolytope {
     /// Unit direction of edge `i`, from `v[0]` to `v[1]`.
     #[inline]
     pub fn edge_dir(&self, i: u32) -> Vec3 {
-        self.edge_dir[i as usize]
+        self.edges[i as usize].dir
     }
     /// Face `i`.
     #[inline]
@@ -128,17 +140,24 @@ impl ConvexPolytope {
     #[inline]
     pub fn face_loop(&self, f: u32) -> impl Iterator<Item = (u32, u32, Vec3)> + '_ {
         let face = &self.faces[f as usize];
-        let r = face.first as usize..(face.first + face.len) as usize;
-        self.face_edges[r.clone()]
+        self.face_slots[face.first as usize..(face.first + face.len) as usize]
             .iter()
-            .zip(&self.face_verts[r.clone()])
-            .zip(&self.face_side[r])
-            .map(|((&e, &v), &m)| (e, v, m))
+            .map(|s| (s.edge, s.vert, s.side))
     }
     /// The in-plane normal of loop slot `slot`, pointing into its face.
     #[inline]
     pub fn side_normal(&self, slot: u32) -> Vec3 {
-        self.face_side[slot as usize]
+        self.face_slots[slot as usize].side
+    }
+    /// The edges at vertex `v` with the normals of `v`'s Voronoi planes
+    /// (unit `v - w` for each neighbor `w`).
+    #[inline]
+    pub fn vertex_region(&self, v: u32) -> (&[u32], &[Vec3]) {
+        let (s, e) = (
+            self.vert_edge_start[v as usize] as usize,
+            self.vert_edge_start[v as usize + 1] as usize,
+        );
+        (&self.vert_edges[s..e], &self.vert_away[s..e])
     }
     /// Edges incident to vertex `v`.
     #[inline]
@@ -328,10 +347,8 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         vertices,
         edges: Vec::new(),
         faces: Vec::new(),
-        face_edges: Vec::new(),
-        face_verts: Vec::new(),
-        face_side: Vec::new(),
-        edge_dir: Vec::new(),
+        face_slots: Vec::new(),
+        vert_away: Vec::new(),
         vert_edge_start: Vec::new(),
         vert_edges: Vec::new(),
         vert_neighbors: Vec::new(),
@@ -366,30 +383,34 @@ fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
         }
         let n = n.normalize_or_zero();
         let offset = pts.iter().map(|x| n.dot(*x)).fold(f64::MIN, f64::max);
-        let first = p.face_edges.len() as u32;
+        let first = p.face_slots.len() as u32;
         for i in 0..l.len() {
             let (a, b) = (l[i], l[(i + 1) % l.len()]);
-            let slot = p.face_edges.len() as u32;
+            let slot = p.face_slots.len() as u32;
+            let dir = (pts[(i + 1) % pts.len()] - pts[i]).normalize_or_zero();
+            let side = n.cross(dir).normalize_or_zero().as_vec3();
             let key = (a.min(b), a.max(b));
             let e = *edge_of.entry(key).or_insert_with(|| {
                 p.edges.push(PolyEdge {
                     v: [a, b],
                     faces: [f as u32, u32::MAX],
                     slots: [slot, u32::MAX],
+                    dir: dir.as_vec3(),
+                    sides: [side, Vec3::ZERO],
                 });
-                let d = (p.vertices[b as usize] - p.vertices[a as usize]).as_dvec3();
-                p.edge_dir.push(d.normalize_or_zero().as_vec3());
                 p.edges.len() as u32 - 1
             });
             let edge = &mut p.edges[e as usize];
             if edge.v[0] != a {
                 edge.faces[1] = f as u32;
                 edge.slots[1] = slot;
+                edge.sides[1] = side;
             }
-            let dir = (pts[(i + 1) % pts.len()] - pts[i]).normalize_or_zero();
-            p.face_edges.push(e);
-            p.face_verts.push(a);
-            p.face_side.push(n.cross(dir).normalize_or_zero().as_vec3());
+            p.face_slots.push(FaceSlot {
+                edge: e,
+                vert: a,
+                side,
+            });
         }
         p.faces.push(PolyFace {
             normal: n.as_vec3(),
@@ -413,11 +434,14 @@ fn add_vertex_adjacency(p: &mut ConvexPolytope) {
     let mut fill = count.clone();
     p.vert_edges = vec![0; 2 * p.edges.len()];
     p.vert_neighbors = vec![0; 2 * p.edges.len()];
+    p.vert_away = vec![Vec3::ZERO; 2 * p.edges.len()];
     for (i, e) in p.edges.iter().enumerate() {
         for k in 0..2 {
             let v = e.v[k] as usize;
             p.vert_edges[fill[v] as usize] = i as u32;
             p.vert_neighbors[fill[v] as usize] = e.v[1 - k];
+            // From the other vertex towards v: -dir at v[0], +dir at v[1].
+            p.vert_away[fill[v] as usize] = if k == 0 { -e.dir } else { e.dir };
             fill[v] += 1;
         }
     }
