@@ -24,6 +24,9 @@
 //! timing, one full period checks that sweep and prune and the exact BVH
 //! hold the same pairs every frame and prints swaps and pairs per frame.
 //!
+//! - `broad_phase_sparse`: the same scene where only 1 body in 10 moves
+//!   (a game-like frame): each broad phase is told only about the movers.
+//!
 //! Run: `cargo bench -p icollide-peers --bench broad_phase`. Set
 //! `ICOLLIDE_BENCH_N=1000,10000` to run only some sizes.
 
@@ -512,6 +515,86 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     group.finish();
 }
 
+/// Every `SPARSE`-th body moves; the others rest where frame 0 put them.
+const SPARSE: usize = 10;
+
+/// The sparse scene: a game-like frame where 1 body in `SPARSE` moves.
+/// Sweep and prune and the grid get `set_aabb` for the moving bodies only;
+/// the BVH updates only their leaves (`update_subset`).
+fn bench_sparse(c: &mut Criterion, frames: &Frames) {
+    let n = frames.n;
+    let moved: Vec<u32> = (0..n as u32)
+        .filter(|i| (*i as usize).is_multiple_of(SPARSE))
+        .collect();
+    let boxes: Vec<Vec<Aabb>> = frames
+        .boxes
+        .iter()
+        .map(|f| {
+            (0..n)
+                .map(|i| {
+                    if i.is_multiple_of(SPARSE) {
+                        f[i]
+                    } else {
+                        frames.boxes[0][i]
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut grid = new_grid(&boxes[0]);
+    let mut exact = ParryBvhBroadPhase::exact(&boxes[0]);
+    let mut rapier = ParryBvhBroadPhase::with_change_detection(&boxes[0], RAPIER_MARGIN);
+    let step = |grid: &mut GridSweepAndPrune, b: &[Aabb]| {
+        for &i in &moved {
+            grid.set_aabb(i, b[i as usize])
+                .expect("live proxy, valid box");
+        }
+        grid.update();
+    };
+    // One checked period: the grid and the exact BVH agree on every frame.
+    let mut ring = PingPong::new(RING);
+    for s in 0..ring.period() {
+        let f = ring.next();
+        step(&mut grid, &boxes[f]);
+        let ch = exact.update_subset(&boxes[f], &moved);
+        rapier.update_subset(&boxes[f], &moved);
+        assert_eq!(
+            grid.pairs().len(),
+            exact.pair_count(),
+            "sparse pair count, step {s}"
+        );
+        assert_eq!(
+            grid.pairs().started().len(),
+            ch.started,
+            "sparse started, step {s}"
+        );
+    }
+    assert_eq!(grid_pairs(&grid), exact.sorted_pairs(), "sparse pair sets");
+    println!(
+        "[check] N={n}: sparse scene ({} of {n} bodies move), grid SAP and exact BVH agree on every frame; {} pairs",
+        moved.len(),
+        grid.pairs().len()
+    );
+    let mut group = c.benchmark_group("broad_phase_sparse");
+    configure(&mut group, n);
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
+        b.iter(|| {
+            step(&mut grid, &boxes[ring.next()]);
+            black_box(grid.pairs().started().len())
+        })
+    });
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("bvh_exact", n), |b| {
+        b.iter(|| black_box(exact.update_subset(&boxes[ring.next()], &moved)))
+    });
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("bvh_rapier_cd", n), |b| {
+        b.iter(|| black_box(rapier.update_subset(&boxes[ring.next()], &moved)))
+    });
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     for n in sizes() {
         let t = Instant::now();
@@ -524,6 +607,7 @@ fn benches(c: &mut Criterion) {
         check_bounds(&frames);
         bench_bounds(c, &frames);
         bench_broad_phase(c, &frames);
+        bench_sparse(c, &frames);
     }
 }
 

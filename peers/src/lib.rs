@@ -342,6 +342,23 @@ impl ParryBvhBroadPhase {
     }
 
     /// Steps 3 and 4 of [`update`](Self::update).
+    /// Updates only the leaves in `moved` (the others keep their boxes), as
+    /// rapier does when few colliders move, then collects the pairs.
+    pub fn update_subset(&mut self, aabbs: &[Aabb], moved: &[u32]) -> PairChanges {
+        self.frame = self.frame.wrapping_add(1);
+        for &i in moved {
+            self.bvh
+                .insert_or_update_partially(to_parry(&aabbs[i as usize]), i, self.margin);
+        }
+        self.bvh.optimize_incremental(&mut self.workspace);
+        self.bvh.refit(&mut self.workspace);
+        if self.change_detection {
+            self.collect::<true>()
+        } else {
+            self.collect::<false>()
+        }
+    }
+
     fn collect<const CHANGE_DETECTION: bool>(&mut self) -> PairChanges {
         let Self {
             bvh,

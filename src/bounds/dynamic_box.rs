@@ -51,33 +51,30 @@ impl DynamicBox {
 
 /// Steepest-ascent walk from `start` to the vertex maximizing `dir · v`.
 ///
-/// A neighbor `w` is better when `dir · (w - v) > 0`; the edge vectors
-/// `w - v` are stored next to each other, so a visit costs one dot product
-/// of contiguous data. Each step increases the value, so the walk ends; on a
-/// convex hull the end is the global maximum. (Rounded edge vectors could in
-/// principle close a cycle of tiny positive gains on a nearly flat hull: the
-/// walk is also bounded by the vertex count.)
+/// Values are compared as `dir · v`, the very expression a brute-force box
+/// maximizes, so the result equals the brute-force box bit for bit (a walk
+/// on rounded edge vectors `dir · (w - v)` can stop one ulp short). Each
+/// step strictly increases the value, so the walk ends; on a convex hull
+/// the end is the global maximum. It is also bounded by the vertex count.
 #[inline]
-fn climb(hull: &ConvexHull, _verts: &[Vec3], start: u32, dir: Vec3) -> (u32, Visits) {
-    let n = hull.vertices().len() as u32;
+fn climb(hull: &ConvexHull, verts: &[Vec3], start: u32, dir: Vec3) -> (u32, Visits) {
+    let n = verts.len() as u32;
     let mut best = start.min(n - 1);
+    let mut best_val = dir.dot(verts[best as usize]);
     let mut visits = 1;
     for _ in 0..n {
-        let (neighbors, edges) = hull.neighbor_edges(best);
-        visits += neighbors.len() as u32;
-        let mut gain = 0.0;
-        let mut next = best;
-        for (&n, e) in neighbors.iter().zip(edges) {
-            let g = dir.dot(*e);
-            if g > gain {
-                gain = g;
-                next = n;
+        let from = best;
+        for &w in hull.neighbors(from) {
+            visits += 1;
+            let val = dir.dot(verts[w as usize]);
+            if val > best_val {
+                best_val = val;
+                best = w;
             }
         }
-        if next == best {
-            return (best, visits);
+        if best == from {
+            break;
         }
-        best = next;
     }
     (best, visits)
 }

@@ -115,10 +115,6 @@ pub struct ConvexHull {
     triangles: Vec<[u32; 3]>,
     adjacency_offsets: Vec<u32>,
     adjacency: Vec<u32>,
-    /// `vertices[adjacency[k]] - vertices[v]` for each adjacency slot `k` of
-    /// `v`: hill-climbing reads these contiguously instead of gathering
-    /// neighbor positions.
-    edge_vectors: Vec<Vec3>,
 }
 
 impl ConvexHull {
@@ -176,22 +172,6 @@ impl ConvexHull {
         }
     }
 
-    /// The neighbors of `v` with the edge vectors `neighbor - v`, slot by slot.
-    #[inline]
-    pub fn neighbor_edges(&self, v: u32) -> (&[u32], &[Vec3]) {
-        let v = v as usize;
-        match (
-            self.adjacency_offsets.get(v),
-            self.adjacency_offsets.get(v + 1),
-        ) {
-            (Some(&s), Some(&e)) => (
-                &self.adjacency[s as usize..e as usize],
-                &self.edge_vectors[s as usize..e as usize],
-            ),
-            _ => (&[], &[]),
-        }
-    }
-
     /// The number of (undirected) edges of the hull.
     pub fn edge_count(&self) -> usize {
         self.adjacency.len() / 2
@@ -216,17 +196,12 @@ impl ConvexHull {
         for i in 1..adjacency_offsets.len() {
             adjacency_offsets[i] += adjacency_offsets[i - 1];
         }
-        let edge_vectors = edges
-            .iter()
-            .map(|&(a, b)| points[mesh.verts[b as usize]] - points[mesh.verts[a as usize]])
-            .collect();
         let adjacency = edges.into_iter().map(|(_, b)| b).collect();
         Self {
             vertices,
             triangles,
             adjacency_offsets,
             adjacency,
-            edge_vectors,
         }
     }
 }
