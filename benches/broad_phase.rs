@@ -27,7 +27,9 @@
 //! - `broad_phase_sparse`: the same scene where only 1 body in 10 moves
 //!   (a game-like frame): each broad phase is told only about the movers.
 //!
-//! Run: `cargo bench -p icollide-peers --bench broad_phase`. Set
+//! Run: `cargo bench -p icollide-peers --bench broad_phase`.
+//! `ICOLLIDE_BENCH_HULL_POINTS` and `ICOLLIDE_BENCH_ROTATION_DEG` change the
+//! scene (defaults 40 and 10), e.g. to see where hill-climbing pays. Set
 //! `ICOLLIDE_BENCH_N=1000,10000` to run only some sizes.
 
 use std::hint::black_box;
@@ -65,14 +67,25 @@ struct Frames {
 
 impl Frames {
     fn new(n: usize) -> Self {
-        let mut scene = MultiBodyScene::new(&MultiBodyParams {
+        let env = |name: &str, default: f32| {
+            std::env::var(name)
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(default)
+        };
+        let params = MultiBodyParams {
             count: n,
-            hull_points: 40,
+            hull_points: env("ICOLLIDE_BENCH_HULL_POINTS", 40.0) as usize,
             density: 0.05,
-            rotation_deg: 10.0,
+            rotation_deg: env("ICOLLIDE_BENCH_ROTATION_DEG", 10.0),
             translation: 0.015,
             ..Default::default()
-        });
+        };
+        println!(
+            "[scene] N={n}: {} hull points, {}°/frame, {} of the radius per frame",
+            params.hull_points, params.rotation_deg, params.translation
+        );
+        let mut scene = MultiBodyScene::new(&params);
         let cubes = (0..n).map(|i| *scene.shape_of(i).fixed_cube()).collect();
         let mut poses = Vec::with_capacity(RING);
         for f in 0..RING {
