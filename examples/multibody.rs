@@ -6,8 +6,12 @@
 //! per-stage timings (mean and worst ms per frame) and the counters.
 //!
 //! ```text
-//! cargo run --release --example multibody -- [N] [frames] [cube|box]
+//! cargo run --release --example multibody -- [N] [frames] [cube|box] [threads] [depth]
 //! ```
+//!
+//! `threads` sizes Bevy's compute task pool (default: all cores), which the
+//! narrow phase spreads its pair tests over; `depth` turns on penetration
+//! depth (EPA) for overlapping pairs, off by default as in I-COLLIDE.
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
@@ -35,6 +39,14 @@ fn main() {
         Some("cube") => BoundsMode::FixedCube,
         _ => BoundsMode::DynamicBox,
     };
+    if let Some(threads) = args.get(3).and_then(|s| s.parse::<usize>().ok()) {
+        bevy_tasks::ComputeTaskPool::get_or_init(|| {
+            bevy_tasks::TaskPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+        });
+    }
+    let depth = args.get(4).is_some_and(|s| s == "depth");
     let params = MultiBodyParams {
         count,
         ..Default::default()
@@ -43,7 +55,7 @@ fn main() {
     let mut app = App::new();
     // I-COLLIDE reports collisions, not depths: the bodies pass through each
     // other here, so EPA would dominate the frame.
-    let plugin = CollisionPlugin::default().with_penetration(false);
+    let plugin = CollisionPlugin::default().with_penetration(depth);
     app.add_plugins((bevy_transform::TransformPlugin, plugin))
         .init_resource::<Counts>()
         .add_systems(Update, (move_bodies, count_events));
@@ -58,6 +70,9 @@ fn main() {
         app.update();
     }
     report(&app, count, frames, mode);
+    let threads =
+        bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default).thread_num();
+    println!("compute task pool: {threads} threads; penetration depth: {depth}");
 }
 
 fn move_bodies(mut scene: ResMut<Scene>, mut q: Query<(&Index, &mut Transform)>) {

@@ -287,13 +287,31 @@ pub(crate) fn broad_phase(
     diagnostics.last.broad = start.elapsed();
 }
 
-/// Stage 4: pair tests.
+/// Below this many active pairs the narrow phase runs on the calling
+/// thread: spawning tasks would cost more than it saves.
+const PARALLEL_MIN_PAIRS: usize = 256;
+
+/// Stage 4: pair tests, spread over Bevy's compute task pool when there are
+/// enough pairs (results are applied and events sorted serially afterwards,
+/// so the events do not depend on the thread count).
 pub(crate) fn narrow_phase(
     mut state: ResMut<CollisionState>,
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) {
     let start = Instant::now();
-    state.world.update_narrow_phase();
+    let pool = bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
+    let threads = pool.thread_num();
+    if threads <= 1 || state.world.stats().box_pairs < PARALLEL_MIN_PAIRS as u32 {
+        state.world.update_narrow_phase();
+    } else {
+        state.world.update_narrow_phase_with(threads * 4, |tasks| {
+            pool.scope(|scope| {
+                for task in tasks {
+                    scope.spawn(async move { task.run() });
+                }
+            });
+        });
+    }
     diagnostics.last.narrow = start.elapsed();
 }
 

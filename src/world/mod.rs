@@ -115,6 +115,8 @@ pub struct CollisionWorld {
     /// Caches of ended pairs, reused by new ones.
     cache_pool: Vec<PairCache>,
     scratch: NarrowScratch,
+    /// One scratch per task of the parallel narrow phase.
+    scratches: Vec<NarrowScratch>,
 }
 
 impl CollisionWorld {
@@ -272,6 +274,11 @@ impl CollisionWorld {
         self.events.clear();
         self.apply_broad_changes();
         self.test_pairs();
+        self.finish_narrow_phase();
+    }
+
+    /// Sorts the events, clears the moved flags, frees removed bodies.
+    fn finish_narrow_phase(&mut self) {
         self.events
             .sort_unstable_by_key(|e| (e.user_data, e.bodies[0].0, e.bodies[1].0, e.started));
         for &i in &self.moved {
@@ -480,25 +487,15 @@ impl CollisionWorld {
 
     /// Retests pairs with a moved body and records the changes.
     fn test_pairs(&mut self) {
-        let mut tests = 0;
-        let mut touching = 0;
+        let depth = self.config.penetration;
         let mut events = std::mem::take(&mut self.events);
+        let (mut tests, mut touching) = (0, 0);
         for (&key, state) in self.pairs.iter_mut() {
-            let (a, b) = pair_ids(key);
-            let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
-            if ba.moved || bb.moved {
+            if needs_test(&self.bodies, key) {
                 tests += 1;
-                let depth = self.config.penetration;
-                let result = test_pair(
-                    &ba.side(depth),
-                    &bb.side(depth),
-                    &mut state.cache,
-                    &mut self.scratch,
-                );
-                if result.touching != state.result.touching {
-                    events.push(make_event(a, b, state.user_data, result.touching));
+                if run_job(&self.bodies, key, state, &mut self.scratch, depth) {
+                    events.push(pair_event(key, state));
                 }
-                state.result = result;
             }
             touching += u32::from(state.result.touching);
         }
@@ -507,8 +504,147 @@ impl CollisionWorld {
         self.stats.touching = touching;
     }
 
+    /// Stage 3 with the pair tests spread over `tasks` tasks, for a thread
+    /// pool: `run` gets the tasks (each `Send`) and must run all of them
+    /// before it returns (a scoped spawn). Results are applied and events
+    /// recorded afterwards in one serial pass, sorted, so the events are the
+    /// same whatever the number of tasks or threads.
+    ///
+    /// This path allocates its job list each frame; the serial
+    /// [`update_narrow_phase`](Self::update_narrow_phase) does not allocate.
+    pub fn update_narrow_phase_with(
+        &mut self,
+        tasks: usize,
+        run: impl FnOnce(Vec<NarrowTask<'_, '_>>),
+    ) {
+        self.events.clear();
+        self.apply_broad_changes();
+        let tasks = tasks.max(1);
+        if self.scratches.len() < tasks {
+            self.scratches.resize_with(tasks, NarrowScratch::default);
+        }
+        let Self {
+            bodies,
+            pairs,
+            scratches,
+            events,
+            config,
+            ..
+        } = self;
+        let mut touching = 0;
+        let mut jobs: Vec<Job<'_>> = Vec::with_capacity(pairs.len());
+        for (&key, state) in pairs.iter_mut() {
+            if needs_test(bodies, key) {
+                jobs.push(Job {
+                    key,
+                    state,
+                    changed: false,
+                });
+            } else {
+                touching += u32::from(state.result.touching);
+            }
+        }
+        let tests = jobs.len() as u32;
+        let per_task = jobs.len().div_ceil(tasks).max(1);
+        let list: Vec<NarrowTask<'_, '_>> = jobs
+            .chunks_mut(per_task)
+            .zip(scratches.iter_mut())
+            .map(|(jobs, scratch)| NarrowTask {
+                jobs,
+                bodies,
+                scratch,
+                penetration: config.penetration,
+            })
+            .collect();
+        run(list);
+        for job in &jobs {
+            touching += u32::from(job.state.result.touching);
+            if job.changed {
+                events.push(pair_event(job.key, job.state));
+            }
+        }
+        self.stats.pair_tests = tests;
+        self.stats.touching = touching;
+        self.finish_narrow_phase();
+    }
+
     fn push_event(&mut self, a: u32, b: u32, user_data: [u64; 2], started: bool) {
         self.events.push(make_event(a, b, user_data, started));
+    }
+}
+
+/// Whether a pair needs a test this frame (one of its bodies moved).
+#[inline]
+fn needs_test(bodies: &[Body], key: PairKey) -> bool {
+    let (a, b) = pair_ids(key);
+    bodies[a as usize].moved || bodies[b as usize].moved
+}
+
+/// Tests one pair and stores the result; returns whether `touching` changed.
+#[inline]
+fn run_job(
+    bodies: &[Body],
+    key: PairKey,
+    state: &mut PairState,
+    scratch: &mut NarrowScratch,
+    penetration: bool,
+) -> bool {
+    let (a, b) = pair_ids(key);
+    let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+    let result = test_pair(
+        &ba.side(penetration),
+        &bb.side(penetration),
+        &mut state.cache,
+        scratch,
+    );
+    let changed = result.touching != state.result.touching;
+    state.result = result;
+    changed
+}
+
+/// The start / end event of a pair whose `touching` just changed.
+fn pair_event(key: PairKey, state: &PairState) -> ContactEvent {
+    let (a, b) = pair_ids(key);
+    make_event(a, b, state.user_data, state.result.touching)
+}
+
+/// One pair to test in [`CollisionWorld::update_narrow_phase_with`].
+pub struct Job<'a> {
+    key: PairKey,
+    state: &'a mut PairState,
+    changed: bool,
+}
+
+/// A share of the narrow phase's pair tests, to run on any thread.
+pub struct NarrowTask<'t, 'a> {
+    jobs: &'t mut [Job<'a>],
+    bodies: &'a [Body],
+    scratch: &'t mut NarrowScratch,
+    penetration: bool,
+}
+
+impl NarrowTask<'_, '_> {
+    /// Runs the tests of this share.
+    pub fn run(self) {
+        for job in self.jobs.iter_mut() {
+            job.changed = run_job(
+                self.bodies,
+                job.key,
+                job.state,
+                self.scratch,
+                self.penetration,
+            );
+        }
+    }
+
+    /// Number of pair tests in this share.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// Whether this share is empty.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
     }
 }
 
