@@ -148,3 +148,23 @@ fn world_refuses_bad_poses_and_unknown_bodies() {
     assert!(world.remove_body(id).is_err());
     assert!(world.set_pose(id, Pose::IDENTITY).is_err());
 }
+
+#[test]
+fn obj_models_load_and_bad_files_are_errors() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/meshes");
+    let torus = SharedShape::trimesh_from_obj(dir.join("odedstein_torus.obj")).expect("torus");
+    match torus.kind() {
+        bevy_icollide::shape::ShapeKind::TriMesh(m) => assert_eq!(m.triangles().len(), 4608),
+        other => panic!("expected a mesh, got {other:?}"),
+    }
+    // The FCL environment starts with a count line: skipped with a warning.
+    assert!(SharedShape::trimesh_from_obj(dir.join("fcl_env.obj")).is_ok());
+    let ico =
+        SharedShape::convex_hull_from_obj(dir.join("o3dv_solids_icosahedron.obj")).expect("hull");
+    let p = ico.polytope().expect("convex");
+    assert_eq!((p.vertices().len(), p.faces().len()), (12, 20));
+    let missing = SharedShape::trimesh_from_obj(dir.join("no_such_file.obj")).unwrap_err();
+    assert!(matches!(missing, ShapeError::Obj(_)), "{missing}");
+    let bad = bevy_icollide::shape::parse_obj("v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap_err();
+    assert!(bad.to_string().contains("line 3"), "{bad}");
+}

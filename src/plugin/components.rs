@@ -46,6 +46,12 @@ impl Collider {
         SharedShape::trimesh(vertices, triangles).map(Self::new)
     }
 
+    /// A triangle soup from a Wavefront OBJ file. See
+    /// [`SharedShape::trimesh_from_obj`].
+    pub fn trimesh_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
+        SharedShape::trimesh_from_obj(path).map(Self::new)
+    }
+
     /// The same shape with another bounds mode.
     pub fn with_bounds(mut self, bounds: BoundsMode) -> Self {
         self.bounds = bounds;

@@ -16,10 +16,12 @@
 //! triangle indices.
 
 mod hull;
+mod obj;
 mod polytope;
 mod trimesh;
 
 pub use hull::{ConvexHull, HullError};
+pub use obj::{ObjError, ObjMesh, load_obj, parse_obj};
 pub use polytope::{ConvexPolytope, Feature, PolyEdge, PolyFace};
 pub use trimesh::{MeshError, TriMesh};
 
@@ -39,6 +41,8 @@ pub enum ShapeError {
     Mesh(MeshError),
     /// A parameter is out of its domain (named in the message).
     InvalidParameter(&'static str),
+    /// The OBJ file could not be read.
+    Obj(ObjError),
 }
 
 impl std::fmt::Display for ShapeError {
@@ -47,6 +51,7 @@ impl std::fmt::Display for ShapeError {
             ShapeError::Hull(e) => write!(f, "convex hull: {e}"),
             ShapeError::Mesh(e) => write!(f, "triangle mesh: {e}"),
             ShapeError::InvalidParameter(what) => write!(f, "invalid parameter: {what}"),
+            ShapeError::Obj(e) => write!(f, "OBJ: {e}"),
         }
     }
 }
@@ -56,6 +61,12 @@ impl std::error::Error for ShapeError {}
 impl From<HullError> for ShapeError {
     fn from(e: HullError) -> Self {
         ShapeError::Hull(e)
+    }
+}
+
+impl From<ObjError> for ShapeError {
+    fn from(e: ObjError) -> Self {
+        ShapeError::Obj(e)
     }
 }
 
@@ -213,6 +224,23 @@ impl SharedShape {
             ShapeKind::TriMesh(mesh),
             bounds,
         ))))
+    }
+
+    /// A triangle soup from a Wavefront OBJ file (polygons fan-triangulated).
+    /// Lines the reader skipped (such as the vertex/face count line of the
+    /// FCL models) are logged as warnings.
+    pub fn trimesh_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
+        let mesh = load_obj(path)?;
+        for w in &mesh.warnings {
+            log::warn!("bevy_icollide: {w}");
+        }
+        Self::trimesh(mesh.positions, mesh.triangles)
+    }
+
+    /// The convex hull of the vertices of a Wavefront OBJ file.
+    pub fn convex_hull_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
+        let mesh = load_obj(path)?;
+        Self::convex_hull(&mesh.positions)
     }
 
     /// A copy of this shape scaled by `factor` (> 0) about its origin.
