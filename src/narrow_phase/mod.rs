@@ -22,6 +22,7 @@ pub mod gjk;
 mod gjk_tests;
 pub mod lin_canny;
 pub mod support;
+pub mod tritri;
 
 use glam::Vec3;
 
