@@ -54,6 +54,7 @@
 
 pub mod bounds;
 pub mod broad_phase;
+pub mod bvh;
 pub mod math;
 pub mod narrow_phase;
 pub mod plugin;

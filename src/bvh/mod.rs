@@ -1,0 +1,27 @@
+//! Bounding-volume trees over polygon soups.
+//!
+//! **OBB trees** (Gottschalk, Lin, Manocha, *OBBTree: a hierarchical
+//! structure for rapid interference detection*, SIGGRAPH 1996; the RAPID
+//! library): boxes fitted from the covariance of a group's surface
+//! ([`obb`], with the 3×3 symmetric eigen-solver in [`eigen`]), a top-down
+//! build splitting at the mean (or median) of the triangle centers across the
+//! longest axis ([`obb_tree`]), and the simultaneous traversal of two trees
+//! with the 15-axis separating axis test and exact triangle tests at the
+//! leaves ([`collide`]).
+//!
+//! Nodes live in one array, children after their parent; a node is 48 bytes
+//! (rotation as a quaternion, center, half-extents, first child or triangle,
+//! triangle count). Trees serialize with serde.
+//!
+//! The cost of a query follows the model `T = N_v C_v + N_p C_p` (box tests
+//! times their cost plus triangle tests times theirs): [`CollideStats`]
+//! counts both.
+
+pub mod collide;
+pub mod eigen;
+pub mod obb;
+pub mod obb_tree;
+
+pub use collide::{CollideScratch, CollideStats, ContactMode, MeshSide, collide, mapped_triangle};
+pub use obb::{OBB_EPS, Obb, obb_overlap};
+pub use obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
