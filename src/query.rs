@@ -8,10 +8,11 @@
 //! | shapes | intersects | distance / closest points | penetration |
 //! |--------|------------|---------------------------|-------------|
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
-//! | triangle meshes | [`QueryError::Unsupported`] until the OBB tree lands | same | same |
+//! | with a triangle mesh | OBB trees, exact triangle tests (surface query) | [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
 
 use glam::Vec3;
 
+use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
 use crate::math::{Pose, PoseError};
 use crate::narrow_phase::epa;
 use crate::narrow_phase::gjk::GjkCache;
@@ -119,14 +120,58 @@ pub fn distance(
     closest_points(a, pose_a, b, pose_b).map(|c| c.distance)
 }
 
-/// Whether the shapes intersect (touching counts).
+/// Whether the shapes intersect (touching counts). With a triangle mesh
+/// this is a surface query (OBB trees, exact triangle tests, first contact):
+/// a shape entirely inside a mesh does not intersect it.
 pub fn intersects(
     a: &SharedShape,
     pose_a: &Pose,
     b: &SharedShape,
     pose_b: &Pose,
 ) -> Result<bool, QueryError> {
-    closest_points(a, pose_a, b, pose_b).map(|c| c.intersecting)
+    if a.polytope().is_some() && b.polytope().is_some() {
+        return closest_points(a, pose_a, b, pose_b).map(|c| c.intersecting);
+    }
+    let first = intersecting_triangles(a, pose_a, b, pose_b, ContactMode::First)?;
+    Ok(!first.is_empty())
+}
+
+/// The intersecting triangle pairs `[of a, of b]` of two surfaces (a mesh's
+/// triangles, or a convex shape's hull triangles), by OBB-tree traversal.
+pub fn intersecting_triangles(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+    mode: ContactMode,
+) -> Result<Vec<[u32; 2]>, QueryError> {
+    pose_a.validate().map_err(QueryError::InvalidPose)?;
+    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    let unsupported = || QueryError::Unsupported {
+        a: kind_name(a),
+        b: kind_name(b),
+    };
+    let (ma, ta) = a.surface().ok_or_else(unsupported)?;
+    let (mb, tb) = b.surface().ok_or_else(unsupported)?;
+    let side_a = MeshSide {
+        mesh: ma,
+        tree: ta,
+        pose: *pose_a,
+    };
+    let side_b = MeshSide {
+        mesh: mb,
+        tree: tb,
+        pose: *pose_b,
+    };
+    let mut out = Vec::new();
+    collide(
+        &side_a,
+        &side_b,
+        mode,
+        &mut CollideScratch::default(),
+        &mut out,
+    );
+    Ok(out)
 }
 
 /// Penetration depth, normal (from `a` to `b`) and deepest points when the

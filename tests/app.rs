@@ -485,3 +485,74 @@ fn penetration_depth_can_be_turned_off() {
         .expect("system runs");
     assert!(touching && contact.is_none());
 }
+
+#[test]
+fn mesh_pairs_are_exact_and_list_their_triangles() {
+    let (pos, tris) = bevy_icollide::scenes::torus(1.0, 0.2, 24, 12);
+    let torus = Collider::trimesh(pos, tris).expect("valid mesh");
+    let mut app = app();
+    let a = app.world_mut().spawn((torus.clone(), at(0.0))).id();
+    // Interlocked like chain links: the boxes overlap, the surfaces do not.
+    let link = Transform::from_xyz(1.0, 0.0, 0.0)
+        .with_rotation(Quat::from_rotation_x(std::f32::consts::FRAC_PI_2));
+    let b = app.world_mut().spawn((torus, link)).id();
+    app.update();
+    assert_eq!(take(&mut app), vec![], "interlocked tori do not touch");
+    // Slide b until its tube crosses a's.
+    set_x(&mut app, b, 0.2);
+    app.update();
+    assert_eq!(take(&mut app), vec![start(a, b)]);
+    let pairs = app
+        .world_mut()
+        .run_system_once(move |c: Collisions| c.triangle_pairs(a, b))
+        .expect("system runs")
+        .expect("mesh pair");
+    assert!(!pairs.is_empty());
+    let flipped = app
+        .world_mut()
+        .run_system_once(move |c: Collisions| c.triangle_pairs(b, a))
+        .expect("system runs")
+        .expect("mesh pair");
+    assert_eq!(flipped.len(), pairs.len());
+    assert_eq!(flipped[0], [pairs[0][1], pairs[0][0]]);
+}
+
+#[test]
+fn a_cube_against_a_mesh_floor() {
+    // A flat mesh (no 3D hull) as a static floor, a convex cube above it.
+    let floor = Collider::trimesh(
+        vec![
+            Vec3::new(-5.0, 0.0, -5.0),
+            Vec3::new(5.0, 0.0, -5.0),
+            Vec3::new(5.0, 0.0, 5.0),
+            Vec3::new(-5.0, 0.0, 5.0),
+        ],
+        vec![[0, 2, 1], [0, 3, 2]],
+    )
+    .expect("valid floor");
+    let mut app = app();
+    let f = app
+        .world_mut()
+        .spawn((floor, Transform::IDENTITY, StaticCollider))
+        .id();
+    let c = app
+        .world_mut()
+        .spawn((cube(), Transform::from_xyz(0.0, 0.6, 0.0)))
+        .id();
+    app.update();
+    assert_eq!(take(&mut app), vec![]);
+    app.world_mut()
+        .get_mut::<Transform>(c)
+        .expect("t")
+        .translation
+        .y = 0.45;
+    app.update();
+    assert_eq!(take(&mut app), vec![start(f, c)]);
+    app.world_mut()
+        .get_mut::<Transform>(c)
+        .expect("t")
+        .translation
+        .y = 0.5001;
+    app.update();
+    assert_eq!(take(&mut app), vec![end(f, c)]);
+}

@@ -67,7 +67,10 @@ fn bad_input_is_an_error() {
         vec![[0, 1, 2], [0, 1, 3]],
     )
     .expect("valid mesh");
-    let err = query::intersects(&mesh, &Pose::IDENTITY, &c, &Pose::IDENTITY).unwrap_err();
+    assert!(query::intersects(&mesh, &Pose::IDENTITY, &c, &Pose::IDENTITY).unwrap());
+    let far = Pose::from_translation(Vec3::splat(5.0));
+    assert!(!query::intersects(&mesh, &Pose::IDENTITY, &c, &far).unwrap());
+    let err = query::distance(&mesh, &Pose::IDENTITY, &c, &Pose::IDENTITY).unwrap_err();
     assert!(matches!(err, QueryError::Unsupported { .. }), "{err:?}");
     assert!(err.to_string().contains("triangle mesh"));
 }

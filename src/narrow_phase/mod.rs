@@ -10,7 +10,10 @@
 //! | pair | test | contact data |
 //! |------|------|--------------|
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`]) | closest features, distance or depth, normal, points |
-//! | a triangle mesh with anything | overlap of the *tight* boxes (the hull's dynamic box or the fixed cube, no margin) until the OBB-tree test lands | none ([`PairResult::exact`] is `false`) |
+//! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs ([`PairCache::Mesh`]) |
+//!
+//! A mesh pair is a *surface* query: a shape entirely inside a mesh, with
+//! no triangles crossing, does not touch it.
 //!
 //! A pair with a sensor, or in a world configured without penetration depth,
 //! runs the boolean part only (no EPA) when the objects overlap.
@@ -26,6 +29,7 @@ pub mod tritri;
 
 use glam::Vec3;
 
+use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
 use crate::math::{Aabb, Pose};
 use crate::shape::{ConvexPolytope, Feature, ShapeData, ShapeKind};
 use lin_canny::ConvexCache;
@@ -95,15 +99,22 @@ pub enum PairCache {
     None,
     /// Lin–Canny features and the GJK simplex.
     Convex(Box<ConvexCache>),
+    /// Intersecting triangle pairs `[of the first body, of the second]`
+    /// (all of them, or the first one for boolean-only pairs).
+    Mesh(Vec<[u32; 2]>),
 }
 
 impl PairCache {
     /// Clears the warm-start data but keeps the allocations, for reuse by
     /// another pair (no allocation per new pair in steady state).
     pub fn recycle(&mut self) {
-        if let PairCache::Convex(c) = self {
-            c.features = None;
-            c.gjk.reset();
+        match self {
+            PairCache::Convex(c) => {
+                c.features = None;
+                c.gjk.reset();
+            }
+            PairCache::Mesh(pairs) => pairs.clear(),
+            PairCache::None => {}
         }
     }
 }
@@ -124,6 +135,7 @@ pub struct PairState {
 #[derive(Default)]
 pub struct NarrowScratch {
     epa: epa::EpaScratch,
+    collide: CollideScratch,
 }
 
 /// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
@@ -148,15 +160,52 @@ pub fn test_pair(
                     std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
                     r
                 }
-                PairCache::None => PairResult::default(),
+                _ => PairResult::default(),
             }
         }
         (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
-        | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => PairResult {
-            touching: a.tight.overlaps(&b.tight),
-            exact: false,
-            contact: None,
-        },
+        | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => {
+            if !matches!(cache, PairCache::Mesh(_)) {
+                *cache = PairCache::Mesh(Vec::new());
+            }
+            match cache {
+                PairCache::Mesh(pairs) => mesh_pair(a, b, pairs, &mut scratch.collide),
+                _ => PairResult::default(),
+            }
+        }
+    }
+}
+
+/// Surface against surface: the OBB trees traversed together.
+fn mesh_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    pairs: &mut Vec<[u32; 2]>,
+    scratch: &mut CollideScratch,
+) -> PairResult {
+    let (Some((ma, ta)), Some((mb, tb))) = (a.shape.surface(), b.shape.surface()) else {
+        return PairResult::default();
+    };
+    let side_a = MeshSide {
+        mesh: ma,
+        tree: ta,
+        pose: a.pose,
+    };
+    let side_b = MeshSide {
+        mesh: mb,
+        tree: tb,
+        pose: b.pose,
+    };
+    let mode = if a.boolean_only || b.boolean_only {
+        ContactMode::First
+    } else {
+        ContactMode::All
+    };
+    collide(&side_a, &side_b, mode, scratch, pairs);
+    PairResult {
+        touching: !pairs.is_empty(),
+        exact: true,
+        contact: None,
     }
 }
 

@@ -8,7 +8,7 @@ use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::narrow_phase::{ContactData, PairState};
+use crate::narrow_phase::{ContactData, PairCache, PairState};
 use crate::world::{BodyId, CollisionWorld, WorldStats};
 
 /// The collision world and the entity ↔ body maps. Read it through
@@ -72,6 +72,26 @@ impl Collisions<'_> {
         let c = self.state.world.pair(*ba, *bb)?.result.contact?;
         // The pair stores A = the smaller body id.
         Some(if ba < bb { c } else { c.flipped() })
+    }
+
+    /// For pairs involving a triangle mesh: the intersecting triangle pairs
+    /// `[triangle of a, triangle of b]` (all of them; the first one only if a
+    /// sensor is involved). `None` for other pair kinds or when the boxes do
+    /// not overlap.
+    pub fn triangle_pairs(&self, a: Entity, b: Entity) -> Option<Vec<[u32; 2]>> {
+        let (ba, bb) = (
+            self.state.entity_body.get(&a)?,
+            self.state.entity_body.get(&b)?,
+        );
+        let PairCache::Mesh(pairs) = &self.state.world.pair(*ba, *bb)?.cache else {
+            return None;
+        };
+        // The pair stores the smaller body id first.
+        Some(if ba < bb {
+            pairs.clone()
+        } else {
+            pairs.iter().map(|&[x, y]| [y, x]).collect()
+        })
     }
 
     /// Every touching pair, in no particular order.

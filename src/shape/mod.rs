@@ -11,6 +11,9 @@
 //!   come from its convex hull; when the mesh is flat (a floor, a wall) and has
 //!   no 3D hull, from its vertices directly.
 //!
+//! Every shape also gets an OBB tree over its surface triangles (the mesh,
+//! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
+//!
 //! Builders return [`ShapeError`] for bad input: no points, NaN or infinite
 //! coordinates, fewer than 4 non-coplanar points for a hull, out-of-range
 //! triangle indices.
@@ -30,6 +33,7 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use crate::bounds::FixedCube;
+use crate::bvh::{ObbTree, SplitRule};
 use crate::math::Aabb;
 
 /// Why a shape could not be built.
@@ -107,6 +111,11 @@ pub struct ShapeData {
     bounds: BoundsGeometry,
     cube: FixedCube,
     local_aabb: Aabb,
+    /// The hull's triangles as a mesh, for convex shapes (surface queries
+    /// against meshes).
+    hull_mesh: Option<TriMesh>,
+    /// OBB tree over the surface triangles (the mesh, or the hull's).
+    tree: ObbTree,
 }
 
 impl ShapeData {
@@ -153,12 +162,37 @@ impl ShapeData {
         };
         let cube = FixedCube::from_vertices(pts);
         let local_aabb = Aabb::from_points(pts.iter().copied());
+        let hull_mesh = match (&kind, &bounds) {
+            (ShapeKind::Convex(_), BoundsGeometry::Hull(h)) => {
+                TriMesh::new(h.vertices().to_vec(), h.triangles().to_vec()).ok()
+            }
+            _ => None,
+        };
+        let surface = match &kind {
+            ShapeKind::TriMesh(m) => Some(m),
+            ShapeKind::Convex(_) => hull_mesh.as_ref(),
+        };
+        let tree = surface.map_or_else(ObbTree::default, |m| {
+            ObbTree::build(m.vertices(), m.triangles(), SplitRule::Mean, 1)
+        });
         Self {
             kind,
             bounds,
             cube,
             local_aabb,
+            hull_mesh,
+            tree,
         }
+    }
+
+    /// The surface as triangles with its OBB tree: the mesh itself, or the
+    /// convex hull's triangles.
+    pub fn surface(&self) -> Option<(&TriMesh, &ObbTree)> {
+        let mesh = match &self.kind {
+            ShapeKind::TriMesh(m) => Some(m),
+            ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
+        };
+        mesh.map(|m| (m, &self.tree))
     }
 }
 
