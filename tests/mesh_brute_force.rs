@@ -1,7 +1,8 @@
 //! OBB-tree mesh queries against brute force: on real models at seeded
 //! random placements, the intersecting triangle pairs equal the all-pairs
 //! set (each pair tested with the same exact predicate on the same mapped
-//! coordinates), and `First` agrees on whether any exists.
+//! coordinates), and `First` agrees on whether any exists. Both split rules
+//! are exercised.
 
 use std::collections::BTreeSet;
 
@@ -46,9 +47,15 @@ fn brute_force(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose) -> BTreeSet<[u32;
 }
 
 fn check_placements(a: &TriMesh, b: &TriMesh, placements: usize, seed: u64, spread: f32) -> usize {
+    // Alternate the split rules: both must give the exact answer.
+    let rule = if seed % 2 == 0 {
+        SplitRule::Median
+    } else {
+        SplitRule::Mean
+    };
     let (ta, tb) = (
-        ObbTree::build(a.vertices(), a.triangles(), SplitRule::Mean, 1),
-        ObbTree::build(b.vertices(), b.triangles(), SplitRule::Mean, 1),
+        ObbTree::build(a.vertices(), a.triangles(), rule, 1),
+        ObbTree::build(b.vertices(), b.triangles(), rule, 1),
     );
     let mut rng = Rng::new(seed);
     let mut scratch = CollideScratch::default();
@@ -89,15 +96,85 @@ fn real_models_match_all_pairs_brute_force() {
         model("odedstein_torus.obj"),
     );
     // Sizes: hand ~0.2, FCL models ~hundreds of units, torus ~2.
-    let hits = check_placements(&hand, &hand, 300, 1, 0.05);
+    let hits = check_placements(&hand, &hand, 1500, 1, 0.05);
     assert!(
-        hits > 60 && hits < 280,
-        "hand/hand: {hits} of 300 placements collide"
+        hits > 300 && hits < 1400,
+        "hand/hand: {hits} of 1500 collide"
     );
-    let hits = check_placements(&rob, &env, 200, 2, 150.0);
-    assert!(hits > 5, "rob/env: {hits} of 200 collide");
-    let hits = check_placements(&torus, &hand, 100, 3, 0.5);
-    assert!(hits > 5, "torus/hand: {hits} of 100 collide");
+    let hits = check_placements(&rob, &env, 600, 2, 150.0);
+    assert!(hits > 20, "rob/env: {hits} of 600 collide");
+    let hits = check_placements(&torus, &hand, 150, 3, 0.5);
+    assert!(hits > 10, "torus/hand: {hits} of 150 collide");
+}
+
+#[test]
+fn teapot_against_wingnut() {
+    // Scaled to about the same size.
+    let teapot = model("o3dv_utah_teapot.stl.obj");
+    let wingnut = model("odedstein_wingnut.obj");
+    let size = |m: &TriMesh| {
+        let b = Aabb::from_points(m.vertices().iter().copied());
+        (b.max - b.min).max_element()
+    };
+    let k = size(&wingnut) / size(&teapot);
+    let scaled = teapot.vertices().iter().map(|v| *v * k).collect();
+    let teapot = TriMesh::new(scaled, teapot.triangles().to_vec()).expect("scaled teapot");
+    let hits = check_placements(&teapot, &wingnut, 40, 5, 0.4 * size(&wingnut));
+    assert!(
+        hits > 5 && hits < 40,
+        "teapot/wingnut: {hits} of 40 collide"
+    );
+}
+
+fn tree_of(m: &TriMesh) -> ObbTree {
+    ObbTree::build(m.vertices(), m.triangles(), SplitRule::Mean, 1)
+}
+
+#[test]
+fn a_mesh_against_itself_and_a_mesh_inside_another() {
+    let hand = model("odedstein_hand_lowres.obj");
+    let tree = tree_of(&hand);
+    let mut scratch = CollideScratch::default();
+    let mut out = Vec::new();
+    // Touching itself at the same pose: every triangle meets itself (and
+    // its neighbors, which share vertices).
+    let s = MeshSide {
+        mesh: &hand,
+        tree: &tree,
+        pose: Pose::IDENTITY,
+    };
+    collide(&s, &s, ContactMode::All, &mut scratch, &mut out);
+    let got: BTreeSet<[u32; 2]> = out.iter().copied().collect();
+    for t in 0..hand.triangles().len() as u32 {
+        assert!(got.contains(&[t, t]), "triangle {t} meets itself");
+    }
+    assert_eq!(
+        got,
+        brute_force(&hand, &Pose::IDENTITY, &hand, &Pose::IDENTITY)
+    );
+    // A thin torus inside a thick one's tube: a surface query reports no
+    // contact for a mesh fully inside another with no triangles crossing.
+    let (p, t) = bevy_icollide::scenes::torus(1.0, 0.3, 24, 12);
+    let big = TriMesh::new(p, t).expect("big");
+    let (p, t) = bevy_icollide::scenes::torus(1.0, 0.05, 24, 12);
+    let small = TriMesh::new(p, t).expect("small");
+    let (tb, ts) = (tree_of(&big), tree_of(&small));
+    let sb = MeshSide {
+        mesh: &big,
+        tree: &tb,
+        pose: Pose::IDENTITY,
+    };
+    let ss = MeshSide {
+        mesh: &small,
+        tree: &ts,
+        pose: Pose::IDENTITY,
+    };
+    collide(&sb, &ss, ContactMode::All, &mut scratch, &mut out);
+    assert!(
+        out.is_empty(),
+        "contained, no crossing triangles: {}",
+        out.len()
+    );
 }
 
 #[test]
@@ -169,4 +246,31 @@ fn rapid_tori() {
             "gap {gap}"
         );
     }
+}
+
+#[test]
+fn prebuilt_trees_round_trip_through_serde() {
+    let hand = model("odedstein_hand_lowres.obj");
+    let tree = tree_of(&hand);
+    let json = serde_json::to_string(&tree).expect("serialize");
+    let back: ObbTree = serde_json::from_str(&json).expect("deserialize");
+    assert_eq!(back, tree);
+    // The shipped tree answers like the built one.
+    let mut scratch = CollideScratch::default();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let pose = Pose::from_translation(Vec3::new(0.02, 0.01, 0.0));
+    let s = |t| MeshSide {
+        mesh: &hand,
+        tree: t,
+        pose: Pose::IDENTITY,
+    };
+    let moved = MeshSide {
+        mesh: &hand,
+        tree: &tree,
+        pose,
+    };
+    collide(&s(&tree), &moved, ContactMode::All, &mut scratch, &mut a);
+    collide(&s(&back), &moved, ContactMode::All, &mut scratch, &mut b);
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
 }
