@@ -48,7 +48,7 @@ fn brute_force(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose) -> BTreeSet<[u32;
 
 fn check_placements(a: &TriMesh, b: &TriMesh, placements: usize, seed: u64, spread: f32) -> usize {
     // Alternate the split rules: both must give the exact answer.
-    let rule = if seed % 2 == 0 {
+    let rule = if seed.is_multiple_of(2) {
         SplitRule::Median
     } else {
         SplitRule::Mean
