@@ -9,11 +9,13 @@
 //!   Lin–Canny closest features between convex polytopes with coherence
 //!   ([`narrow_phase::lin_canny`]), with GJK and EPA beside it
 //!   ([`narrow_phase::gjk`], [`narrow_phase::epa`]).
-//! - **OBBTree / RAPID** (Gottschalk, Lin, Manocha, SIGGRAPH 1996) and
-//!   **AABB trees for deformable models** (van den Bergen, 1997): planned.
+//! - **OBBTree / RAPID** (Gottschalk, Lin, Manocha, SIGGRAPH 1996): OBB
+//!   trees over polygon soups and exact triangle–triangle tests ([`bvh`],
+//!   [`narrow_phase::tritri`]).
+//! - **AABB trees for deformable models** (van den Bergen, 1997): planned.
 //!
 //! The geometry core ([`math`], [`shape`], [`bounds`], [`broad_phase`],
-//! [`narrow_phase`], [`world`], [`query`]) knows nothing of Bevy; [`plugin`]
+//! [`bvh`], [`narrow_phase`], [`world`], [`query`]) knows nothing of Bevy; [`plugin`]
 //! is the only module that imports `bevy_*`.
 //!
 //! ## Quick start
@@ -45,9 +47,9 @@
 //!
 //! The broad phase is exact: after every frame its active pairs are exactly
 //! the overlapping box pairs. Convex–convex pairs are tested exactly
-//! (Lin–Canny, contact data from EPA). Pairs involving a triangle mesh report
-//! the overlap of the objects' tight boxes until the OBB tree lands (see
-//! [`narrow_phase`]); their `PairResult::exact` is `false`.
+//! (Lin–Canny, contact data from EPA); pairs involving a triangle mesh are
+//! tested exactly on their surfaces (OBB trees, exact triangle tests), see
+//! [`narrow_phase`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

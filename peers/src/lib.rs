@@ -12,6 +12,11 @@
 //! - [`SeparatedPairs`]: pairs of random sphere hulls that spin and drift
 //!   without ever touching, for the convex distance benchmark;
 //!   [`to_parry_pose`] converts its poses for parry3d.
+//! - Mesh–mesh: [`cube_sphere`] (nested spheres for the close-proximity
+//!   scene, with [`min_plane_distance`] to prove they never touch),
+//!   [`fit_to_ball`] (real models scaled to a common size),
+//!   [`to_parry_trimesh`] and [`ParryMeshContacts`] (parry3d's contact
+//!   manifolds between two triangle meshes), [`log_log_slope`].
 
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::scenes::{Rng, sphere_hull};
@@ -419,6 +424,192 @@ fn ordered(a: u32, b: u32) -> (u32, u32) {
     if a < b { (a, b) } else { (b, a) }
 }
 
+// ---------------------------------------------------------------------------
+// Mesh–mesh helpers (benches/mesh_collide.rs).
+// ---------------------------------------------------------------------------
+
+/// A sphere of `radius` about the origin as a "cube sphere": each face of a
+/// cube is an `n × n` grid of quads (equal-angle spacing, `tan` mapping, so
+/// the cells are nearly uniform), projected onto the sphere and split into
+/// `2` triangles: `12 n²` triangles in all (`n = 52`: 32 448). Every vertex
+/// lies on the sphere (to rounding); triangles face outwards. The seams
+/// repeat their vertices (one grid per face), which a polygon soup allows.
+///
+/// Calls with the same `n` give the same directions, so two spheres of radii
+/// `r₁ < r₂` are exact scalings of each other: corresponding triangles are
+/// parallel, `r₂ - r₁` apart times the cosine of their angular radius.
+pub fn cube_sphere(radius: f32, n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let n = n.max(1);
+    // (normal, u, v) with u × v = normal: triangles wound outwards.
+    let faces = [
+        (Vec3::X, Vec3::Y, Vec3::Z),
+        (Vec3::NEG_X, Vec3::Z, Vec3::Y),
+        (Vec3::Y, Vec3::Z, Vec3::X),
+        (Vec3::NEG_Y, Vec3::X, Vec3::Z),
+        (Vec3::Z, Vec3::X, Vec3::Y),
+        (Vec3::NEG_Z, Vec3::Y, Vec3::X),
+    ];
+    let side = n + 1;
+    let mut positions = Vec::with_capacity(6 * side * side);
+    let mut triangles = Vec::with_capacity(12 * n * n);
+    let angle = |i: usize| {
+        let a = -std::f64::consts::FRAC_PI_4 + std::f64::consts::FRAC_PI_2 * i as f64 / n as f64;
+        a.tan()
+    };
+    for (normal, u, v) in faces {
+        let base = positions.len() as u32;
+        for i in 0..side {
+            for j in 0..side {
+                let d = normal.as_dvec3() + u.as_dvec3() * angle(i) + v.as_dvec3() * angle(j);
+                positions.push((d.normalize() * f64::from(radius)).as_vec3());
+            }
+        }
+        let id = |i: usize, j: usize| base + (i * side + j) as u32;
+        for i in 0..n {
+            for j in 0..n {
+                let (p, q, r, s) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+                triangles.push([p, q, r]);
+                triangles.push([p, r, s]);
+            }
+        }
+    }
+    (positions, triangles)
+}
+
+/// The smallest distance from the origin to the plane of a triangle of the
+/// soup (degenerate triangles skipped), in f64: for a soup around the origin
+/// whose triangles all face away from it, a lower bound on the distance from
+/// the origin to the surface.
+pub fn min_plane_distance(positions: &[Vec3], triangles: &[[u32; 3]]) -> f64 {
+    triangles
+        .iter()
+        .filter_map(|t| {
+            let [a, b, c] = t.map(|i| positions[i as usize].as_dvec3());
+            let n = (b - a).cross(c - a);
+            let len = n.length();
+            (len > 0.0).then(|| (n.dot(a) / len).abs())
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// `positions` moved so that their bounding box is centered on the origin
+/// and scaled so that the farthest one is `radius` from it.
+pub fn fit_to_ball(positions: &[Vec3], radius: f32) -> Vec<Vec3> {
+    let (lo, hi) = positions.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    );
+    let center = 0.5 * (lo + hi);
+    let far = positions
+        .iter()
+        .map(|p| p.distance(center))
+        .fold(0.0f32, f32::max);
+    let s = if far > 0.0 { radius / far } else { 1.0 };
+    positions.iter().map(|&p| (p - center) * s).collect()
+}
+
+/// bevy_icollide's triangle mesh as parry3d's (same vertices, same
+/// triangles, no flags: parry builds its AABB tree here).
+pub fn to_parry_trimesh(mesh: &bevy_icollide::shape::TriMesh) -> parry3d::shape::TriMesh {
+    parry3d::shape::TriMesh::new(mesh.vertices().to_vec(), mesh.triangles().to_vec())
+        .expect("parry3d accepts every mesh bevy_icollide accepts")
+}
+
+/// What one [`ParryMeshContacts::compute`] found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParryContactCount {
+    /// Triangle pairs whose manifold holds at least one contact point (the
+    /// pairs parry reports in contact).
+    pub pairs: usize,
+    /// Contact points over all manifolds.
+    pub points: usize,
+    /// Manifolds computed: the triangle pairs whose (loosened) AABBs
+    /// overlap, each one convex–convex contact query (parry's analogue of
+    /// our triangle tests).
+    pub candidates: usize,
+}
+
+/// All contacts between two parry3d triangle meshes: the contact-manifolds
+/// API (`PersistentQueryDispatcher::contact_manifolds` of the
+/// `DefaultQueryDispatcher`), which for two meshes runs
+/// `contact_manifolds_composite_shape_composite_shape`: every triangle of
+/// the mesh with the larger root box that overlaps the other's root box is
+/// looked up in the other's AABB tree, and each pair of triangles with
+/// overlapping boxes gets a manifold from a convex–convex (polygonal
+/// feature map) contact query.
+///
+/// Every call starts from a fresh workspace: a one-shot query, with no
+/// coherence from the previous call (parry would otherwise reuse a pair's
+/// manifold when the same triangle pair comes back at nearly the same
+/// relative pose, e.g. when one placement is queried repeatedly).
+#[derive(Default)]
+pub struct ParryMeshContacts {
+    manifolds: Vec<parry3d::query::ContactManifold<(), ()>>,
+}
+
+impl ParryMeshContacts {
+    /// Contacts between `m1` at `pos1` and `m2` at `pos2` with prediction
+    /// distance `prediction` (0: touching or penetrating only).
+    pub fn compute(
+        &mut self,
+        pos1: &parry3d::math::Pose,
+        m1: &parry3d::shape::TriMesh,
+        pos2: &parry3d::math::Pose,
+        m2: &parry3d::shape::TriMesh,
+        prediction: f32,
+    ) -> ParryContactCount {
+        use parry3d::query::{DefaultQueryDispatcher, PersistentQueryDispatcher};
+        let pos12 = pos1.inv_mul(pos2);
+        let mut workspace = None;
+        self.manifolds.clear();
+        DefaultQueryDispatcher
+            .contact_manifolds(
+                &pos12,
+                m1,
+                m2,
+                prediction,
+                &mut self.manifolds,
+                &mut workspace,
+            )
+            .expect("parry3d supports trimesh-trimesh contact manifolds");
+        let mut count = ParryContactCount {
+            candidates: self.manifolds.len(),
+            ..Default::default()
+        };
+        for m in &self.manifolds {
+            count.pairs += usize::from(!m.points.is_empty());
+            count.points += m.points.len();
+        }
+        count
+    }
+
+    /// The manifolds of the last [`compute`](Self::compute).
+    pub fn manifolds(&self) -> &[parry3d::query::ContactManifold<(), ()>] {
+        &self.manifolds
+    }
+}
+
+/// Least-squares slope of `ln y` against `ln x` over the points with both
+/// coordinates positive (NaN with fewer than two).
+pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
+    let logs: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+        .map(|&(x, y)| (x.ln(), y.ln()))
+        .collect();
+    let n = logs.len() as f64;
+    if logs.len() < 2 {
+        return f64::NAN;
+    }
+    let (mx, my) = logs
+        .iter()
+        .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
+    let (sxy, sxx) = logs.iter().fold((0.0, 0.0), |(a, b), &(x, y)| {
+        (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+    });
+    sxy / sxx
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,5 +679,28 @@ mod tests {
             }
         }
         assert_eq!(bp.sorted_pairs(), brute);
+    }
+
+    #[test]
+    fn cube_sphere_counts_radius_and_nesting() {
+        let (p, t) = cube_sphere(1.0, 52);
+        assert_eq!(t.len(), 32_448);
+        assert!(p.iter().all(|v| (v.length() - 1.0).abs() < 1e-6));
+        // Outward: every triangle's normal points away from the origin.
+        for tri in &t {
+            let [a, b, c] = tri.map(|i| p[i as usize]);
+            assert!((b - a).cross(c - a).dot(a) > 0.0);
+        }
+        // The sphere of radius 1.001 lies outside the unit ball.
+        let (q, u) = cube_sphere(1.001, 52);
+        assert!(min_plane_distance(&q, &u) > 1.0);
+    }
+
+    #[test]
+    fn fit_to_ball_and_slope() {
+        let p = fit_to_ball(&[Vec3::new(2.0, 2.0, 2.0), Vec3::new(4.0, 2.0, 2.0)], 3.0);
+        assert_eq!(p, vec![Vec3::new(-3.0, 0.0, 0.0), Vec3::new(3.0, 0.0, 0.0)]);
+        let pts: Vec<(f64, f64)> = [1.0, 0.1, 0.01].iter().map(|&e| (e, 5.0 / e)).collect();
+        assert!((log_log_slope(&pts) + 1.0).abs() < 1e-12);
     }
 }

@@ -7,7 +7,7 @@
 //! build splitting at the mean (or median) of the triangle centers across the
 //! longest axis ([`obb_tree`]), and the simultaneous traversal of two trees
 //! with the 15-axis separating axis test and exact triangle tests at the
-//! leaves ([`collide`]).
+//! leaves ([`collide()`]).
 //!
 //! Nodes live in one array, children after their parent; a node is 48 bytes
 //! (rotation as a quaternion, center, half-extents, first child or triangle,

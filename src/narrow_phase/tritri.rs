@@ -18,7 +18,7 @@
 //!    means separated (GD §3, first rejection).
 //! 2. an all-zero sign triple means that the reference triangle is degenerate (a segment or point
 //!    has no plane, every orientation against it is 0) or that both triangles are coplanar; those
-//!    go to [`degenerate_or_coplanar`], which classifies both inputs exactly.
+//!    go to `degenerate_or_coplanar`, which classifies both inputs exactly.
 //! 3. otherwise both triangles are proper and cross each other's plane: GD's canonical
 //!    permutation and the two-predicate interval test on the line of the two planes.
 
