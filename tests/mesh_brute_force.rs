@@ -274,3 +274,34 @@ fn prebuilt_trees_round_trip_through_serde() {
     assert!(!a.is_empty());
     assert_eq!(a, b);
 }
+
+#[test]
+fn a_larger_box_epsilon_only_costs_box_tests() {
+    use bevy_icollide::bvh::collide_with_eps;
+    let hand = model("odedstein_hand_lowres.obj");
+    let tree = tree_of(&hand);
+    let mut scratch = CollideScratch::default();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut rng = Rng::new(8);
+    for _ in 0..50 {
+        let pa = Pose::new(rng.rotation(), rng.in_cube(0.05));
+        let pb = Pose::new(rng.rotation(), rng.in_cube(0.05));
+        let (sa, sb) = (
+            MeshSide {
+                mesh: &hand,
+                tree: &tree,
+                pose: pa,
+            },
+            MeshSide {
+                mesh: &hand,
+                tree: &tree,
+                pose: pb,
+            },
+        );
+        let tight = collide_with_eps(&sa, &sb, ContactMode::All, 1e-6, &mut scratch, &mut a);
+        let loose = collide_with_eps(&sa, &sb, ContactMode::All, 1e-2, &mut scratch, &mut b);
+        let (sa_set, sb_set): (BTreeSet<_>, BTreeSet<_>) = (a.iter().collect(), b.iter().collect());
+        assert_eq!(sa_set, sb_set);
+        assert!(loose.box_tests >= tight.box_tests);
+    }
+}

@@ -61,10 +61,27 @@ pub struct CollideScratch {
 
 /// Intersecting triangle pairs `[triangle of a, triangle of b]`, appended
 /// to `out` (cleared first), in traversal order. Returns the work done.
+/// The box test's guard against rounding is [`OBB_EPS`]; see
+/// [`collide_with_eps`] to set it.
 pub fn collide(
     a: &MeshSide<'_>,
     b: &MeshSide<'_>,
     mode: ContactMode,
+    scratch: &mut CollideScratch,
+    out: &mut Vec<[u32; 2]>,
+) -> CollideStats {
+    collide_with_eps(a, b, mode, OBB_EPS, scratch, out)
+}
+
+/// [`collide`] with the box test's relative epsilon `eps` (added to every
+/// `|R_ij|`, as in RAPID): larger values make the box test more
+/// conservative (more box pairs descend, never a missed contact); the
+/// triangle tests stay exact whatever it is.
+pub fn collide_with_eps(
+    a: &MeshSide<'_>,
+    b: &MeshSide<'_>,
+    mode: ContactMode,
+    eps: f32,
     scratch: &mut CollideScratch,
     out: &mut Vec<[u32; 2]>,
 ) -> CollideStats {
@@ -86,8 +103,8 @@ pub fn collide(
         );
         let r = oa.axes.transpose() * r_ab * ob.axes;
         let t = oa.axes.transpose() * (r_ab * ob.center + rel.translation - oa.center);
-        // OBB_EPS is relative: conservative against rounding in R and t.
-        if !obb_overlap(oa.half_extents, ob.half_extents, &r, t, OBB_EPS) {
+        // `eps` is relative: conservative against rounding in R and t.
+        if !obb_overlap(oa.half_extents, ob.half_extents, &r, t, eps) {
             continue;
         }
         let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
