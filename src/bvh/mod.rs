@@ -22,6 +22,8 @@ pub mod eigen;
 pub mod obb;
 pub mod obb_tree;
 
-pub use collide::{CollideScratch, CollideStats, ContactMode, MeshSide, collide, mapped_triangle};
+pub use collide::{
+    CollideScratch, CollideStats, ContactMode, MeshSide, collide, collide_with_eps, mapped_triangle,
+};
 pub use obb::{OBB_EPS, Obb, obb_overlap};
 pub use obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
