@@ -15,7 +15,7 @@
 //! **What a surface query reports.** Only triangles are tested: a mesh
 //! entirely inside another (no triangles crossing) reports no contact.
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 use super::obb::{OBB_EPS, obb_overlap};
 use super::obb_tree::ObbTree;
@@ -53,10 +53,20 @@ pub struct MeshSide<'a> {
     pub pose: Pose,
 }
 
+/// A pending node pair, with B's node box already expressed in A's frame
+/// (rotation and center), so descending A's side reuses it.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    na: u32,
+    nb: u32,
+    b_rot: Quat,
+    b_center: Vec3,
+}
+
 /// Reusable traversal stack (no allocation per query once grown).
 #[derive(Clone, Debug, Default)]
 pub struct CollideScratch {
-    stack: Vec<(u32, u32)>,
+    stack: Vec<Pending>,
 }
 
 /// Intersecting triangle pairs `[triangle of a, triangle of b]`, appended
@@ -90,91 +100,104 @@ pub fn collide_with_eps(
     if a.tree.nodes.is_empty() || b.tree.nodes.is_empty() {
         return stats;
     }
-    let rel = a.pose.inverse().mul(&b.pose);
-    let r_ab = Mat3::from_quat(rel.rotation);
+    let q = Query {
+        a,
+        b,
+        rel: a.pose.inverse().mul(&b.pose),
+        mode,
+    };
     let stack = &mut scratch.stack;
     stack.clear();
-    stack.push((0, 0));
-    while let Some((na, nb)) = stack.pop() {
+    stack.push(q.pending(0, 0));
+    while let Some(p) = stack.pop() {
         stats.box_tests += 1;
-        let (oa, ob) = (
-            a.tree.nodes[na as usize].obb(),
-            b.tree.nodes[nb as usize].obb(),
-        );
-        let r = oa.axes.transpose() * r_ab * ob.axes;
-        let t = oa.axes.transpose() * (r_ab * ob.center + rel.translation - oa.center);
+        let (la, lb) = (&a.tree.nodes[p.na as usize], &b.tree.nodes[p.nb as usize]);
+        // Box B relative to box A: R = A^T B', t = A^T (c_b' - c_a).
+        let inv_a = la.rotation.conjugate();
+        let r = Mat3::from_quat(inv_a * p.b_rot);
+        let t = inv_a * (p.b_center - la.center);
         // `eps` is relative: conservative against rounding in R and t.
-        if !obb_overlap(oa.half_extents, ob.half_extents, &r, t, eps) {
+        if !obb_overlap(la.half_extents, lb.half_extents, &r, t, eps) {
             continue;
         }
-        let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
-        match (la.is_leaf(), lb.is_leaf()) {
+        let descend_a = match (la.is_leaf(), lb.is_leaf()) {
             (true, true) => {
-                if leaf_pairs(a, b, (na, nb), &rel, &mut stats, mode, out) {
+                if q.leaf_pairs((p.na, p.nb), &mut stats, out) {
                     return stats;
                 }
+                continue;
             }
-            (false, true) => push_children(stack, na, None, nb, la.first),
-            (true, false) => push_children(stack, na, Some(lb.first), nb, 0),
-            (false, false) => {
-                // Descend the larger box first.
-                if oa.volume() >= ob.volume() {
-                    push_children(stack, na, None, nb, la.first);
-                } else {
-                    push_children(stack, na, Some(lb.first), nb, 0);
-                }
-            }
+            (false, true) => true,
+            (true, false) => false,
+            // Descend the larger box first.
+            (false, false) => volume(la.half_extents) >= volume(lb.half_extents),
+        };
+        if descend_a {
+            stack.push(Pending {
+                na: la.first + 1,
+                ..p
+            });
+            stack.push(Pending { na: la.first, ..p });
+        } else {
+            stack.push(q.pending(p.na, lb.first + 1));
+            stack.push(q.pending(p.na, lb.first));
         }
     }
     stats
 }
 
-/// Pushes the children of A's node (`b_first` = None) or of B's node.
-fn push_children(
-    stack: &mut Vec<(u32, u32)>,
-    na: u32,
-    b_first: Option<u32>,
-    nb: u32,
-    a_first: u32,
-) {
-    match b_first {
-        None => {
-            stack.push((a_first + 1, nb));
-            stack.push((a_first, nb));
-        }
-        Some(f) => {
-            stack.push((na, f + 1));
-            stack.push((na, f));
-        }
-    }
+#[inline]
+fn volume(h: Vec3) -> f32 {
+    h.x * h.y * h.z
 }
 
-/// Tests all triangle pairs of two leaves; true when `First` found one.
-fn leaf_pairs(
-    a: &MeshSide<'_>,
-    b: &MeshSide<'_>,
-    (na, nb): (u32, u32),
-    rel: &Pose,
-    stats: &mut CollideStats,
+/// What one query holds fixed.
+struct Query<'q, 'a> {
+    a: &'q MeshSide<'a>,
+    b: &'q MeshSide<'a>,
+    /// B's frame in A's.
+    rel: Pose,
     mode: ContactMode,
-    out: &mut Vec<[u32; 2]>,
-) -> bool {
-    let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
-    let tris_a = &a.tree.tri_order[la.first as usize..(la.first + la.count) as usize];
-    let tris_b = &b.tree.tri_order[lb.first as usize..(lb.first + lb.count) as usize];
-    for &tb in tris_b {
-        let tri_b = mapped_triangle(b.mesh, tb, rel);
-        for &ta in tris_a {
-            stats.triangle_tests += 1;
-            if triangles_intersect(a.mesh.triangle(ta as usize), tri_b) {
-                out.push([ta, tb]);
-                if mode == ContactMode::First {
-                    return true;
+}
+
+impl Query<'_, '_> {
+    /// The pair `(na, nb)` with B's node box mapped into A's frame.
+    #[inline]
+    fn pending(&self, na: u32, nb: u32) -> Pending {
+        let node = &self.b.tree.nodes[nb as usize];
+        Pending {
+            na,
+            nb,
+            b_rot: self.rel.rotation * node.rotation,
+            b_center: self.rel.transform_point(node.center),
+        }
+    }
+
+    /// Tests all triangle pairs of two leaves; true when `First` found one.
+    fn leaf_pairs(
+        &self,
+        (na, nb): (u32, u32),
+        stats: &mut CollideStats,
+        out: &mut Vec<[u32; 2]>,
+    ) -> bool {
+        let (a, b) = (self.a, self.b);
+        let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
+        let tris_a = &a.tree.tri_order[la.first as usize..(la.first + la.count) as usize];
+        let tris_b = &b.tree.tri_order[lb.first as usize..(lb.first + lb.count) as usize];
+        for &tb in tris_b {
+            let tri_b = mapped_triangle(b.mesh, tb, &self.rel);
+            for &ta in tris_a {
+                stats.triangle_tests += 1;
+                if triangles_intersect(a.mesh.triangle(ta as usize), tri_b) {
+                    out.push([ta, tb]);
+                    if self.mode == ContactMode::First {
+                        return true;
+                    }
                 }
             }
         }
+        false
     }
-    false
 }
 
 /// Triangle `t` of `mesh` mapped by `rel` (B's frame into A's): the

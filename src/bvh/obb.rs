@@ -385,6 +385,7 @@ fn rotation_f32(v: &DMat3) -> Mat3 {
 /// `r` and `t` computed in `f32` from unit rotations; pass more when the
 /// inputs carry more error (say, box centers far from the origin compared
 /// with the box sizes).
+#[inline]
 pub fn obb_overlap(a_half: Vec3, b_half: Vec3, r: &Mat3, t: Vec3, eps: f32) -> bool {
     let a = a_half.to_array();
     let b = b_half.to_array();
