@@ -57,6 +57,14 @@ fn pair(a: Entity, b: Entity) -> (Entity, Entity) {
     if a < b { (a, b) } else { (b, a) }
 }
 
+/// Events in the order the plugin emits them: sorted by pair.
+fn by_pair(mut v: Vec<Ev>) -> Vec<Ev> {
+    v.sort_by_key(|e| match e {
+        Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
+    });
+    v
+}
+
 fn start(a: Entity, b: Entity) -> Ev {
     let (a, b) = pair(a, b);
     Ev::Start(a, b)
@@ -162,13 +170,7 @@ fn despawn_and_collider_removal_end_pairs() {
     let b = app.world_mut().spawn((cube(), at(0.5))).id();
     let c = app.world_mut().spawn((cube(), at(-0.6))).id();
     app.update();
-    assert_eq!(take(&mut app), {
-        let mut v = vec![start(a, b), start(a, c)];
-        v.sort_by_key(|e| match e {
-            Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
-        });
-        v
-    });
+    assert_eq!(take(&mut app), by_pair(vec![start(a, b), start(a, c)]));
     app.world_mut().despawn(b);
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
@@ -268,10 +270,7 @@ fn pair_configuration_deactivates_and_reactivates() {
         .resource_mut::<CollisionPairConfig>()
         .activate_entity(c);
     app.update();
-    let mut want = vec![start(a, b), start(a, c)];
-    want.sort_by_key(|e| match e {
-        Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
-    });
+    let want = by_pair(vec![start(a, b), start(a, c)]);
     assert_eq!(take(&mut app), want);
     // Configuration made before a collider exists applies when it spawns.
     let d = app.world_mut().spawn_empty().id();
@@ -353,10 +352,7 @@ fn bad_poses_are_skipped_not_propagated() {
         .translation
         .x = -0.5;
     app.update();
-    let mut want = vec![end(a, b), start(a, c)];
-    want.sort_by_key(|e| match e {
-        Ev::Start(x, y) | Ev::End(x, y) => (*x, *y),
-    });
+    let want = by_pair(vec![end(a, b), start(a, c)]);
     assert_eq!(take(&mut app), want);
 }
 
