@@ -94,7 +94,7 @@ pub struct PairResult {
 /// What a pair keeps between frames, by pair kind.
 #[derive(Clone, Debug, Default)]
 pub enum PairCache {
-    /// Nothing (box-level pairs).
+    /// Nothing yet: the pair has not been tested since it started.
     #[default]
     None,
     /// Lin–Canny features and the GJK simplex.
