@@ -26,7 +26,7 @@
 use glam::Vec3;
 use smallvec::SmallVec;
 
-use super::pairs::{PairMap, PairSet, PairTable, pair_ids, pair_key};
+use super::pairs::{PairMap, PairTable, pair_ids, pair_key};
 use super::{
     BroadPhaseError, PairKey, ProxyFilter, ProxyId, ProxyOptions, SapStats, SweepAndPrune,
 };
@@ -89,7 +89,6 @@ pub struct GridSweepAndPrune {
     /// (and oversized proxies to test against everything).
     check_oversized: Vec<ProxyId>,
     scratch: Vec<PairKey>,
-    disabled: PairSet,
     table: PairTable,
     stats: SapStats,
 }
@@ -193,13 +192,8 @@ impl GridSweepAndPrune {
     /// Deactivates (`false`) or reactivates a specific pair. Takes effect at once.
     pub fn set_pair_enabled(&mut self, a: ProxyId, b: ProxyId, enabled: bool) {
         let key = pair_key(a, b);
-        if enabled {
-            self.disabled.remove(&key);
-        } else {
-            self.disabled.insert(key);
-        }
-        let allowed = self.allowed(key);
-        self.table.set_enabled(key, allowed);
+        let layers = self.layers_allow(key);
+        self.table.configure(key, enabled, layers);
     }
 
     /// Brings everything up to date; see [`SweepAndPrune::update`].
@@ -261,9 +255,15 @@ impl GridSweepAndPrune {
 
     #[inline]
     fn allowed(&self, key: PairKey) -> bool {
+        self.layers_allow(key) && !self.table.is_disabled(key)
+    }
+
+    /// Whether layers and activity let `key` through.
+    #[inline]
+    fn layers_allow(&self, key: PairKey) -> bool {
         let (a, b) = pair_ids(key);
         let (pa, pb) = (&self.proxies[a as usize], &self.proxies[b as usize]);
-        pa.filter.allows(&pb.filter) && !self.disabled.contains(&key)
+        pa.filter.allows(&pb.filter)
     }
 
     /// 8 × the median largest extent of the boxes (1 if there are none).
@@ -313,7 +313,7 @@ impl GridSweepAndPrune {
             let (a, b) = pair_ids(k);
             dead(a) || dead(b)
         });
-        self.disabled.retain(|&k| {
+        self.table.retain_disabled(|k| {
             let (a, b) = pair_ids(k);
             !dead(a) && !dead(b)
         });

@@ -185,7 +185,6 @@ pub struct SweepAndPrune {
     removed: Vec<ProxyId>,
     moved: Vec<ProxyId>,
     refresh: Vec<ProxyId>,
-    disabled: PairSet,
     table: PairTable,
     stats: SapStats,
     /// Scratch for rebuilds.
@@ -327,13 +326,8 @@ impl SweepAndPrune {
     /// `deactivate_pair` / `activate_pair`). Takes effect at once.
     pub fn set_pair_enabled(&mut self, a: ProxyId, b: ProxyId, enabled: bool) {
         let key = pair_key(a, b);
-        if enabled {
-            self.disabled.remove(&key);
-        } else {
-            self.disabled.insert(key);
-        }
-        let allowed = self.allowed(key);
-        self.table.set_enabled(key, allowed);
+        let layers = layers_allow(&self.info, key);
+        self.table.configure(key, enabled, layers);
     }
 
     /// Brings the lists, the pair table and the `started` / `ended` lists up
@@ -406,14 +400,13 @@ impl SweepAndPrune {
 
     #[inline]
     fn allowed(&self, key: PairKey) -> bool {
-        allowed(&self.info, &self.disabled, key)
+        layers_allow(&self.info, key) && !self.table.is_disabled(key)
     }
 }
 
-/// Whether layers, activity and the pair configuration let `key` through.
+/// Whether layers and activity let `key` through.
 #[inline]
-fn allowed(info: &[ProxyInfo], disabled: &PairSet, key: PairKey) -> bool {
+fn layers_allow(info: &[ProxyInfo], key: PairKey) -> bool {
     let (a, b) = pair_ids(key);
-    let (fa, fb) = (&info[a as usize].filter, &info[b as usize].filter);
-    fa.allows(fb) && !disabled.contains(&key)
+    info[a as usize].filter.allows(&info[b as usize].filter)
 }

@@ -74,6 +74,9 @@ pub struct PairTable {
     /// Every change: the pair, its sequence number and whether it was live
     /// (present and enabled) before the change. Reused every frame.
     log: Vec<(PairKey, u32, bool)>,
+    /// Pairs deactivated by the caller (I-COLLIDE's pair configuration),
+    /// whether or not their boxes overlap now.
+    disabled: PairSet,
     /// Pairs per proxy, to skip hash lookups for proxies without pairs.
     per_proxy: Vec<u32>,
     /// Net result of the last update, sorted by key.
@@ -89,6 +92,29 @@ impl PairTable {
         self.per_proxy.reserve(n);
         self.started.reserve(n);
         self.ended.reserve(n);
+    }
+
+    /// Deactivates (`enabled == false`) or reactivates a pair; a present
+    /// pair becomes enabled when `layers_allow` and it is active.
+    pub(crate) fn configure(&mut self, key: PairKey, enabled: bool, layers_allow: bool) {
+        if enabled {
+            self.disabled.remove(&key);
+        } else {
+            self.disabled.insert(key);
+        }
+        self.set_enabled(key, layers_allow && enabled);
+    }
+
+    /// Whether the caller deactivated the pair.
+    #[inline]
+    pub(crate) fn is_disabled(&self, key: PairKey) -> bool {
+        !self.disabled.is_empty() && self.disabled.contains(&key)
+    }
+
+    /// Forgets deactivations of pairs for which `keep` is false (removed
+    /// proxies, whose ids will be reused).
+    pub(crate) fn retain_disabled(&mut self, mut keep: impl FnMut(PairKey) -> bool) {
+        self.disabled.retain(|&k| keep(k));
     }
 
     /// Whether proxy `p` is in any pair.

@@ -1,15 +1,14 @@
 //! Incremental insertion sort: sifting moved and new endpoints into place,
 //! toggling pairs on min/max swaps; compaction of removed proxies.
 
-use super::pairs::{PairSet, PairTable, pair_key};
-use super::{Endpoint, ProxyInfo, State, SweepAndPrune, allowed};
+use super::pairs::{PairTable, pair_key};
+use super::{Endpoint, ProxyInfo, State, SweepAndPrune, layers_allow};
 use crate::math::Aabb;
 
 /// What a swap needs to know and may change.
 struct SwapCtx<'a> {
     aabbs: &'a [Aabb],
     info: &'a [ProxyInfo],
-    disabled: &'a PairSet,
     table: &'a mut PairTable,
     positions: &'a mut [[u32; 6]],
 }
@@ -28,7 +27,7 @@ impl SwapCtx<'_> {
         if moving_left != e.is_max() {
             let both_static = self.info[a].is_static && self.info[b].is_static;
             if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) {
-                let enabled = allowed(self.info, self.disabled, key);
+                let enabled = layers_allow(self.info, key) && !self.table.is_disabled(key);
                 self.table.add(key, enabled);
             }
         } else if self.table.has_pairs(e.proxy()) && self.table.has_pairs(o.proxy()) {
@@ -85,7 +84,6 @@ impl SweepAndPrune {
             SwapCtx {
                 aabbs: &self.aabbs,
                 info: &self.info,
-                disabled: &self.disabled,
                 table: &mut self.table,
                 positions: &mut self.positions,
             },
@@ -196,7 +194,7 @@ impl SweepAndPrune {
             let (a, b) = super::pair_ids(k);
             dead(a) || dead(b)
         });
-        self.disabled.retain(|&k| {
+        self.table.retain_disabled(|k| {
             let (a, b) = super::pair_ids(k);
             !dead(a) && !dead(b)
         });
