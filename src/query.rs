@@ -9,6 +9,9 @@
 //! |--------|------------|---------------------------|-------------|
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
 //! | with a triangle mesh | OBB trees, exact triangle tests (surface query) | [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
+//!
+//! [`ray_cast`] works on both kinds: Cyrus–Beck clipping against a convex
+//! polytope's faces, or the OBB tree with Möller–Trumbore at the leaves.
 
 use glam::Vec3;
 
@@ -20,6 +23,7 @@ use crate::narrow_phase::lin_canny::{self, ConvexCache};
 use crate::shape::{ConvexPolytope, Feature, ShapeKind, SharedShape};
 
 pub use crate::narrow_phase::epa::Penetration;
+pub use crate::narrow_phase::ray::{Ray, RayHit};
 
 /// Why a query could not be answered.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -191,4 +195,33 @@ pub fn penetration(
         pose_b,
         &mut GjkCache::default(),
     ))
+}
+
+/// The first point where `ray` (world space) meets `shape` at `pose`,
+/// within `max_toi` (in units of `ray.dir`). The hit's normal is in world
+/// space; `feature` is the face (convex) or triangle (mesh). A ray starting
+/// inside a convex shape hits at `toi = 0`; a mesh is a surface, hit where
+/// the ray crosses a triangle.
+pub fn ray_cast(
+    shape: &SharedShape,
+    pose: &Pose,
+    ray: &Ray,
+    max_toi: f32,
+) -> Result<Option<RayHit>, QueryError> {
+    pose.validate().map_err(QueryError::InvalidPose)?;
+    let inv = pose.inverse();
+    let local = Ray::new(
+        inv.transform_point(ray.origin),
+        inv.transform_vector(ray.dir),
+    );
+    let hit = match shape.kind() {
+        ShapeKind::Convex(p) => crate::narrow_phase::ray::ray_polytope(p, &local, max_toi),
+        ShapeKind::TriMesh(_) => shape.surface().and_then(|(mesh, tree)| {
+            crate::bvh::ray::ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())
+        }),
+    };
+    Ok(hit.map(|h| RayHit {
+        normal: pose.transform_vector(h.normal),
+        ..h
+    }))
 }

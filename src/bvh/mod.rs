@@ -21,6 +21,7 @@ pub mod collide;
 pub mod eigen;
 pub mod obb;
 pub mod obb_tree;
+pub mod ray;
 
 pub use collide::{
     CollideScratch, CollideStats, ContactMode, MeshSide, collide, collide_with_eps, mapped_triangle,

@@ -24,6 +24,7 @@ pub mod gjk;
 #[cfg(test)]
 mod gjk_tests;
 pub mod lin_canny;
+pub mod ray;
 pub mod support;
 pub mod tritri;
 

@@ -1,0 +1,73 @@
+//! Ray casts against an OBB tree: descend the boxes the ray reaches (slab
+//! test in each box's frame, padded against rounding), nearest child
+//! first, and test the leaves' triangles (Möller–Trumbore).
+
+use super::obb_tree::ObbTree;
+use crate::narrow_phase::ray::{Ray, RayHit, ray_hits_box, ray_triangle};
+use crate::shape::TriMesh;
+
+/// Relative padding of the boxes in the slab test: a ray grazing a box is
+/// never culled by rounding.
+const PAD: f32 = 1e-5;
+
+/// The first triangle `ray` (mesh frame) meets within `max_toi`; among
+/// triangles hit at the same parameter, the smallest index.
+pub fn ray_cast_tree(
+    mesh: &TriMesh,
+    tree: &ObbTree,
+    ray: &Ray,
+    max_toi: f32,
+    stack: &mut Vec<u32>,
+) -> Option<RayHit> {
+    if tree.nodes.is_empty() {
+        return None;
+    }
+    let mut best: Option<(f32, u32)> = None;
+    stack.clear();
+    stack.push(0);
+    while let Some(n) = stack.pop() {
+        let node = &tree.nodes[n as usize];
+        let limit = best.map_or(max_toi, |b| b.0);
+        let inv = node.rotation.conjugate();
+        let (o, d) = (inv * (ray.origin - node.center), inv * ray.dir);
+        let pad = PAD * (node.half_extents.max_element() + o.length());
+        if !ray_hits_box(o, d, node.half_extents, pad, limit) {
+            continue;
+        }
+        if !node.is_leaf() {
+            stack.push(node.first + 1);
+            stack.push(node.first);
+            continue;
+        }
+        for &t in &tree.tri_order[node.first as usize..(node.first + node.count) as usize] {
+            let limit = best.map_or(max_toi, |b| b.0);
+            if let Some(toi) = ray_triangle(ray, mesh.triangle(t as usize), limit)
+                && best.is_none_or(|(bt, bi)| toi < bt || (toi == bt && t < bi))
+            {
+                best = Some((toi, t));
+            }
+        }
+    }
+    best.map(|(toi, t)| {
+        let [a, b, c] = mesh.triangle(t as usize);
+        let n = (b - a).cross(c - a).normalize_or_zero();
+        RayHit {
+            toi,
+            normal: if n.dot(ray.dir) > 0.0 { -n } else { n },
+            feature: t,
+        }
+    })
+}
+
+/// Brute force over every triangle (the reference the tree must equal).
+pub fn ray_cast_brute_force(mesh: &TriMesh, ray: &Ray, max_toi: f32) -> Option<(f32, u32)> {
+    let mut best: Option<(f32, u32)> = None;
+    for t in 0..mesh.triangles().len() {
+        if let Some(toi) = ray_triangle(ray, mesh.triangle(t), max_toi)
+            && best.is_none_or(|(bt, _)| toi < bt)
+        {
+            best = Some((toi, t as u32));
+        }
+    }
+    best
+}

@@ -1,0 +1,112 @@
+//! Ray casts against brute force: on meshes the OBB tree finds exactly the
+//! triangle (and parameter) that testing every triangle finds; on convex
+//! shapes Cyrus–Beck agrees with the nearest hull triangle.
+
+use bevy_icollide::bvh::ray::{ray_cast_brute_force, ray_cast_tree};
+use bevy_icollide::math::Pose;
+use bevy_icollide::narrow_phase::ray::ray_triangle;
+use bevy_icollide::query::{self, Ray};
+use bevy_icollide::scenes::{Rng, sphere_hull};
+use bevy_icollide::shape::{SharedShape, TriMesh};
+use glam::Vec3;
+
+fn hand() -> SharedShape {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/meshes/odedstein_hand_lowres.obj");
+    SharedShape::trimesh_from_obj(path).expect("hand")
+}
+
+#[test]
+fn mesh_rays_equal_brute_force() {
+    let shape = hand();
+    let (mesh, tree): (&TriMesh, _) = shape.surface().expect("surface");
+    let center = bevy_icollide::math::Aabb::from_points(mesh.vertices().iter().copied()).center();
+    let mut rng = Rng::new(3);
+    let (mut stack, mut hits) = (Vec::new(), 0);
+    for i in 0..3000 {
+        // Rays from around the model towards points near it.
+        let origin = center + rng.unit_vector() * rng.range(0.0, 0.3);
+        let target = center + rng.in_cube(0.1);
+        let ray = Ray::new(origin, target - origin);
+        let got = ray_cast_tree(mesh, tree, &ray, 10.0, &mut stack).map(|h| (h.toi, h.feature));
+        assert_eq!(got, ray_cast_brute_force(mesh, &ray, 10.0), "ray {i}");
+        hits += usize::from(got.is_some());
+    }
+    assert!(hits > 600 && hits < 2900, "{hits} of 3000 rays hit");
+}
+
+#[test]
+fn convex_rays_match_the_nearest_hull_triangle() {
+    let mut rng = Rng::new(4);
+    let mut hits = 0;
+    for i in 0..2000 {
+        let shape = sphere_hull(&mut rng, 30, 1.0);
+        let pose = Pose::new(rng.rotation(), rng.in_cube(1.0));
+        let origin = pose.translation + rng.unit_vector() * rng.range(1.1, 3.0);
+        let ray = Ray::new(origin, pose.translation + rng.in_cube(1.2) - origin);
+        let got = query::ray_cast(&shape, &pose, &ray, 1.0).expect("valid pose");
+        let hull = shape.hull().expect("hull");
+        let want = hull
+            .triangles()
+            .iter()
+            .filter_map(|t| {
+                ray_triangle(
+                    &ray,
+                    t.map(|v| pose.transform_point(hull.vertices()[v as usize])),
+                    1.0,
+                )
+            })
+            .fold(None, |m: Option<f32>, t| Some(m.map_or(t, |m| m.min(t))));
+        match (got, want) {
+            (Some(h), Some(w)) => {
+                assert!((h.toi - w).abs() < 1e-4, "ray {i}: {} vs {w}", h.toi);
+                assert!(
+                    (h.normal.length() - 1.0).abs() < 1e-4 && h.normal.dot(ray.dir) < 0.0,
+                    "ray {i}: normal"
+                );
+                hits += 1;
+            }
+            (None, None) => {}
+            // Grazing rays may differ within rounding between the methods.
+            (g, w) => {
+                let toi = g.map(|h| h.toi).or(w).unwrap_or(0.0);
+                let p = ray.at(toi);
+                let local = pose.inverse().transform_point(p);
+                let poly = shape.polytope().expect("convex");
+                let out = (0..poly.faces().len() as u32)
+                    .map(|f| poly.face_distance(f, local))
+                    .fold(f32::MIN, f32::max);
+                assert!(
+                    out.abs() < 1e-4,
+                    "ray {i}: {g:?} vs {w:?}, not a grazing ray ({out})"
+                );
+            }
+        }
+    }
+    assert!(hits > 400, "{hits} of 2000 rays hit");
+    // From inside: a hit at 0.
+    let cube = SharedShape::cuboid(Vec3::ONE).expect("cube");
+    let h = query::ray_cast(&cube, &Pose::IDENTITY, &Ray::new(Vec3::ZERO, Vec3::X), 10.0)
+        .unwrap()
+        .expect("hit");
+    assert_eq!(h.toi, 0.0);
+    let h = query::ray_cast(
+        &cube,
+        &Pose::IDENTITY,
+        &Ray::new(Vec3::new(-3.0, 0.0, 0.0), Vec3::X),
+        10.0,
+    )
+    .unwrap()
+    .expect("hit");
+    assert!((h.toi - 2.0).abs() < 1e-6 && (h.normal + Vec3::X).length() < 1e-6);
+    assert!(
+        query::ray_cast(
+            &cube,
+            &Pose::IDENTITY,
+            &Ray::new(Vec3::new(-3.0, 2.0, 0.0), Vec3::X),
+            10.0
+        )
+        .unwrap()
+        .is_none()
+    );
+}
