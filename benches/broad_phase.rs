@@ -126,18 +126,7 @@ impl Frames {
 
 /// Sizes to run: `ICOLLIDE_BENCH_N` (comma-separated) or [`SIZES`].
 fn sizes() -> Vec<usize> {
-    match std::env::var("ICOLLIDE_BENCH_N") {
-        Ok(s) => s
-            .split(',')
-            .map(|t| {
-                t.trim()
-                    .replace('_', "")
-                    .parse()
-                    .expect("ICOLLIDE_BENCH_N: integers")
-            })
-            .collect(),
-        Err(_) => SIZES.to_vec(),
-    }
+    icollide_peers::env_sizes("ICOLLIDE_BENCH_N", &SIZES)
 }
 
 /// Short runs: 2 cores, three sizes, a few minutes in all. The largest size

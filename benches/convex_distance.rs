@@ -130,18 +130,7 @@ impl Config {
 
 /// Hull sizes to run: `ICOLLIDE_BENCH_POINTS` (comma-separated) or [`SIZES`].
 fn sizes() -> Vec<usize> {
-    match std::env::var("ICOLLIDE_BENCH_POINTS") {
-        Ok(s) => s
-            .split(',')
-            .map(|t| {
-                t.trim()
-                    .replace('_', "")
-                    .parse()
-                    .expect("ICOLLIDE_BENCH_POINTS: integers")
-            })
-            .collect(),
-        Err(_) => SIZES.to_vec(),
-    }
+    icollide_peers::env_sizes("ICOLLIDE_BENCH_POINTS", &SIZES)
 }
 
 /// Distinct hulls shared by the bodies: `ICOLLIDE_BENCH_SHAPES`, default 0

@@ -610,6 +610,23 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     sxy / sxx
 }
 
+/// A comma-separated list of sizes from the environment variable `var`
+/// (underscores allowed: `10_000`), or `default` when it is unset.
+pub fn env_sizes(var: &str, default: &[usize]) -> Vec<usize> {
+    match std::env::var(var) {
+        Ok(s) => s
+            .split(',')
+            .map(|t| {
+                t.trim()
+                    .replace('_', "")
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{var}: comma-separated integers"))
+            })
+            .collect(),
+        Err(_) => default.to_vec(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
