@@ -75,7 +75,7 @@ pub mod prelude {
         CollisionPlugin, CollisionStart, CollisionSystems, Collisions, LayerMask, Sensor,
         StaticCollider,
     };
-    pub use crate::shape::{ShapeError, SharedShape};
+    pub use crate::shape::{CompoundPiece, ShapeError, SharedShape};
 }
 
 /// The README's examples are compiled and run as doctests.

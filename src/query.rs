@@ -9,18 +9,22 @@
 //! |--------|------------|---------------------------|-------------|
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
 //! | with a triangle mesh | OBB trees, exact triangle tests (surface query) | [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
+//! | with a compound | the narrow phase's piece recursion | over all piece pairs (all pieces convex) | deepest piece pair (all pieces convex) |
 //!
-//! [`ray_cast`] works on both kinds: Cyrus–Beck clipping against a convex
-//! polytope's faces, or the OBB tree with Möller–Trumbore at the leaves.
+//! [`intersects`] is the narrow phase's own pair test ([`test_pair`]) from a
+//! fresh cache, boolean only, so it answers exactly what the world would.
+//! [`ray_cast`] works on every kind: Cyrus–Beck clipping against a convex
+//! polytope's faces, the OBB tree with Möller–Trumbore at the leaves for a
+//! mesh, the nearest piece's hit for a compound.
 
 use glam::Vec3;
 
 use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
 use crate::math::{Pose, PoseError};
-use crate::narrow_phase::epa;
 use crate::narrow_phase::gjk::GjkCache;
 use crate::narrow_phase::lin_canny::{self, ConvexCache};
-use crate::shape::{ConvexPolytope, Feature, ShapeKind, SharedShape};
+use crate::narrow_phase::{NarrowScratch, PairCache, PairSide, epa, test_pair};
+use crate::shape::{ConvexPolytope, Feature, ShapeData, ShapeKind, SharedShape};
 
 pub use crate::narrow_phase::epa::Penetration;
 pub use crate::narrow_phase::ray::{Ray, RayHit};
@@ -69,48 +73,84 @@ pub struct ClosestPoints {
     pub features: [Feature; 2],
     /// Whether the shapes intersect (touching counts).
     pub intersecting: bool,
+    /// The compound pieces the points are on, `[of a, of b]` (0 for a
+    /// shape that is not a compound).
+    pub pieces: [u32; 2],
 }
 
-fn kind_name(s: &SharedShape) -> &'static str {
+fn kind_name(s: &ShapeData) -> &'static str {
     match s.kind() {
         ShapeKind::Convex(_) => "convex",
         ShapeKind::TriMesh(_) => "triangle mesh",
+        ShapeKind::Compound(_) => "compound",
     }
 }
 
-/// Both shapes as convex polytopes with validated poses.
-fn convex_pair<'a>(
-    a: &'a SharedShape,
+/// A shape's non-compound pieces at their world poses: `(piece, shape,
+/// pose)`; a shape that is not a compound is its own piece 0.
+fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> {
+    match s.compound() {
+        Some(c) => (0..)
+            .zip(c.pieces())
+            .map(|(i, p)| (i, &*p.shape, pose.mul(&p.pose)))
+            .collect(),
+        None => vec![(0, s, *pose)],
+    }
+}
+
+/// Calls `f` on every pair of convex pieces of the two shapes at their
+/// world poses, after validating the poses; refuses non-convex pieces.
+fn for_each_convex_pair<'a>(
+    a: &'a ShapeData,
     pose_a: &Pose,
-    b: &'a SharedShape,
+    b: &'a ShapeData,
     pose_b: &Pose,
-) -> Result<(&'a ConvexPolytope, &'a ConvexPolytope), QueryError> {
+    mut f: impl FnMut([u32; 2], (&'a ConvexPolytope, Pose), (&'a ConvexPolytope, Pose)),
+) -> Result<(), QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
-    match (a.polytope(), b.polytope()) {
-        (Some(pa), Some(pb)) => Ok((pa, pb)),
-        _ => Err(QueryError::Unsupported {
-            a: kind_name(a),
-            b: kind_name(b),
-        }),
+    let unsupported = QueryError::Unsupported {
+        a: kind_name(a),
+        b: kind_name(b),
+    };
+    let (pieces_a, pieces_b) = (pieces(a, pose_a), pieces(b, pose_b));
+    for &(ia, sa, pa) in &pieces_a {
+        for &(ib, sb, pb) in &pieces_b {
+            match (sa.polytope(), sb.polytope()) {
+                (Some(ca), Some(cb)) => f([ia, ib], (ca, pa), (cb, pb)),
+                _ => return Err(unsupported),
+            }
+        }
     }
+    Ok(())
 }
 
 /// Closest points and features of `a` at `pose_a` and `b` at `pose_b`.
+/// For compounds, the closest pair of pieces (all pieces must be convex).
 pub fn closest_points(
     a: &SharedShape,
     pose_a: &Pose,
     b: &SharedShape,
     pose_b: &Pose,
 ) -> Result<ClosestPoints, QueryError> {
-    let (pa, pb) = convex_pair(a, pose_a, b, pose_b)?;
-    let r = lin_canny::closest_features(pa, pose_a, pb, pose_b, &mut ConvexCache::default());
-    Ok(ClosestPoints {
-        distance: r.distance,
-        point_a: r.point_a,
-        point_b: r.point_b,
-        features: r.features,
-        intersecting: r.intersecting,
+    let mut best: Option<ClosestPoints> = None;
+    for_each_convex_pair(a, pose_a, b, pose_b, |pieces, (ca, pa), (cb, pb)| {
+        let r = lin_canny::closest_features(ca, &pa, cb, &pb, &mut ConvexCache::default());
+        if best.is_none_or(|b| r.distance < b.distance) {
+            best = Some(ClosestPoints {
+                distance: r.distance,
+                point_a: r.point_a,
+                point_b: r.point_b,
+                features: r.features,
+                intersecting: r.intersecting,
+                pieces,
+            });
+        }
+    })?;
+    // Every shape has at least one piece.
+    best.ok_or(QueryError::Unsupported {
+        a: kind_name(a),
+        b: kind_name(b),
     })
 }
 
@@ -133,11 +173,24 @@ pub fn intersects(
     b: &SharedShape,
     pose_b: &Pose,
 ) -> Result<bool, QueryError> {
-    if a.polytope().is_some() && b.polytope().is_some() {
-        return closest_points(a, pose_a, b, pose_b).map(|c| c.intersecting);
+    pose_a.validate().map_err(QueryError::InvalidPose)?;
+    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    let (sa, sb) = (pair_side(a, pose_a), pair_side(b, pose_b));
+    if !sa.tight.overlaps(&sb.tight) {
+        return Ok(false);
     }
-    let first = intersecting_triangles(a, pose_a, b, pose_b, ContactMode::First)?;
-    Ok(!first.is_empty())
+    let mut scratch = NarrowScratch::default();
+    Ok(test_pair(&sa, &sb, &mut PairCache::None, &mut scratch).touching)
+}
+
+/// A shape at a pose as a boolean-only narrow-phase side.
+fn pair_side<'a>(s: &'a ShapeData, pose: &Pose) -> PairSide<'a> {
+    PairSide {
+        tight: s.local_aabb().transformed(pose),
+        shape: s,
+        pose: *pose,
+        boolean_only: true,
+    }
 }
 
 /// The intersecting triangle pairs `[of a, of b]` of two surfaces (a mesh's
@@ -180,21 +233,22 @@ pub fn intersecting_triangles(
 
 /// Penetration depth, normal (from `a` to `b`) and deepest points when the
 /// shapes overlap; `None` when they are apart. Touching shapes give a depth
-/// of (about) 0.
+/// of (about) 0. For compounds, the deepest pair of pieces (all pieces must
+/// be convex).
 pub fn penetration(
     a: &SharedShape,
     pose_a: &Pose,
     b: &SharedShape,
     pose_b: &Pose,
 ) -> Result<Option<Penetration>, QueryError> {
-    let (pa, pb) = convex_pair(a, pose_a, b, pose_b)?;
-    Ok(epa::penetration(
-        pa,
-        pose_a,
-        pb,
-        pose_b,
-        &mut GjkCache::default(),
-    ))
+    let mut best: Option<Penetration> = None;
+    for_each_convex_pair(a, pose_a, b, pose_b, |_, (ca, pa), (cb, pb)| {
+        let p = epa::penetration(ca, &pa, cb, &pb, &mut GjkCache::default());
+        if let Some(p) = p.filter(|p| best.is_none_or(|b| p.depth > b.depth)) {
+            best = Some(p);
+        }
+    })?;
+    Ok(best)
 }
 
 /// The first point where `ray` (world space) meets `shape` at `pose`,
@@ -209,6 +263,16 @@ pub fn ray_cast(
     max_toi: f32,
 ) -> Result<Option<RayHit>, QueryError> {
     pose.validate().map_err(QueryError::InvalidPose)?;
+    if let Some(c) = shape.compound() {
+        let mut best: Option<RayHit> = None;
+        for (i, p) in (0..).zip(c.pieces()) {
+            let hit = ray_cast(&p.shape, &pose.mul(&p.pose), ray, max_toi)?;
+            if let Some(h) = hit.filter(|h| best.is_none_or(|b| h.toi < b.toi)) {
+                best = Some(RayHit { piece: i, ..h });
+            }
+        }
+        return Ok(best);
+    }
     let inv = pose.inverse();
     let local = Ray::new(
         inv.transform_point(ray.origin),
@@ -216,9 +280,11 @@ pub fn ray_cast(
     );
     let hit = match shape.kind() {
         ShapeKind::Convex(p) => crate::narrow_phase::ray::ray_polytope(p, &local, max_toi),
-        ShapeKind::TriMesh(_) => shape.surface().and_then(|(mesh, tree)| {
-            crate::bvh::ray::ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())
-        }),
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => {
+            shape.surface().and_then(|(mesh, tree)| {
+                crate::bvh::ray::ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())
+            })
+        }
     };
     Ok(hit.map(|h| RayHit {
         normal: pose.transform_vector(h.normal),

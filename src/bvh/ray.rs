@@ -52,6 +52,7 @@ pub fn ray_cast_tree(
         let [a, b, c] = mesh.triangle(t as usize);
         let n = (b - a).cross(c - a).normalize_or_zero();
         RayHit {
+            piece: 0,
             toi,
             normal: if n.dot(ray.dir) > 0.0 { -n } else { n },
             feature: t,

@@ -83,6 +83,19 @@ impl Aabb {
         (self.max - self.min) * 0.5
     }
 
+    /// A box holding this box moved by `pose` (the box of the rotated box:
+    /// `|R| · half-extents` around the moved center), grown by a few ulps so
+    /// that rounding can only make it larger: a cull by this box never drops
+    /// an overlap.
+    pub fn transformed(&self, pose: &super::Pose) -> Self {
+        let m = pose.rotation_matrix();
+        let abs = glam::Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
+        let c = pose.transform_point(self.center());
+        let h = abs * self.half_extents();
+        let slack = (c.abs() + h).max_element() * (8.0 * f32::EPSILON);
+        Self::from_center_half_extents(c, h + Vec3::splat(slack))
+    }
+
     /// True when every coordinate is finite and `min <= max` on every axis.
     #[inline]
     pub fn is_valid(&self) -> bool {

@@ -11,6 +11,12 @@
 //! |------|------|--------------|
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`]) | closest features, distance or depth, normal, points |
 //! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs ([`PairCache::Mesh`]) |
+//! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache ([`compound`]) | per piece pair, what its row gives ([`PairCache::Compound`]); the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
+//!
+//! The match has one arm per kind pair; a pair with a compound on either
+//! side goes to one arm, which recurses to non-compound piece pairs. Every
+//! pair of kinds is handled: the match is exhaustive, so a new kind that is
+//! not dispatched does not compile.
 //!
 //! A mesh pair is a *surface* query: a shape entirely inside a mesh, with
 //! no triangles crossing, does not touch it.
@@ -19,6 +25,7 @@
 //! runs the boolean part only (no EPA) when the objects overlap.
 
 pub mod closest;
+pub mod compound;
 pub mod epa;
 pub mod gjk;
 #[cfg(test)]
@@ -33,6 +40,7 @@ use glam::Vec3;
 use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
 use crate::math::{Aabb, Pose};
 use crate::shape::{ConvexPolytope, Feature, ShapeData, ShapeKind};
+use compound::CompoundCache;
 use lin_canny::ConvexCache;
 
 /// One side of a pair, as the narrow phase sees it.
@@ -63,8 +71,12 @@ pub struct ContactData {
     pub point_a: Vec3,
     /// Closest (or deepest) point on B, world space.
     pub point_b: Vec3,
-    /// The closest (or penetrating) features: `[on A, on B]`.
+    /// The closest (or penetrating) features: `[on A, on B]`, of the
+    /// pieces below.
     pub features: [Feature; 2],
+    /// For compounds, the pieces these data are about: `[of A, of B]` (0
+    /// for a shape that is not a compound).
+    pub pieces: [u32; 2],
 }
 
 impl ContactData {
@@ -75,6 +87,7 @@ impl ContactData {
             point_a: self.point_b,
             point_b: self.point_a,
             features: [self.features[1], self.features[0]],
+            pieces: [self.pieces[1], self.pieces[0]],
             ..*self
         }
     }
@@ -103,6 +116,8 @@ pub enum PairCache {
     /// Intersecting triangle pairs `[of the first body, of the second]`
     /// (all of them, or the first one for boolean-only pairs).
     Mesh(Vec<[u32; 2]>),
+    /// The piece pairs of a pair involving a compound, each with its cache.
+    Compound(Box<CompoundCache>),
 }
 
 impl PairCache {
@@ -115,6 +130,7 @@ impl PairCache {
                 c.gjk.reset();
             }
             PairCache::Mesh(pairs) => pairs.clear(),
+            PairCache::Compound(c) => c.recycle(),
             PairCache::None => {}
         }
     }
@@ -137,6 +153,8 @@ pub struct PairState {
 pub struct NarrowScratch {
     epa: epa::EpaScratch,
     collide: CollideScratch,
+    /// The candidate pieces of both sides of a compound pair.
+    pieces: [Vec<compound::PieceAt>; 2],
 }
 
 /// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
@@ -148,6 +166,15 @@ pub fn test_pair(
     scratch: &mut NarrowScratch,
 ) -> PairResult {
     match (a.shape.kind(), b.shape.kind()) {
+        (ShapeKind::Compound(_), _) | (_, ShapeKind::Compound(_)) => {
+            if !matches!(cache, PairCache::Compound(_)) {
+                *cache = PairCache::Compound(Box::default());
+            }
+            match cache {
+                PairCache::Compound(c) => compound::compound_pair(a, b, c, scratch),
+                _ => PairResult::default(),
+            }
+        }
         (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
             if !matches!(cache, PairCache::Convex(_)) {
                 // Only for pairs that did not get a recycled cache.
@@ -227,6 +254,7 @@ fn convex_pair(
             point_a: r.point_a,
             point_b: r.point_b,
             features: r.features,
+            pieces: [0, 0],
         })
     } else if a.boolean_only || b.boolean_only {
         None
@@ -249,6 +277,7 @@ fn convex_pair(
             point_a,
             point_b,
             features: r.features,
+            pieces: [0, 0],
         })
     };
     PairResult {

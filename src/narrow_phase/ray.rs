@@ -46,6 +46,8 @@ pub struct RayHit {
     pub normal: Vec3,
     /// The face (convex) or triangle (mesh) hit.
     pub feature: u32,
+    /// The compound piece hit (0 for a shape that is not a compound).
+    pub piece: u32,
 }
 
 /// The first hit of `ray` (in the polytope's frame) within `max_toi`.
@@ -75,12 +77,14 @@ pub fn ray_polytope(poly: &ConvexPolytope, ray: &Ray, max_toi: f32) -> Option<Ra
     }
     Some(match entered_by {
         Some(f) if enter > 0.0 => RayHit {
+            piece: 0,
             toi: enter,
             normal: poly.face(f).normal,
             feature: f,
         },
         // The origin is inside (or on) the polytope.
         _ => RayHit {
+            piece: 0,
             toi: 0.0,
             normal: Vec3::ZERO,
             feature: u32::MAX,

@@ -32,7 +32,7 @@ pub use components::{
 };
 pub use events::{CollisionEnd, CollisionStart};
 pub use resources::{
-    CollisionDiagnostics, CollisionPairConfig, CollisionState, Collisions, StageTimes,
+    CollisionDiagnostics, CollisionPairConfig, CollisionState, Collisions, PieceContact, StageTimes,
 };
 
 use bevy_app::prelude::*;

@@ -8,6 +8,7 @@ use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
+use crate::narrow_phase::compound::PiecePair;
 use crate::narrow_phase::{ContactData, PairCache, PairState};
 use crate::world::{BodyId, CollisionWorld, WorldStats};
 
@@ -94,6 +95,25 @@ impl Collisions<'_> {
         })
     }
 
+    /// For pairs involving a compound: the touching piece pairs, seen from
+    /// `a` (`pieces` = `[piece of a, piece of b]`, 0 for a side that is not
+    /// a compound), each with what its pair kind computes: contact data for
+    /// two convex pieces, triangle pairs with a mesh. Sorted by pieces.
+    /// `None` for other pair kinds or when the boxes do not overlap.
+    pub fn touching_pieces(&self, a: Entity, b: Entity) -> Option<Vec<PieceContact>> {
+        let (ba, bb) = (
+            self.state.entity_body.get(&a)?,
+            self.state.entity_body.get(&b)?,
+        );
+        let PairCache::Compound(c) = &self.state.world.pair(*ba, *bb)?.cache else {
+            return None;
+        };
+        let flip = ba > bb;
+        let mut out: Vec<PieceContact> = c.touching().map(|p| PieceContact::new(p, flip)).collect();
+        out.sort_by_key(|p| p.pieces);
+        Some(out)
+    }
+
     /// Every touching pair, in no particular order.
     pub fn touching(&self) -> impl Iterator<Item = (Entity, Entity)> + '_ {
         self.state.world.pairs().filter_map(|([a, b], s)| {
@@ -112,6 +132,44 @@ impl Collisions<'_> {
     /// The body of an entity's collider, once it has one.
     pub fn body(&self, e: Entity) -> Option<BodyId> {
         self.state.entity_body.get(&e).copied()
+    }
+}
+
+/// A touching piece pair of a compound pair (see
+/// [`Collisions::touching_pieces`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PieceContact {
+    /// `[piece of a, piece of b]`.
+    pub pieces: [u32; 2],
+    /// Contact data, for two convex pieces (not for sensors).
+    pub contact: Option<ContactData>,
+    /// Intersecting triangle pairs `[of a's piece, of b's piece]`, when a
+    /// piece is a mesh.
+    pub triangles: Vec<[u32; 2]>,
+}
+
+impl PieceContact {
+    fn new(p: &PiecePair, flip: bool) -> Self {
+        let triangles = match &p.cache {
+            PairCache::Mesh(t) => t.clone(),
+            _ => Vec::new(),
+        };
+        let contact = p.result.contact.map(|c| ContactData {
+            pieces: p.pieces,
+            ..c
+        });
+        if !flip {
+            return Self {
+                pieces: p.pieces,
+                contact,
+                triangles,
+            };
+        }
+        Self {
+            pieces: [p.pieces[1], p.pieces[0]],
+            contact: contact.map(|c| c.flipped()),
+            triangles: triangles.iter().map(|&[x, y]| [y, x]).collect(),
+        }
     }
 }
 

@@ -10,6 +10,9 @@
 //! - [`ShapeKind::TriMesh`]: a polygon soup (no topology required). Its bounds
 //!   come from its convex hull; when the mesh is flat (a floor, a wall) and has
 //!   no 3D hull, from its vertices directly.
+//! - [`ShapeKind::Compound`]: convex (or mesh) pieces at local poses under an
+//!   AABB tree, I-COLLIDE's hierarchy of convex pieces ([`Compound`]). Its
+//!   bounds come from the hull of all the pieces' vertices.
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -18,11 +21,13 @@
 //! coordinates, fewer than 4 non-coplanar points for a hull, out-of-range
 //! triangle indices.
 
+mod compound;
 mod hull;
 mod obj;
 mod polytope;
 mod trimesh;
 
+pub use compound::{Compound, CompoundPiece};
 pub use hull::{ConvexHull, HullError};
 pub use obj::{ObjError, ObjMesh, load_obj, parse_obj};
 pub use polytope::{ConvexPolytope, Feature, PolyEdge, PolyFace};
@@ -34,7 +39,7 @@ use glam::Vec3;
 
 use crate::bounds::FixedCube;
 use crate::bvh::{ObbTree, SplitRule};
-use crate::math::Aabb;
+use crate::math::{Aabb, Pose};
 
 /// Why a shape could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -92,6 +97,8 @@ pub enum ShapeKind {
     Convex(ConvexPolytope),
     /// A triangle soup.
     TriMesh(TriMesh),
+    /// Pieces under an AABB tree.
+    Compound(Compound),
 }
 
 /// How the broad phase bounds a shape.
@@ -123,7 +130,15 @@ impl ShapeData {
     pub fn polytope(&self) -> Option<&ConvexPolytope> {
         match &self.kind {
             ShapeKind::Convex(p) => Some(p),
-            ShapeKind::TriMesh(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The pieces, for compound shapes.
+    pub fn compound(&self) -> Option<&Compound> {
+        match &self.kind {
+            ShapeKind::Compound(c) => Some(c),
+            _ => None,
         }
     }
 
@@ -171,6 +186,7 @@ impl ShapeData {
         let surface = match &kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => hull_mesh.as_ref(),
+            ShapeKind::Compound(_) => None,
         };
         let tree = surface.map_or_else(ObbTree::default, |m| {
             ObbTree::build(m.vertices(), m.triangles(), SplitRule::Mean, 1)
@@ -186,13 +202,26 @@ impl ShapeData {
     }
 
     /// The surface as triangles with its OBB tree: the mesh itself, or the
-    /// convex hull's triangles.
+    /// convex hull's triangles. `None` for compounds (their pieces have one).
     pub fn surface(&self) -> Option<(&TriMesh, &ObbTree)> {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
+            ShapeKind::Compound(_) => None,
         };
         mesh.map(|m| (m, &self.tree))
+    }
+}
+
+/// Bounds geometry of a point set: its hull, or the points themselves when
+/// they are flat (a floor, a wall).
+fn bounds_of(points: Vec<Vec3>) -> Result<BoundsGeometry, ShapeError> {
+    match ConvexHull::new(&points) {
+        Ok(h) => Ok(BoundsGeometry::Hull(h)),
+        Err(HullError::Coplanar | HullError::Collinear | HullError::Coincident) => {
+            Ok(BoundsGeometry::Points(points))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -247,15 +276,23 @@ impl SharedShape {
     /// out of range.
     pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
         let mesh = TriMesh::new(vertices, triangles)?;
-        let bounds = match ConvexHull::new(mesh.vertices()) {
-            Ok(h) => BoundsGeometry::Hull(h),
-            Err(HullError::Coplanar | HullError::Collinear | HullError::Coincident) => {
-                BoundsGeometry::Points(mesh.used_vertices())
-            }
-            Err(e) => return Err(e.into()),
-        };
+        let bounds = bounds_of(mesh.used_vertices())?;
         Ok(Self(Arc::new(ShapeData::new(
             ShapeKind::TriMesh(mesh),
+            bounds,
+        ))))
+    }
+
+    /// A compound of pieces (convex shapes or meshes) at poses in the
+    /// compound's frame: a non-convex object as a hierarchy of convex
+    /// pieces. The pieces keep sharing their data (`Arc`).
+    ///
+    /// Errors: no pieces, a bad piece pose, a piece that is a compound.
+    pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
+        let compound = Compound::new(pieces)?;
+        let bounds = bounds_of(compound.points())?;
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Compound(compound),
             bounds,
         ))))
     }
@@ -295,6 +332,19 @@ impl SharedShape {
                 m.vertices().iter().map(|v| *v * factor).collect(),
                 m.triangles().to_vec(),
             ),
+            ShapeKind::Compound(c) => {
+                let pieces = c
+                    .pieces()
+                    .iter()
+                    .map(|p| {
+                        Ok(CompoundPiece {
+                            pose: Pose::new(p.pose.rotation, p.pose.translation * factor),
+                            shape: p.shape.scaled(factor)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, ShapeError>>()?;
+                Self::compound(pieces)
+            }
         }
     }
 

@@ -1,0 +1,198 @@
+//! Compound shapes: I-COLLIDE's non-convex objects as a hierarchy of convex
+//! pieces (a hand: palm and finger segments).
+//!
+//! A [`Compound`] holds its pieces (each a [`SharedShape`] at a local
+//! [`Pose`]) under a small AABB tree built top-down by a median split of the
+//! piece centers along the longest axis (one piece per leaf). The narrow
+//! phase descends the tree with the other shape's box expressed in the
+//! compound's frame and tests only the pieces whose boxes overlap it; each
+//! tested piece pair keeps its own cache (a Lin–Canny feature pair for two
+//! convex pieces), so coherence works piece by piece.
+//!
+//! Pieces may be convex polytopes or triangle meshes, not compounds: the
+//! hierarchy has one level of pieces, as in I-COLLIDE.
+
+use smallvec::SmallVec;
+
+use super::{ShapeError, SharedShape};
+use crate::math::{Aabb, Pose};
+
+/// One piece of a compound: a shape at a pose in the compound's frame.
+#[derive(Clone, Debug)]
+pub struct CompoundPiece {
+    /// Where the piece sits in the compound's frame.
+    pub pose: Pose,
+    /// The piece's shape (convex or a mesh).
+    pub shape: SharedShape,
+}
+
+/// A node of the piece tree. The left child of an inner node is the next
+/// node in the array; `right` is the index of the right child. A leaf's
+/// `right` is its piece index.
+#[derive(Clone, Copy, Debug)]
+struct PieceNode {
+    aabb: Aabb,
+    right: u32,
+    leaf: bool,
+}
+
+/// Convex (or mesh) pieces under an AABB tree. See the module docs.
+#[derive(Clone, Debug)]
+pub struct Compound {
+    pieces: Vec<CompoundPiece>,
+    /// Each piece's box in the compound's frame.
+    boxes: Vec<Aabb>,
+    nodes: Vec<PieceNode>,
+}
+
+impl Compound {
+    /// Builds the piece tree. Errors: no pieces, a non-finite or non-unit
+    /// pose, or a piece that is itself a compound.
+    pub fn new(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
+        if pieces.is_empty() {
+            return Err(ShapeError::InvalidParameter(
+                "a compound needs at least one piece",
+            ));
+        }
+        for p in &pieces {
+            if p.pose.validate().is_err() {
+                return Err(ShapeError::InvalidParameter(
+                    "compound piece poses must be finite with a unit rotation",
+                ));
+            }
+            if p.shape.compound().is_some() {
+                return Err(ShapeError::InvalidParameter(
+                    "a compound piece cannot be a compound",
+                ));
+            }
+        }
+        let boxes: Vec<Aabb> = pieces
+            .iter()
+            .map(|p| p.shape.local_aabb().transformed(&p.pose))
+            .collect();
+        let mut order: Vec<u32> = (0..pieces.len() as u32).collect();
+        let mut nodes = Vec::with_capacity(2 * pieces.len());
+        build(&boxes, &mut order, &mut nodes);
+        Ok(Self {
+            pieces,
+            boxes,
+            nodes,
+        })
+    }
+
+    /// The pieces, in the order given.
+    pub fn pieces(&self) -> &[CompoundPiece] {
+        &self.pieces
+    }
+
+    /// Piece `i`'s box in the compound's frame.
+    pub fn piece_box(&self, i: u32) -> Aabb {
+        self.boxes[i as usize]
+    }
+
+    /// Calls `visit(piece)` for every piece whose box (compound frame)
+    /// overlaps `query` (compound frame), in tree order. `visit` returns
+    /// `false` to stop early.
+    pub fn for_each_overlap(&self, query: &Aabb, mut visit: impl FnMut(u32) -> bool) {
+        let mut stack: SmallVec<[u32; 32]> = SmallVec::new();
+        stack.push(0);
+        while let Some(i) = stack.pop() {
+            let node = &self.nodes[i as usize];
+            if !node.aabb.overlaps(query) {
+                continue;
+            }
+            if node.leaf {
+                if !visit(node.right) {
+                    return;
+                }
+            } else {
+                stack.push(node.right);
+                stack.push(i + 1);
+            }
+        }
+    }
+
+    /// All the pieces' vertices in the compound's frame (what its bounds
+    /// are computed from).
+    pub(super) fn points(&self) -> Vec<glam::Vec3> {
+        let mut out = Vec::new();
+        for p in &self.pieces {
+            let pts = match p.shape.bounds_geometry() {
+                super::BoundsGeometry::Hull(h) => h.vertices(),
+                super::BoundsGeometry::Points(pts) => pts.as_slice(),
+            };
+            out.extend(pts.iter().map(|&v| p.pose.transform_point(v)));
+        }
+        out
+    }
+}
+
+/// Top-down build: median split of the piece centers along the longest
+/// axis of their bounds. Appends the subtree of `order` to `nodes`.
+fn build(boxes: &[Aabb], order: &mut [u32], nodes: &mut Vec<PieceNode>) {
+    let aabb = order
+        .iter()
+        .fold(Aabb::EMPTY, |b, &i| b.union(boxes[i as usize]));
+    let at = nodes.len();
+    nodes.push(PieceNode {
+        aabb,
+        right: order[0],
+        leaf: order.len() == 1,
+    });
+    if order.len() == 1 {
+        return;
+    }
+    let centers = Aabb::from_points(order.iter().map(|&i| boxes[i as usize].center()));
+    let axis = centers.half_extents().max_position();
+    // Ties broken by piece index: the tree does not depend on the sort.
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (boxes[a as usize].center(), boxes[b as usize].center());
+        ca[axis].total_cmp(&cb[axis]).then(a.cmp(&b))
+    });
+    let (left, right) = order.split_at_mut(order.len() / 2);
+    build(boxes, left, nodes);
+    nodes[at].right = nodes.len() as u32;
+    build(boxes, right, nodes);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Vec3;
+
+    fn cube_at(x: f32) -> CompoundPiece {
+        CompoundPiece {
+            pose: Pose::from_translation(Vec3::new(x, 0.0, 0.0)),
+            shape: SharedShape::cuboid(Vec3::splat(0.4)).expect("cube"),
+        }
+    }
+
+    #[test]
+    fn overlap_query_finds_exactly_the_overlapping_pieces() {
+        let c = Compound::new((0..9).map(|i| cube_at(i as f32)).collect()).expect("compound");
+        for lo in 0..9 {
+            for hi in lo..9 {
+                let q = Aabb::new(
+                    Vec3::new(lo as f32, -0.1, -0.1),
+                    Vec3::new(hi as f32, 0.1, 0.1),
+                );
+                let mut got = Vec::new();
+                c.for_each_overlap(&q, |i| {
+                    got.push(i);
+                    true
+                });
+                got.sort_unstable();
+                let want: Vec<u32> = (0..9).filter(|&i| c.piece_box(i).overlaps(&q)).collect();
+                assert_eq!(got, want);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_compounds_are_refused() {
+        assert!(Compound::new(Vec::new()).is_err());
+        let mut p = cube_at(0.0);
+        p.pose.translation.x = f32::NAN;
+        assert!(Compound::new(vec![p]).is_err());
+    }
+}
