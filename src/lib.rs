@@ -12,6 +12,9 @@
 //! - **OBBTree / RAPID** (Gottschalk, Lin, Manocha, SIGGRAPH 1996): OBB
 //!   trees over polygon soups and exact triangle–triangle tests ([`bvh`],
 //!   [`narrow_phase::tritri`]).
+//! - Non-convex objects as **hierarchies of convex pieces** (I-COLLIDE's
+//!   hand): [`shape::Compound`], tested piece pair by piece pair
+//!   ([`narrow_phase::compound`]).
 //! - **AABB trees for deformable models** (van den Bergen, 1997): planned.
 //!
 //! The geometry core ([`math`], [`shape`], [`bounds`], [`broad_phase`],
@@ -48,8 +51,8 @@
 //! The broad phase is exact: after every frame its active pairs are exactly
 //! the overlapping box pairs. Convex–convex pairs are tested exactly
 //! (Lin–Canny, contact data from EPA); pairs involving a triangle mesh are
-//! tested exactly on their surfaces (OBB trees, exact triangle tests), see
-//! [`narrow_phase`].
+//! tested exactly on their surfaces (OBB trees, exact triangle tests);
+//! compounds reduce to those two cases piece by piece, see [`narrow_phase`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

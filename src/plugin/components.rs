@@ -41,6 +41,11 @@ impl Collider {
         SharedShape::cuboid(half_extents).map(Self::new)
     }
 
+    /// Convex (or mesh) pieces at local poses. See [`SharedShape::compound`].
+    pub fn compound(pieces: Vec<crate::shape::CompoundPiece>) -> Result<Self, ShapeError> {
+        SharedShape::compound(pieces).map(Self::new)
+    }
+
     /// A triangle soup. See [`SharedShape::trimesh`].
     pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
         SharedShape::trimesh(vertices, triangles).map(Self::new)

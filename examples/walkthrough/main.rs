@@ -1,0 +1,449 @@
+//! I-COLLIDE's architectural walkthrough, headless: a hand made of convex
+//! pieces moves through a furnished living room, touches things (they turn
+//! red), picks up a cup, carries it into the bookshelf and lets go.
+//!
+//! ```text
+//! cargo run --release --example walkthrough -- [--picture FILE] [--quiet]
+//! ```
+//!
+//! Everything gameplay does is driven by collision events: `CollisionStart`
+//! marks the touched object (red) and logs a line, `CollisionEnd` unmarks
+//! it, a grab takes an object the hand is touching (known from the events,
+//! no geometry is polled) and parents it to the hand, so it moves with the
+//! hand and keeps colliding with the room; a release leaves it where it is.
+//! While held, the hand–object pair is deactivated (I-COLLIDE's pair
+//! configuration). The hand follows a scripted path; at the end the example
+//! prints the per-stage timings and a summary, and writes a picture (top
+//! and side views, the hand's path, touched objects in red).
+
+#[path = "picture.rs"]
+mod picture;
+#[path = "scene.rs"]
+mod scene;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use bevy_app::prelude::*;
+use bevy_ecs::prelude::*;
+use bevy_icollide::plugin::StageTimes;
+use bevy_icollide::prelude::*;
+use bevy_transform::prelude::*;
+use glam::{Quat, Vec3};
+
+use scene::Role;
+
+/// How to run.
+pub struct Config {
+    /// Where to write the picture (`None`: no picture).
+    pub picture: Option<PathBuf>,
+    /// Print the events as they happen.
+    pub verbose: bool,
+}
+
+/// Something that happened, for the summary and the test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Happening {
+    /// Two objects started touching.
+    Touch(&'static str, &'static str),
+    /// Two objects stopped touching.
+    Untouch(&'static str, &'static str),
+    /// The hand picked an object up.
+    Grab(&'static str),
+    /// The hand let an object go.
+    Release(&'static str),
+}
+
+/// What a run produced.
+pub struct Summary {
+    pub happenings: Vec<Happening>,
+    pub frames: u32,
+    pub touched: BTreeSet<&'static str>,
+    pub timings: StageTimes,
+    pub worst: StageTimes,
+}
+
+#[derive(Component)]
+struct Label(&'static str);
+
+#[derive(Component)]
+struct Grabbable;
+
+#[derive(Component)]
+struct Hand;
+
+/// Red: touched by the hand or by what it holds (how many such contacts).
+#[derive(Component)]
+struct Touched(u32);
+
+#[derive(Component)]
+struct Held;
+
+#[derive(Message)]
+struct Grab;
+
+#[derive(Message)]
+struct Release;
+
+/// The hand's scripted path: key positions and headings at frames, eased
+/// in between.
+#[derive(Resource)]
+struct Script {
+    frame: u32,
+    /// `(frame, palm centre, heading)`; heading 0 points the fingers along
+    /// +X, 180° along −X (a turn about +Y).
+    keys: Vec<(u32, Vec3, f32)>,
+    grab_at: u32,
+    release_at: u32,
+}
+
+impl Script {
+    fn new() -> Self {
+        let cup = scene::zup_to_yup(Vec3::new(1.01847, 0.11367, 0.80615));
+        // The palm 13 cm beyond the cup, fingers pointing back over it.
+        let above = Vec3::new(cup.x + 0.13, 1.05, cup.z);
+        let low = Vec3::new(above.x, 0.895, above.z);
+        let lifted = Vec3::new(above.x, 1.1, above.z);
+        let shelf = |x| Vec3::new(x, 0.99, 1.07);
+        Self {
+            frame: 0,
+            keys: vec![
+                (0, Vec3::new(-2.4, 1.2, 0.4), 180.0),
+                (150, above, 180.0),
+                (200, low, 180.0),
+                (230, low, 180.0),
+                (260, lifted, 180.0),
+                (380, shelf(2.1), 0.0),
+                (420, shelf(2.33), 0.0),
+                (440, shelf(2.33), 0.0),
+                (520, Vec3::new(1.6, 1.3, 0.5), 60.0),
+            ],
+            grab_at: 215,
+            release_at: 430,
+        }
+    }
+
+    fn last_frame(&self) -> u32 {
+        self.keys.last().map_or(0, |k| k.0)
+    }
+
+    /// The hand's transform at `frame`.
+    fn transform(&self, frame: u32) -> Transform {
+        let next = self.keys.iter().position(|k| k.0 >= frame);
+        let (p, heading) = match next {
+            Some(0) => (self.keys[0].1, self.keys[0].2),
+            Some(n) => {
+                let ((f0, p0, h0), (f1, p1, h1)) = (self.keys[n - 1], self.keys[n]);
+                let t = (frame - f0) as f32 / (f1 - f0) as f32;
+                let t = t * t * (3.0 - 2.0 * t);
+                (p0.lerp(p1, t), h0 + (h1 - h0) * t)
+            }
+            None => self.keys.last().map_or((Vec3::ZERO, 0.0), |k| (k.1, k.2)),
+        };
+        // The hand's fingers are along its local +Z: a quarter turn puts
+        // them along +X, then the heading turns them about +Y.
+        let rotation = Quat::from_rotation_y((90.0 + heading).to_radians());
+        Transform::from_translation(p).with_rotation(rotation)
+    }
+}
+
+#[derive(Resource, Default)]
+struct Journal {
+    verbose: bool,
+    happenings: Vec<Happening>,
+    hand_path: Vec<Vec3>,
+    touched: BTreeSet<&'static str>,
+    /// Grabbable objects the hand touches now, from the events, in the
+    /// order it touched them.
+    in_hand_reach: Vec<Entity>,
+}
+
+impl Journal {
+    fn log(&mut self, frame: u32, h: Happening) {
+        if self.verbose {
+            println!("frame {frame:>3}: {h:?}");
+        }
+        self.happenings.push(h);
+    }
+}
+
+fn main() {
+    let mut config = Config {
+        picture: Some(PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/target/walkthrough.svg"
+        ))),
+        verbose: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--picture" => config.picture = args.next().map(PathBuf::from),
+            "--quiet" => config.verbose = false,
+            other => {
+                eprintln!("unknown argument {other:?}; usage: [--picture FILE] [--quiet]");
+                std::process::exit(2);
+            }
+        }
+    }
+    match run(&config) {
+        Ok(s) => print_summary(&s, &config),
+        Err(e) => {
+            eprintln!("walkthrough: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// Builds the app, runs the script to its end, writes the picture.
+pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
+    let mut app = App::new();
+    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
+        .add_message::<Grab>()
+        .add_message::<Release>()
+        .insert_resource(Script::new())
+        .insert_resource(Journal {
+            verbose: config.verbose,
+            ..Default::default()
+        })
+        .add_systems(
+            Update,
+            (drive_hand, on_start, on_end, grab, release).chain(),
+        );
+    spawn_room(app.world_mut())?;
+    let frames = app.world().resource::<Script>().last_frame();
+    for _ in 0..frames {
+        app.update();
+    }
+    if let Some(path) = &config.picture {
+        std::fs::write(
+            path,
+            picture::svg(&outlines(app.world_mut()), &hand_path(&app)),
+        )?;
+    }
+    let d = app.world().resource::<CollisionDiagnostics>();
+    let (timings, worst) = (d.mean(), d.worst);
+    let journal = app
+        .world_mut()
+        .remove_resource::<Journal>()
+        .unwrap_or_default();
+    Ok(Summary {
+        happenings: journal.happenings,
+        frames,
+        touched: journal.touched,
+        timings,
+        worst,
+    })
+}
+
+fn spawn_room(world: &mut World) -> Result<(), Box<dyn std::error::Error>> {
+    for obj in scene::objects() {
+        let collider =
+            Collider::trimesh_from_obj(obj.path()).map_err(|e| format!("{}: {e}", obj.path()))?;
+        let mut e = world.spawn((collider, obj.transform(), Label(obj.name)));
+        match obj.role {
+            Role::Furniture => e.insert(StaticCollider),
+            Role::Grabbable => e.insert(Grabbable),
+        };
+    }
+    let hand = Collider::new(scene::hand()?);
+    let start = world.resource::<Script>().transform(0);
+    world.spawn((hand, start, Label("hand"), Hand));
+    Ok(())
+}
+
+fn drive_hand(
+    mut script: ResMut<Script>,
+    mut journal: ResMut<Journal>,
+    mut hand: Query<&mut Transform, With<Hand>>,
+    mut grabs: MessageWriter<Grab>,
+    mut releases: MessageWriter<Release>,
+) {
+    script.frame += 1;
+    let at = script.transform(script.frame);
+    for mut t in &mut hand {
+        *t = at;
+    }
+    if script.frame.is_multiple_of(4) {
+        journal.hand_path.push(at.translation);
+    }
+    if script.frame == script.grab_at {
+        grabs.write(Grab);
+    }
+    if script.frame == script.release_at {
+        releases.write(Release);
+    }
+}
+
+/// The two sides of an event, named, and whether the first is the hand or
+/// held by it.
+type EventQuery<'w, 's> = Query<
+    'w,
+    's,
+    (
+        &'static Label,
+        Has<Hand>,
+        Has<Held>,
+        Has<Grabbable>,
+        Option<&'static mut Touched>,
+    ),
+>;
+
+fn on_start(
+    mut events: MessageReader<CollisionStart>,
+    mut q: EventQuery,
+    mut journal: ResMut<Journal>,
+    script: Res<Script>,
+    mut commands: Commands,
+) {
+    for ev in events.read() {
+        let pair = [ev.collider1, ev.collider2];
+        let Ok([a, b]) = q.get_many_mut(pair) else {
+            continue;
+        };
+        journal.log(script.frame, Happening::Touch(a.0.0, b.0.0));
+        for (me, other, e) in [(&a, &b, pair[1]), (&b, &a, pair[0])] {
+            let by_hand = me.1 || me.2;
+            if by_hand && !other.1 {
+                journal.touched.insert(other.0.0);
+                let n = other.4.as_ref().map_or(0, |t| t.0);
+                commands.entity(e).insert(Touched(n + 1));
+                if me.1 && other.3 {
+                    journal.in_hand_reach.push(e);
+                }
+            }
+        }
+    }
+}
+
+fn on_end(
+    mut events: MessageReader<CollisionEnd>,
+    mut q: EventQuery,
+    mut journal: ResMut<Journal>,
+    script: Res<Script>,
+    mut commands: Commands,
+) {
+    for ev in events.read() {
+        let pair = [ev.collider1, ev.collider2];
+        let Ok([a, b]) = q.get_many_mut(pair) else {
+            continue;
+        };
+        journal.log(script.frame, Happening::Untouch(a.0.0, b.0.0));
+        for (me, other, e) in [(&a, &b, pair[1]), (&b, &a, pair[0])] {
+            if me.1 {
+                journal.in_hand_reach.retain(|&x| x != e);
+            }
+            match other.4.as_ref().map(|t| t.0) {
+                Some(n) if (me.1 || me.2) && n > 1 => {
+                    commands.entity(e).insert(Touched(n - 1));
+                }
+                Some(_) if me.1 || me.2 => {
+                    commands.entity(e).remove::<Touched>();
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn grab(
+    mut requests: MessageReader<Grab>,
+    mut journal: ResMut<Journal>,
+    script: Res<Script>,
+    hand: Query<(Entity, &GlobalTransform), With<Hand>>,
+    objects: Query<(&Label, &GlobalTransform)>,
+    mut pairs: ResMut<CollisionPairConfig>,
+    mut commands: Commands,
+) {
+    for _ in requests.read() {
+        // The object touched last.
+        let (Ok((h, hand_global)), Some(&obj)) = (hand.single(), journal.in_hand_reach.last())
+        else {
+            continue;
+        };
+        let Ok((label, global)) = objects.get(obj) else {
+            continue;
+        };
+        let local = global.reparented_to(hand_global);
+        commands.entity(obj).insert((ChildOf(h), local, Held));
+        pairs.deactivate_pair(h, obj);
+        journal.log(script.frame, Happening::Grab(label.0));
+    }
+}
+
+fn release(
+    mut requests: MessageReader<Release>,
+    mut journal: ResMut<Journal>,
+    script: Res<Script>,
+    hand: Query<Entity, With<Hand>>,
+    held: Query<(Entity, &Label, &GlobalTransform), With<Held>>,
+    mut pairs: ResMut<CollisionPairConfig>,
+    mut commands: Commands,
+) {
+    for _ in requests.read() {
+        for (e, label, global) in &held {
+            commands
+                .entity(e)
+                .remove::<(ChildOf, Held)>()
+                .insert(global.compute_transform());
+            if let Ok(h) = hand.single() {
+                pairs.activate_pair(h, e);
+            }
+            journal.log(script.frame, Happening::Release(label.0));
+        }
+    }
+}
+
+fn outlines(world: &mut World) -> Vec<picture::Outline> {
+    let journal_touched = world.resource::<Journal>().touched.clone();
+    let mut q = world.query::<(&Label, &Collider, &GlobalTransform, Has<Hand>)>();
+    let mut out: Vec<picture::Outline> = q
+        .iter(world)
+        .map(|(label, collider, global, is_hand)| {
+            let pts = match collider.shape().bounds_geometry() {
+                bevy_icollide::shape::BoundsGeometry::Hull(h) => h.vertices().to_vec(),
+                bevy_icollide::shape::BoundsGeometry::Points(p) => p.clone(),
+            };
+            picture::Outline {
+                name: label.0.to_string(),
+                points: pts.iter().map(|&p| global.transform_point(p)).collect(),
+                touched: journal_touched.contains(label.0),
+                is_hand,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+fn hand_path(app: &App) -> Vec<Vec3> {
+    app.world().resource::<Journal>().hand_path.clone()
+}
+
+fn print_summary(s: &Summary, config: &Config) {
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    println!("\nwalkthrough: {} frames", s.frames);
+    println!("stage      mean ms   worst ms");
+    for (name, m, w) in [
+        ("sync", s.timings.sync, s.worst.sync),
+        ("bounds", s.timings.bounds, s.worst.bounds),
+        ("broad", s.timings.broad, s.worst.broad),
+        ("narrow", s.timings.narrow, s.worst.narrow),
+        ("report", s.timings.report, s.worst.report),
+        ("total", s.timings.total(), s.worst.total()),
+    ] {
+        println!("{name:<9} {:>8.3} {:>10.3}", ms(m), ms(w));
+    }
+    let starts = s
+        .happenings
+        .iter()
+        .filter(|h| matches!(h, Happening::Touch(..)))
+        .count();
+    println!(
+        "{starts} contacts started; touched by the hand or what it held: {}",
+        s.touched.iter().copied().collect::<Vec<_>>().join(", ")
+    );
+    if let Some(p) = &config.picture {
+        println!("picture written to {}", p.display());
+    }
+}
