@@ -9,6 +9,7 @@
 //! |--------|------------|---------------------------|-------------|
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
 //! | with a triangle mesh | OBB trees, exact triangle tests (surface query) | [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
+//! | with a sphere or capsule (not a mesh) | the narrow phase's test | GJK with margins | EPA on the cores plus the radii |
 //! | with a compound | the narrow phase's piece recursion | over all piece pairs (all pieces convex) | deepest piece pair (all pieces convex) |
 //!
 //! [`intersects`] is the narrow phase's own pair test ([`test_pair`]) from a
@@ -21,10 +22,11 @@ use glam::Vec3;
 
 use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
 use crate::math::{Pose, PoseError};
-use crate::narrow_phase::gjk::GjkCache;
+use crate::narrow_phase::gjk::{GjkCache, gjk_distance};
 use crate::narrow_phase::lin_canny::{self, ConvexCache};
+use crate::narrow_phase::support::SupportMap;
 use crate::narrow_phase::{NarrowScratch, PairCache, PairSide, epa, test_pair};
-use crate::shape::{ConvexPolytope, Feature, ShapeData, ShapeKind, SharedShape};
+use crate::shape::{Feature, ShapeData, ShapeKind, SharedShape};
 
 pub use crate::narrow_phase::epa::Penetration;
 pub use crate::narrow_phase::ray::{Ray, RayHit};
@@ -79,11 +81,7 @@ pub struct ClosestPoints {
 }
 
 fn kind_name(s: &ShapeData) -> &'static str {
-    match s.kind() {
-        ShapeKind::Convex(_) => "convex",
-        ShapeKind::TriMesh(_) => "triangle mesh",
-        ShapeKind::Compound(_) => "compound",
-    }
+    s.kind_name()
 }
 
 /// A shape's non-compound pieces at their world poses: `(piece, shape,
@@ -98,14 +96,24 @@ fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> 
     }
 }
 
-/// Calls `f` on every pair of convex pieces of the two shapes at their
-/// world poses, after validating the poses; refuses non-convex pieces.
+/// A convex piece as GJK / EPA see it: a polytope or a sphere / capsule.
+fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
+    match s.kind() {
+        ShapeKind::Convex(p) => Some(p),
+        ShapeKind::Rounded(r) => Some(r),
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
+    }
+}
+
+/// Calls `f` on every pair of convex pieces (polytopes, spheres, capsules)
+/// of the two shapes at their world poses, after validating the poses;
+/// refuses non-convex pieces.
 fn for_each_convex_pair<'a>(
     a: &'a ShapeData,
     pose_a: &Pose,
     b: &'a ShapeData,
     pose_b: &Pose,
-    mut f: impl FnMut([u32; 2], (&'a ConvexPolytope, Pose), (&'a ConvexPolytope, Pose)),
+    mut f: impl FnMut([u32; 2], (&'a ShapeData, Pose), (&'a ShapeData, Pose)),
 ) -> Result<(), QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
@@ -116,10 +124,10 @@ fn for_each_convex_pair<'a>(
     let (pieces_a, pieces_b) = (pieces(a, pose_a), pieces(b, pose_b));
     for &(ia, sa, pa) in &pieces_a {
         for &(ib, sb, pb) in &pieces_b {
-            match (sa.polytope(), sb.polytope()) {
-                (Some(ca), Some(cb)) => f([ia, ib], (ca, pa), (cb, pb)),
-                _ => return Err(unsupported),
+            if support_map(sa).is_none() || support_map(sb).is_none() {
+                return Err(unsupported);
             }
+            f([ia, ib], (sa, pa), (sb, pb));
         }
     }
     Ok(())
@@ -134,17 +142,10 @@ pub fn closest_points(
     pose_b: &Pose,
 ) -> Result<ClosestPoints, QueryError> {
     let mut best: Option<ClosestPoints> = None;
-    for_each_convex_pair(a, pose_a, b, pose_b, |pieces, (ca, pa), (cb, pb)| {
-        let r = lin_canny::closest_features(ca, &pa, cb, &pb, &mut ConvexCache::default());
-        if best.is_none_or(|b| r.distance < b.distance) {
-            best = Some(ClosestPoints {
-                distance: r.distance,
-                point_a: r.point_a,
-                point_b: r.point_b,
-                features: r.features,
-                intersecting: r.intersecting,
-                pieces,
-            });
+    for_each_convex_pair(a, pose_a, b, pose_b, |pieces, (sa, pa), (sb, pb)| {
+        let c = piece_closest_points((sa, &pa), (sb, &pb), pieces);
+        if best.is_none_or(|b| c.distance < b.distance) {
+            best = Some(c);
         }
     })?;
     // Every shape has at least one piece.
@@ -152,6 +153,38 @@ pub fn closest_points(
         a: kind_name(a),
         b: kind_name(b),
     })
+}
+
+/// Closest points of two convex pieces: Lin–Canny for two polytopes (with
+/// features), GJK with margins when a sphere or capsule is involved.
+fn piece_closest_points(
+    (a, pose_a): (&ShapeData, &Pose),
+    (b, pose_b): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> ClosestPoints {
+    if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
+        let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());
+        return ClosestPoints {
+            distance: r.distance,
+            point_a: r.point_a,
+            point_b: r.point_b,
+            features: r.features,
+            intersecting: r.intersecting,
+            pieces,
+        };
+    }
+    let (Some(sa), Some(sb)) = (support_map(a), support_map(b)) else {
+        unreachable!("for_each_convex_pair checked both pieces");
+    };
+    let r = gjk_distance(sa, pose_a, sb, pose_b, &mut GjkCache::default());
+    ClosestPoints {
+        distance: r.distance,
+        point_a: r.point_a,
+        point_b: r.point_b,
+        features: [Feature::Vertex(0); 2],
+        intersecting: r.intersecting,
+        pieces,
+    }
 }
 
 /// Distance between the shapes (0 when they intersect or touch).
@@ -242,7 +275,10 @@ pub fn penetration(
     pose_b: &Pose,
 ) -> Result<Option<Penetration>, QueryError> {
     let mut best: Option<Penetration> = None;
-    for_each_convex_pair(a, pose_a, b, pose_b, |_, (ca, pa), (cb, pb)| {
+    for_each_convex_pair(a, pose_a, b, pose_b, |_, (sa, pa), (sb, pb)| {
+        let (Some(ca), Some(cb)) = (support_map(sa), support_map(sb)) else {
+            return;
+        };
         let p = epa::penetration(ca, &pa, cb, &pb, &mut GjkCache::default());
         if let Some(p) = p.filter(|p| best.is_none_or(|b| p.depth > b.depth)) {
             best = Some(p);
@@ -280,6 +316,7 @@ pub fn ray_cast(
     );
     let hit = match shape.kind() {
         ShapeKind::Convex(p) => crate::narrow_phase::ray::ray_polytope(p, &local, max_toi),
+        ShapeKind::Rounded(r) => crate::narrow_phase::ray::ray_rounded(r, &local, max_toi),
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => {
             shape.surface().and_then(|(mesh, tree)| {
                 crate::bvh::ray::ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())

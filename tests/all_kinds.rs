@@ -1,9 +1,12 @@
-//! Every pair of collider kinds — convex, mesh, compound of convex pieces,
-//! compound with a mesh piece — in one world moving for 1500 frames. Every
+//! Every pair of collider kinds — convex, mesh, sphere, capsule, compound of
+//! convex pieces (with a capsule), compound with a mesh piece — in one world
+//! moving for 1500 frames. Every
 //! frame, the touching pairs, the start / end events (and their order) and
 //! the touching piece pairs of compounds equal a brute-force reference:
 //! compounds expanded into all their pieces, the separating-axis test (f64)
-//! for two convex pieces, all triangle pairs for a piece pair with a mesh.
+//! for two convex pieces, all triangle pairs for a piece pair with a mesh,
+//! and for a sphere or capsule the f64 distance from its core segment to the
+//! other piece (its core, its solid, or its triangles) against the radius.
 //! The same run split over 3 tasks gives the same events.
 //!
 //! A convex pair whose SAT separation is within 1e-5 of zero is too close
@@ -21,9 +24,9 @@ use bevy_icollide::narrow_phase::tritri::triangles_intersect;
 use bevy_icollide::scenes::{Rng, sphere_hull, torus};
 use bevy_icollide::shape::{CompoundPiece, SharedShape};
 use bevy_icollide::world::{BodyDesc, BodyId, CollisionWorld, ContactEvent, WorldConfig};
-use glam::{Quat, Vec3};
+use glam::{DVec3, Quat, Vec3};
 
-const N: usize = 40;
+const N: usize = 48;
 const FRAMES: u32 = 1500;
 
 /// A non-compound piece at its world pose.
@@ -51,12 +54,69 @@ fn leaves(shape: &SharedShape, pose: &Pose) -> Vec<Leaf> {
     }
 }
 
+/// The core segment of a sphere or capsule, world space, f64.
+fn core(l: &Leaf) -> Option<(DVec3, DVec3, f64)> {
+    let r = l.shape.rounded()?;
+    let [p, q] = r.core().map(|x| l.pose.transform_point(x).as_dvec3());
+    Some((p, q, f64::from(r.radius)))
+}
+
+/// A sphere or capsule `a` against any piece `b`: distance from its core
+/// compared with the radius.
+fn rounded_touch(a: &Leaf, b: &Leaf) -> Option<bool> {
+    let (d, reach) = core_distance(a, b)?;
+    ((d - reach).abs() > 1e-5).then_some(d < reach)
+}
+
+/// Distance between two convex pieces (spheres and capsules included), f64.
+fn leaf_distance(a: &Leaf, b: &Leaf) -> f64 {
+    let pair = core_distance(a, b).or_else(|| core_distance(b, a));
+    if let Some((d, reach)) = pair {
+        return (d - reach).max(0.0);
+    }
+    let body = |l: &Leaf| common::Body {
+        shape: l.shape.clone(),
+        pose: l.pose,
+    };
+    common::brute_distance(&body(a), &body(b))
+}
+
+/// For a sphere or capsule `a`: the distance from its core to `b` and the
+/// reach (sum of the radii).
+fn core_distance(a: &Leaf, b: &Leaf) -> Option<(f64, f64)> {
+    let (p, q, r) = core(a)?;
+    Some(if let Some((p2, q2, r2)) = core(b) {
+        (common::segment_distance(p, q, p2, q2), r + r2)
+    } else if b.shape.polytope().is_some() {
+        let body = common::Body {
+            shape: b.shape.clone(),
+            pose: b.pose,
+        };
+        (common::segment_body_distance(p, q, &body), r)
+    } else {
+        let (m, _) = b.shape.surface().expect("surface");
+        let d = (0..m.triangles().len())
+            .map(|t| {
+                let tri = m.triangle(t).map(|x| b.pose.transform_point(x).as_dvec3());
+                common::segment_triangle_distance(p, q, tri)
+            })
+            .fold(f64::MAX, f64::min);
+        (d, r)
+    })
+}
+
 /// Brute force for two pieces: `Some(touching)`, or `None` when too close
 /// to call.
 fn leaves_touch(a: &Leaf, b: &Leaf) -> Option<bool> {
     let gap = a.pose.translation.distance(b.pose.translation) - a.radius - b.radius;
     if gap > 1e-3 {
         return Some(false);
+    }
+    if a.shape.rounded().is_some() {
+        return rounded_touch(a, b);
+    }
+    if b.shape.rounded().is_some() {
+        return rounded_touch(b, a);
     }
     if a.shape.polytope().is_some() && b.shape.polytope().is_some() {
         let body = |l: &Leaf| common::Body {
@@ -89,16 +149,25 @@ fn shapes(rng: &mut Rng) -> Vec<SharedShape> {
         pose: Pose::new(rng.rotation(), Vec3::new(x, 0.0, 0.0)),
         shape,
     };
+    let ball = SharedShape::sphere(0.2).expect("sphere");
+    let capsule = SharedShape::capsule(0.12, 0.4).expect("capsule");
     (0..N)
-        .map(|i| match i % 4 {
+        .map(|i| match i % 6 {
             0 => sphere_hull(rng, 12, 0.3),
             1 => ring.clone(),
             2 => {
-                let pieces = (0..3)
+                let mut pieces: Vec<CompoundPiece> = (0..2)
                     .map(|k| piece(sphere_hull(rng, 10, 0.18), 0.3 * (k as f32 - 1.0), rng))
                     .collect();
+                pieces.push(piece(
+                    SharedShape::capsule(0.08, 0.2).expect("capsule"),
+                    0.3,
+                    rng,
+                ));
                 SharedShape::compound(pieces).expect("compound")
             }
+            3 => ball.clone(),
+            4 => capsule.clone(),
             _ => {
                 let pieces = vec![
                     piece(small_ring.clone(), -0.2, rng),
@@ -296,7 +365,7 @@ fn one_shot_queries_on_compounds_match_brute_force() {
     let all = shapes(&mut rng);
     let (mut hits, mut touching) = (0, 0);
     for k in 0..600 {
-        let (a, b) = (&all[2 + 4 * (k % 5)], &all[k % N]);
+        let (a, b) = (&all[2 + 6 * (k % 5)], &all[k % N]);
         let (pa, pb) = (
             Pose::new(rng.rotation(), rng.in_cube(0.5)),
             Pose::new(rng.rotation(), rng.in_cube(0.5)),
@@ -312,20 +381,18 @@ fn one_shot_queries_on_compounds_match_brute_force() {
         let want = brute.contains(&Some(true));
         touching += usize::from(want);
         assert_eq!(bevy_icollide::query::intersects(a, &pa, b, &pb), Ok(want));
-        if b.polytope().is_some() || k % 4 == 2 {
+        if b.polytope().is_some() || matches!(k % 6, 2..=4) {
             let d = bevy_icollide::query::distance(a, &pa, b, &pb).expect("convex pieces");
-            let body = |l: &Leaf| common::Body {
-                shape: l.shape.clone(),
-                pose: l.pose,
-            };
             let brute_d = la
                 .iter()
-                .flat_map(|x| {
-                    lb.iter()
-                        .map(move |y| common::brute_distance(&body(x), &body(y)))
-                })
+                .flat_map(|x| lb.iter().map(move |y| leaf_distance(x, y)))
                 .fold(f64::MAX, f64::min);
-            assert!((f64::from(d) - brute_d).abs() < 1e-4, "{d} vs {brute_d}");
+            assert!(
+                (f64::from(d) - brute_d).abs() < 1e-4,
+                "{d} vs {brute_d}: {:?} / {:?}",
+                la.iter().map(|l| l.shape.kind_name()).collect::<Vec<_>>(),
+                lb.iter().map(|l| l.shape.kind_name()).collect::<Vec<_>>()
+            );
         }
         let origin = rng.in_cube(2.0);
         let aim = pa.translation + rng.in_cube(0.4);

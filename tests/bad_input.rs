@@ -168,3 +168,41 @@ fn obj_models_load_and_bad_files_are_errors() {
     let bad = bevy_icollide::shape::parse_obj("v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap_err();
     assert!(bad.to_string().contains("line 3"), "{bad}");
 }
+
+#[test]
+fn bad_primitives_and_compounds_are_errors() {
+    use bevy_icollide::shape::CompoundPiece;
+    for r in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(matches!(
+            SharedShape::sphere(r),
+            Err(ShapeError::InvalidParameter(_))
+        ));
+        assert!(SharedShape::capsule(r, 1.0).is_err());
+    }
+    assert!(SharedShape::capsule(0.5, -1.0).is_err());
+    assert!(SharedShape::capsule(0.5, f32::NAN).is_err());
+    assert!(SharedShape::capsule(0.5, 0.0).is_ok());
+    let empty = SharedShape::compound(Vec::new()).unwrap_err();
+    assert!(empty.to_string().contains("at least one piece"), "{empty}");
+    let ball = SharedShape::sphere(1.0).expect("sphere");
+    let nested = SharedShape::compound(vec![CompoundPiece {
+        pose: Pose::IDENTITY,
+        shape: ball.clone(),
+    }])
+    .expect("compound");
+    let err = SharedShape::compound(vec![CompoundPiece {
+        pose: Pose::IDENTITY,
+        shape: nested,
+    }])
+    .unwrap_err();
+    assert!(err.to_string().contains("cannot be a compound"), "{err}");
+    let mut bad_pose = Pose::IDENTITY;
+    bad_pose.rotation.x = f32::NAN;
+    assert!(
+        SharedShape::compound(vec![CompoundPiece {
+            pose: bad_pose,
+            shape: ball,
+        }])
+        .is_err()
+    );
+}

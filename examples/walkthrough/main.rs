@@ -403,6 +403,7 @@ fn outlines(world: &mut World) -> Vec<picture::Outline> {
             let pts = match collider.shape().bounds_geometry() {
                 bevy_icollide::shape::BoundsGeometry::Hull(h) => h.vertices().to_vec(),
                 bevy_icollide::shape::BoundsGeometry::Points(p) => p.clone(),
+                bevy_icollide::shape::BoundsGeometry::Rounded(r) => r.core().to_vec(),
             };
             picture::Outline {
                 name: label.0.to_string(),

@@ -11,6 +11,7 @@
 //! |------|------|--------------|
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`]) | closest features, distance or depth, normal, points |
 //! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs ([`PairCache::Mesh`]) |
+//! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, OBB-tree descent and segment–triangle distances with a mesh ([`rounded`]) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
 //! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache ([`compound`]) | per piece pair, what its row gives ([`PairCache::Compound`]); the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
 //!
 //! The match has one arm per kind pair; a pair with a compound on either
@@ -32,6 +33,7 @@ pub mod gjk;
 mod gjk_tests;
 pub mod lin_canny;
 pub mod ray;
+pub mod rounded;
 pub mod support;
 pub mod tritri;
 
@@ -175,6 +177,18 @@ pub fn test_pair(
                 _ => PairResult::default(),
             }
         }
+        (ShapeKind::Rounded(_), _) => rounded_pair(a, b, cache, scratch),
+        // The one place a pair is flipped: the rounded shape goes first.
+        (_, ShapeKind::Rounded(_)) => {
+            let r = rounded_pair(b, a, cache, scratch);
+            if let PairCache::Mesh(pairs) = cache {
+                pairs.iter_mut().for_each(|p| p.swap(0, 1));
+            }
+            PairResult {
+                contact: r.contact.map(|c| c.flipped()),
+                ..r
+            }
+        }
         (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
             if !matches!(cache, PairCache::Convex(_)) {
                 // Only for pairs that did not get a recycled cache.
@@ -201,6 +215,42 @@ pub fn test_pair(
                 _ => PairResult::default(),
             }
         }
+    }
+}
+
+/// A rounded shape (`a`) against any shape (see [`rounded`]).
+fn rounded_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    cache: &mut PairCache,
+    scratch: &mut NarrowScratch,
+) -> PairResult {
+    let Some(r) = a.shape.rounded() else {
+        return PairResult::default();
+    };
+    match b.shape.kind() {
+        ShapeKind::Rounded(rb) => rounded::rounded_rounded(r, a, rb, b),
+        ShapeKind::Convex(p) => {
+            if !matches!(cache, PairCache::Convex(_)) {
+                *cache = PairCache::Convex(Box::default());
+            }
+            match cache {
+                PairCache::Convex(c) => rounded::rounded_convex(r, a, p, b, &mut c.gjk),
+                _ => PairResult::default(),
+            }
+        }
+        ShapeKind::TriMesh(_) => {
+            if !matches!(cache, PairCache::Mesh(_)) {
+                *cache = PairCache::Mesh(Vec::new());
+            }
+            match (cache, b.shape.surface()) {
+                (PairCache::Mesh(pairs), Some(surface)) => {
+                    rounded::rounded_mesh(r, a, surface, b, pairs)
+                }
+                _ => PairResult::default(),
+            }
+        }
+        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
     }
 }
 

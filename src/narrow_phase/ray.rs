@@ -141,3 +141,66 @@ pub fn ray_hits_box(origin: Vec3, dir: Vec3, h: Vec3, pad: f32, max_toi: f32) ->
     }
     true
 }
+
+/// The first hit of `ray` (in the shape's frame) on a sphere or capsule
+/// within `max_toi`: the nearest of the ray's hits on the two end balls and
+/// on the cylinder between them (closed form). A ray starting inside hits
+/// at `toi = 0` with a zero normal, as for convex polytopes.
+pub fn ray_rounded(r: &crate::shape::Rounded, ray: &Ray, max_toi: f32) -> Option<RayHit> {
+    let [p, q] = r.core();
+    let inside =
+        |x: Vec3| x.distance_squared(super::closest::point_segment(x, p, q)) <= r.radius * r.radius;
+    if inside(ray.origin) {
+        return Some(RayHit {
+            toi: 0.0,
+            normal: Vec3::ZERO,
+            feature: 0,
+            piece: 0,
+        });
+    }
+    let ball = |c: Vec3| {
+        smallest_root(
+            ray.dir.length_squared(),
+            2.0 * ray.dir.dot(ray.origin - c),
+            (ray.origin - c).length_squared() - r.radius * r.radius,
+        )
+    };
+    let (o, d) = (ray.origin, ray.dir);
+    let side = smallest_root(
+        d.x * d.x + d.z * d.z,
+        2.0 * (o.x * d.x + o.z * d.z),
+        o.x * o.x + o.z * o.z - r.radius * r.radius,
+    )
+    .filter(|&t| (o.y + t * d.y).abs() <= r.half_height);
+    let toi = [ball(p), ball(q), side]
+        .into_iter()
+        .flatten()
+        .filter(|&t| t <= max_toi)
+        .fold(f32::INFINITY, f32::min);
+    if !toi.is_finite() {
+        return None;
+    }
+    let x = ray.at(toi);
+    let normal = (x - super::closest::point_segment(x, p, q)).normalize_or_zero();
+    Some(RayHit {
+        toi,
+        normal,
+        feature: 0,
+        piece: 0,
+    })
+}
+
+/// The smallest root `t >= 0` of `a t² + b t + c` (`None` if none, or if
+/// `a` is 0).
+fn smallest_root(a: f32, b: f32, c: f32) -> Option<f32> {
+    let disc = b * b - 4.0 * a * c;
+    if a <= 0.0 || disc < 0.0 {
+        return None;
+    }
+    let s = disc.sqrt();
+    // Numerically stable pair of roots.
+    let k = -0.5 * (b + s.copysign(b));
+    let (t0, t1) = (k / a, if k != 0.0 { c / k } else { k / a });
+    let (lo, hi) = (t0.min(t1), t0.max(t1));
+    [lo, hi].into_iter().find(|&t| t >= 0.0)
+}

@@ -217,3 +217,18 @@ impl SupportMap for crate::shape::ConvexPolytope {
         self.vertex(*hint)
     }
 }
+
+impl SupportMap for crate::shape::Rounded {
+    #[inline]
+    fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        self.core_support(dir, hint) + self.radius * dir.try_normalize().unwrap_or(Vec3::Y)
+    }
+    #[inline]
+    fn margin(&self) -> f32 {
+        self.radius
+    }
+    #[inline]
+    fn core_support(&self, dir: Vec3, _hint: &mut u32) -> Vec3 {
+        Vec3::new(0.0, self.half_height.copysign(dir.y), 0.0)
+    }
+}

@@ -41,6 +41,17 @@ impl Collider {
         SharedShape::cuboid(half_extents).map(Self::new)
     }
 
+    /// A ball of the given radius. See [`SharedShape::sphere`].
+    pub fn sphere(radius: f32) -> Result<Self, ShapeError> {
+        SharedShape::sphere(radius).map(Self::new)
+    }
+
+    /// A capsule along local Y: a segment of `length` rounded by `radius`
+    /// (as avian3d's `Collider::capsule`). See [`SharedShape::capsule`].
+    pub fn capsule(radius: f32, length: f32) -> Result<Self, ShapeError> {
+        SharedShape::capsule(radius, length).map(Self::new)
+    }
+
     /// Convex (or mesh) pieces at local poses. See [`SharedShape::compound`].
     pub fn compound(pieces: Vec<crate::shape::CompoundPiece>) -> Result<Self, ShapeError> {
         SharedShape::compound(pieces).map(Self::new)

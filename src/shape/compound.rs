@@ -117,11 +117,26 @@ impl Compound {
     pub(super) fn points(&self) -> Vec<glam::Vec3> {
         let mut out = Vec::new();
         for p in &self.pieces {
-            let pts = match p.shape.bounds_geometry() {
-                super::BoundsGeometry::Hull(h) => h.vertices(),
-                super::BoundsGeometry::Points(pts) => pts.as_slice(),
-            };
-            out.extend(pts.iter().map(|&v| p.pose.transform_point(v)));
+            match p.shape.bounds_geometry() {
+                super::BoundsGeometry::Hull(h) => {
+                    out.extend(h.vertices().iter().map(|&v| p.pose.transform_point(v)));
+                }
+                super::BoundsGeometry::Points(pts) => {
+                    out.extend(pts.iter().map(|&v| p.pose.transform_point(v)));
+                }
+                // The corners of its box: the hull holds the round piece.
+                super::BoundsGeometry::Rounded(r) => {
+                    let b = r.local_aabb();
+                    out.extend((0..8).map(|i| {
+                        let c = glam::Vec3::select(
+                            glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0),
+                            b.max,
+                            b.min,
+                        );
+                        p.pose.transform_point(c)
+                    }));
+                }
+            }
         }
         out
     }

@@ -13,6 +13,9 @@
 //! - [`ShapeKind::Compound`]: convex (or mesh) pieces at local poses under an
 //!   AABB tree, I-COLLIDE's hierarchy of convex pieces ([`Compound`]). Its
 //!   bounds come from the hull of all the pieces' vertices.
+//! - [`ShapeKind::Rounded`]: a sphere or a capsule ([`Rounded`]), exact
+//!   (a core point or segment and a radius), for the cheap shapes game code
+//!   expects. A box is a convex polytope ([`SharedShape::cuboid`]).
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -25,12 +28,14 @@ mod compound;
 mod hull;
 mod obj;
 mod polytope;
+mod rounded;
 mod trimesh;
 
 pub use compound::{Compound, CompoundPiece};
 pub use hull::{ConvexHull, HullError};
 pub use obj::{ObjError, ObjMesh, load_obj, parse_obj};
 pub use polytope::{ConvexPolytope, Feature, PolyEdge, PolyFace};
+pub use rounded::Rounded;
 pub use trimesh::{MeshError, TriMesh};
 
 use std::sync::Arc;
@@ -99,6 +104,8 @@ pub enum ShapeKind {
     TriMesh(TriMesh),
     /// Pieces under an AABB tree.
     Compound(Compound),
+    /// A sphere or a capsule.
+    Rounded(Rounded),
 }
 
 /// How the broad phase bounds a shape.
@@ -109,6 +116,8 @@ pub enum BoundsGeometry {
     /// A flat or degenerate point set without a 3D hull: boxes are computed
     /// from these points directly.
     Points(Vec<Vec3>),
+    /// A sphere or capsule: the box of its core, grown by the radius (exact).
+    Rounded(Rounded),
 }
 
 /// A shape and its precomputed bounding data. Use it through [`SharedShape`].
@@ -147,6 +156,18 @@ impl ShapeData {
         &self.kind
     }
 
+    /// The kind's name, for messages: "convex", "triangle mesh", "compound",
+    /// "sphere" or "capsule".
+    pub fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            ShapeKind::Convex(_) => "convex",
+            ShapeKind::TriMesh(_) => "triangle mesh",
+            ShapeKind::Compound(_) => "compound",
+            ShapeKind::Rounded(r) if r.is_sphere() => "sphere",
+            ShapeKind::Rounded(_) => "capsule",
+        }
+    }
+
     /// The geometry its boxes are computed from.
     pub fn bounds_geometry(&self) -> &BoundsGeometry {
         &self.bounds
@@ -156,7 +177,15 @@ impl ShapeData {
     pub fn hull(&self) -> Option<&ConvexHull> {
         match &self.bounds {
             BoundsGeometry::Hull(h) => Some(h),
-            BoundsGeometry::Points(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The sphere or capsule, for rounded shapes.
+    pub fn rounded(&self) -> Option<&Rounded> {
+        match &self.kind {
+            ShapeKind::Rounded(r) => Some(r),
+            _ => None,
         }
     }
 
@@ -171,12 +200,17 @@ impl ShapeData {
     }
 
     fn new(kind: ShapeKind, bounds: BoundsGeometry) -> Self {
-        let pts = match &bounds {
-            BoundsGeometry::Hull(h) => h.vertices(),
-            BoundsGeometry::Points(p) => p.as_slice(),
+        let (cube, local_aabb) = match &bounds {
+            BoundsGeometry::Hull(h) => points_bounds(h.vertices()),
+            BoundsGeometry::Points(p) => points_bounds(p),
+            BoundsGeometry::Rounded(r) => (
+                FixedCube {
+                    center: Vec3::ZERO,
+                    radius: r.half_height + r.radius,
+                },
+                r.local_aabb(),
+            ),
         };
-        let cube = FixedCube::from_vertices(pts);
-        let local_aabb = Aabb::from_points(pts.iter().copied());
         let hull_mesh = match (&kind, &bounds) {
             (ShapeKind::Convex(_), BoundsGeometry::Hull(h)) => {
                 TriMesh::new(h.vertices().to_vec(), h.triangles().to_vec()).ok()
@@ -186,7 +220,7 @@ impl ShapeData {
         let surface = match &kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => hull_mesh.as_ref(),
-            ShapeKind::Compound(_) => None,
+            ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
         };
         let tree = surface.map_or_else(ObbTree::default, |m| {
             ObbTree::build(m.vertices(), m.triangles(), SplitRule::Mean, 1)
@@ -207,10 +241,18 @@ impl ShapeData {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
-            ShapeKind::Compound(_) => None,
+            ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
         };
         mesh.map(|m| (m, &self.tree))
     }
+}
+
+/// The fixed cube and local box of a point set.
+fn points_bounds(pts: &[Vec3]) -> (FixedCube, Aabb) {
+    (
+        FixedCube::from_vertices(pts),
+        Aabb::from_points(pts.iter().copied()),
+    )
 }
 
 /// Bounds geometry of a point set: its hull, or the points themselves when
@@ -308,6 +350,39 @@ impl SharedShape {
         Self::trimesh(mesh.positions, mesh.triangles)
     }
 
+    /// A ball of the given radius (> 0) centred on the origin.
+    pub fn sphere(radius: f32) -> Result<Self, ShapeError> {
+        Self::rounded(0.0, radius)
+    }
+
+    /// A capsule along local Y: a segment of `length` (>= 0) centred on the
+    /// origin, rounded by `radius` (> 0). Its total height is
+    /// `length + 2 * radius` (avian3d's `Collider::capsule(radius, length)`).
+    pub fn capsule(radius: f32, length: f32) -> Result<Self, ShapeError> {
+        if !length.is_finite() || length < 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "capsule length must be finite and >= 0",
+            ));
+        }
+        Self::rounded(length * 0.5, radius)
+    }
+
+    fn rounded(half_height: f32, radius: f32) -> Result<Self, ShapeError> {
+        if !radius.is_finite() || radius <= 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "radius must be finite and positive",
+            ));
+        }
+        let r = Rounded {
+            half_height,
+            radius,
+        };
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Rounded(r),
+            BoundsGeometry::Rounded(r),
+        ))))
+    }
+
     /// The convex hull of the vertices of a Wavefront OBJ file.
     pub fn convex_hull_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
         let mesh = load_obj(path)?;
@@ -345,6 +420,7 @@ impl SharedShape {
                     .collect::<Result<Vec<_>, ShapeError>>()?;
                 Self::compound(pieces)
             }
+            ShapeKind::Rounded(r) => Self::rounded(r.half_height * factor, r.radius * factor),
         }
     }
 

@@ -94,6 +94,10 @@ impl Body {
                 Aabb::from_points(points.iter().map(|p| pose.transform_point(*p))),
                 points.len() as u32,
             ),
+            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (
+                Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius),
+                2,
+            ),
         })
     }
 }

@@ -73,6 +73,13 @@ pub fn closest_on_segment(p: DVec3, a: DVec3, b: DVec3) -> DVec3 {
 }
 
 pub fn segment_distance(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> f64 {
+    // A point for a segment (a sphere's core): point to segment.
+    if p2 == q2 {
+        return p2.distance(closest_on_segment(p2, p1, q1));
+    }
+    if p1 == q1 {
+        return p1.distance(closest_on_segment(p1, p2, q2));
+    }
     let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
     let (a, e, f) = (d1.dot(d1), d2.dot(d2), d2.dot(r));
     let c = d1.dot(r);
@@ -159,4 +166,41 @@ pub fn brute_distance(a: &Body, b: &Body) -> f64 {
         }
     }
     best
+}
+
+/// Distance between segment `[p, q]` and a triangle, f64 (0 when the
+/// segment crosses it).
+pub fn segment_triangle_distance(p: DVec3, q: DVec3, t: [DVec3; 3]) -> f64 {
+    let [a, b, c] = t;
+    let n = (b - a).cross(c - a);
+    let (dp, dq) = (n.dot(p - a), n.dot(q - a));
+    if n.length_squared() > 0.0 && dp * dq < 0.0 {
+        let x = p + (q - p) * (dp / (dp - dq));
+        let inside = [(a, b), (b, c), (c, a)]
+            .iter()
+            .all(|&(u, v)| (v - u).cross(x - u).dot(n) >= 0.0);
+        if inside {
+            return 0.0;
+        }
+    }
+    let ends = point_triangle_distance(p, t).min(point_triangle_distance(q, t));
+    [(a, b), (b, c), (c, a)]
+        .iter()
+        .map(|&(u, v)| segment_distance(p, q, u, v))
+        .fold(ends, f64::min)
+}
+
+/// Distance between segment `[p, q]` and a convex body's solid, f64.
+pub fn segment_body_distance(p: DVec3, q: DVec3, body: &Body) -> f64 {
+    let tris = body.world_triangles();
+    let inside = |x: DVec3| {
+        tris.iter()
+            .all(|&[a, b, c]| (b - a).cross(c - a).dot(x - a) <= 0.0)
+    };
+    if inside(p) || inside(q) {
+        return 0.0;
+    }
+    tris.iter()
+        .map(|&t| segment_triangle_distance(p, q, t))
+        .fold(f64::MAX, f64::min)
 }
