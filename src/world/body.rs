@@ -1,3 +1,5 @@
+use glam::Vec3;
+
 use crate::bounds::{BoundsMode, DynamicBox};
 use crate::broad_phase::{ProxyFilter, ProxyId};
 use crate::math::{Aabb, Pose};
@@ -90,10 +92,39 @@ impl Body {
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
                 self.dynamic_box.update(hull, &pose)
             }
-            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => (
-                Aabb::from_points(points.iter().map(|p| pose.transform_point(*p))),
-                points.len() as u32,
-            ),
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => {
+                (vertex_box(points, &pose), points.len() as u32)
+            }
         })
     }
+
+    /// The box without margin at the current pose, computed afresh and
+    /// without touching the dynamic box's state (for queries on a body moved
+    /// since the last bounds update): the fixed cube, or the box of the
+    /// hull's vertices (the box hill-climbing finds). `None` without a pose.
+    pub fn fresh_box(&self) -> Option<Aabb> {
+        let pose = self.pose?;
+        Some(match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(&pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
+                vertex_box(hull.vertices(), &pose)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, &pose),
+        })
+    }
+
+    /// The box without margin at the current pose, as queries see it: the
+    /// last bounds update's, or a fresh one if the body moved since.
+    pub fn current_box(&self) -> Option<Aabb> {
+        match (self.dirty, self.proxy) {
+            (true, _) => self.fresh_box(),
+            (false, Some(_)) => Some(self.tight),
+            (false, None) => None,
+        }
+    }
+}
+
+/// The box of `points` moved by `pose`.
+pub(crate) fn vertex_box(points: &[Vec3], pose: &Pose) -> Aabb {
+    Aabb::from_points(points.iter().map(|p| pose.transform_point(*p)))
 }
