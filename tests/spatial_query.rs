@@ -622,6 +622,39 @@ fn layer_masks_and_exclusions_are_respected() {
     );
 }
 
+#[test]
+fn rays_across_many_empty_cells() {
+    // Small cells, bodies far apart: a ray crosses more cells than there
+    // are bodies, and the grid tests its proxies directly instead.
+    let mut world = CollisionWorld::new(WorldConfig {
+        cell_size: Some(1.0),
+        ..Default::default()
+    });
+    let ids = [-5000.0, 0.0, 5000.0].map(|x| {
+        let id = world.add_body(BodyDesc::new(
+            SharedShape::cuboid(Vec3::splat(0.5)).expect("cube"),
+        ));
+        world
+            .set_pose(id, Pose::from_translation(Vec3::new(x, 0.0, 0.0)))
+            .expect("valid");
+        id
+    });
+    world.step();
+    let ray = Ray::new(Vec3::new(-6000.0, 0.0, 0.0), Vec3::X);
+    let mut hits = Vec::new();
+    world.ray_cast_all(&ray, f32::INFINITY, QueryFilter::ALL, &mut hits);
+    let got: Vec<_> = hits.iter().map(|h| (h.body, h.toi)).collect();
+    assert_eq!(got, [(ids[0], 999.5), (ids[1], 5999.5), (ids[2], 10999.5)]);
+    let first = world.ray_cast(
+        &ray,
+        6000.0,
+        QueryFilter::from_mask(1).with_exclude(&ids[..1]),
+    );
+    assert_eq!(first.map(|h| (h.body, h.toi)), Some((ids[1], 5999.5)));
+    let miss = Ray::new(Vec3::new(-6000.0, 0.0, 0.0), Vec3::new(1.0, 0.01, 0.0));
+    assert_eq!(world.ray_cast(&miss, f32::INFINITY, QueryFilter::ALL), None);
+}
+
 /// Whether the ray reaches the box within `max_toi` (slab test, f64).
 fn slab(ray: &Ray, b: &Aabb, max_toi: f32, pad: f64) -> bool {
     let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());

@@ -36,8 +36,9 @@
 //! so it usually casts against a few shapes near the hit; [`ray_cast_all`]
 //! walks to the end of the ray. Results are sorted (by body id, or by
 //! distance then body id) so that they do not depend on the broad phase's
-//! internal order. Queries take `&self` and allocate only their output
-//! (and, for meshes, a traversal stack).
+//! internal order. Queries take `&self`; box queries and ray casts on
+//! convex bodies allocate nothing but their output (ray casts on meshes
+//! take a traversal stack, shape queries the exact tests' scratch).
 //!
 //! **What a query sees.** Every live body with a valid pose, at its current
 //! pose: bodies moved (or given a shape) since the last

@@ -166,6 +166,7 @@ impl CollisionWorld {
         for &i in &self.dirty {
             let body = &self.bodies[i as usize];
             if body.alive
+                && body.dirty
                 && filter.accepts(BodyId(i), body.filter.memberships)
                 && body
                     .fresh_box()
@@ -192,7 +193,7 @@ impl CollisionWorld {
         let mut limit = max_toi;
         for &i in &self.dirty {
             let body = &self.bodies[i as usize];
-            if body.alive && filter.accepts(BodyId(i), body.filter.memberships) {
+            if body.alive && body.dirty && filter.accepts(BodyId(i), body.filter.memberships) {
                 limit = f(BodyId(i), body, limit);
             }
         }
