@@ -174,42 +174,53 @@ impl GridSweepAndPrune {
         &self,
         line: Line,
         mut limit: f32,
-        [lo, hi]: [Cell; 2],
+        range: [Cell; 2],
         visit: &mut impl FnMut(ProxyId, f32) -> f32,
     ) {
-        let c = self.cell;
-        let pad = Vec3::splat(c * 1e-3);
-        let corner = |cell: Cell| Vec3::new(cell[0] as f32, cell[1] as f32, cell[2] as f32) * c;
-        let span = Aabb::new(corner(lo) - pad, corner(hi) + Vec3::splat(c) + pad);
-        let Some((t0, t1)) = ray_box(line, &span, limit) else {
-            return;
+        let Walk { mut cell, t0, t1 } = match self.walk_start(line, limit, range) {
+            Start::Miss => return,
+            Start::Everything => return self.ray_every_listed(line, limit, visit),
+            Start::Walk(walk) => walk,
         };
-        let clamp = |cell: Cell| clamp_cell(cell, [lo, hi]);
-        let mut cell = clamp(self.cell_of(line.origin + line.dir * t0));
-        let end = clamp(self.cell_of(line.origin + line.dir * t1));
-        let steps: i64 = (0..3)
-            .map(|k| (i64::from(end[k]) - i64::from(cell[k])).abs())
-            .sum();
-        if steps as usize > self.proxies.len() + self.regions.len() {
-            return self.ray_every_listed(line, limit, visit);
-        }
         let step = line.dir.signum();
         let (mut prev, mut t_in) = (None, t0);
-        let slack = RAY_PAD * c / line.dir.length();
+        let slack = RAY_PAD * self.cell / line.dir.length();
         while t_in <= limit + RAY_PAD * limit + slack {
             if let Some(&r) = self.region_of.get(&cell_key(cell)) {
-                let ctx = CellVisit { cell, prev, t_in };
-                limit = self.ray_region(r, line, ctx, limit.min(t1), visit);
+                let at = CellVisit { cell, prev, t_in };
+                limit = self.ray_region(r, line, at, limit.min(t1), visit);
             }
             let Some((k, t_out)) = self.cell_exit(line, cell) else {
                 return;
             };
             prev = Some(cell);
             cell[k] += step[k] as i32;
-            if t_out > t1 || !in_range(cell, [lo, hi]) {
+            if t_out > t1 || !in_range(cell, range) {
                 return;
             }
             t_in = t_out;
+        }
+    }
+
+    /// Where the walk starts and ends: the ray clipped to the existing
+    /// cells' range (padded).
+    fn walk_start(&self, line: Line, limit: f32, [lo, hi]: [Cell; 2]) -> Start {
+        let c = self.cell;
+        let pad = Vec3::splat(c * 1e-3);
+        let corner = |cell: Cell| Vec3::new(cell[0] as f32, cell[1] as f32, cell[2] as f32) * c;
+        let span = Aabb::new(corner(lo) - pad, corner(hi) + Vec3::splat(c) + pad);
+        let Some((t0, t1)) = ray_box(line, &span, limit) else {
+            return Start::Miss;
+        };
+        let at = |t: f32| clamp_cell(self.cell_of(line.origin + line.dir * t), [lo, hi]);
+        let (cell, end) = (at(t0), at(t1));
+        let steps: i64 = (0..3)
+            .map(|k| (i64::from(end[k]) - i64::from(cell[k])).abs())
+            .sum();
+        if steps as usize > self.proxies.len() + self.regions.len() {
+            Start::Everything
+        } else {
+            Start::Walk(Walk { cell, t0, t1 })
         }
     }
 
@@ -272,6 +283,24 @@ impl GridSweepAndPrune {
             }
         }
     }
+}
+
+/// How a ray query goes through the cells.
+enum Start {
+    /// The ray misses the existing cells.
+    Miss,
+    /// It would cross more cells than there are proxies: test them all.
+    Everything,
+    /// Walk the cells.
+    Walk(Walk),
+}
+
+/// A walk's first cell and its parameter range along the ray.
+#[derive(Clone, Copy)]
+struct Walk {
+    cell: Cell,
+    t0: f32,
+    t1: f32,
 }
 
 /// Where the walk is: the cell, the one before it, the entry parameter.
