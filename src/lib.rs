@@ -75,8 +75,8 @@ pub mod prelude {
     pub use crate::plugin::{
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
-        CollisionPlugin, CollisionStart, CollisionSystems, Collisions, LayerMask, Sensor,
-        StaticCollider,
+        CollisionPlugin, CollisionStart, CollisionSystems, Collisions, LayerMask, RayHitData,
+        Sensor, SpatialQuery, SpatialQueryFilter, StaticCollider,
     };
     pub use crate::shape::{CompoundPiece, ShapeError, SharedShape};
 }

@@ -26,6 +26,8 @@
 use glam::Vec3;
 use smallvec::SmallVec;
 
+mod query;
+
 use super::pairs::{PairMap, PairTable, pair_ids, pair_key};
 use super::{
     BroadPhaseError, PairKey, ProxyFilter, ProxyId, ProxyOptions, SapStats, SweepAndPrune,
@@ -91,6 +93,8 @@ pub struct GridSweepAndPrune {
     scratch: Vec<PairKey>,
     table: PairTable,
     stats: SapStats,
+    /// The range of cells that have a region (regions are never dropped).
+    occupied: Option<[Cell; 2]>,
 }
 
 impl GridSweepAndPrune {
@@ -283,12 +287,14 @@ impl GridSweepAndPrune {
     }
 
     fn cell_range(&self, aabb: &Aabb) -> [Cell; 2] {
-        let inv = 1.0 / self.cell;
-        let to_cell = |v: Vec3| {
-            let c = (v * inv).clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
-            [fast_floor(c.x), fast_floor(c.y), fast_floor(c.z)]
-        };
-        [to_cell(aabb.min), to_cell(aabb.max)]
+        [self.cell_of(aabb.min), self.cell_of(aabb.max)]
+    }
+
+    /// The cell holding `v` (coordinates clamped to ±1e9 cells).
+    #[inline]
+    fn cell_of(&self, v: Vec3) -> Cell {
+        let c = (v * (1.0 / self.cell)).clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
+        [fast_floor(c.x), fast_floor(c.y), fast_floor(c.z)]
     }
 
     fn apply_removals(&mut self) {
@@ -521,6 +527,10 @@ impl GridSweepAndPrune {
                 });
                 self.region_cells.push(cell);
                 self.region_of.insert(key, r);
+                self.occupied = Some(match self.occupied {
+                    Some([lo, hi]) => [cell_min(lo, cell), cell_max(hi, cell)],
+                    None => [cell, cell],
+                });
                 r
             }
         };
@@ -576,6 +586,14 @@ impl GridSweepAndPrune {
 fn fast_floor(x: f32) -> i32 {
     let t = x as i32;
     if (t as f32) > x { t - 1 } else { t }
+}
+
+fn cell_min(a: Cell, b: Cell) -> Cell {
+    [a[0].min(b[0]), a[1].min(b[1]), a[2].min(b[2])]
+}
+
+fn cell_max(a: Cell, b: Cell) -> Cell {
+    [a[0].max(b[0]), a[1].max(b[1]), a[2].max(b[2])]
 }
 
 fn mark_dirty(dirty: &mut Vec<u32>, region: &mut Region, r: u32) {

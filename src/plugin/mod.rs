@@ -20,10 +20,14 @@
 //! `GlobalTransform`, which is only final after propagation; gameplay in
 //! `Update` then reads the events of the previous frame (messages live for
 //! two frames). Choose `FixedPostUpdate` with a fixed-step game loop.
+//!
+//! [`SpatialQuery`] answers one-shot ray casts and shape and box overlaps
+//! from any system, against the world as of the last run of these stages.
 
 mod components;
 mod events;
 mod resources;
+mod spatial;
 mod systems;
 
 pub use components::{
@@ -34,6 +38,7 @@ pub use events::{CollisionEnd, CollisionStart};
 pub use resources::{
     CollisionDiagnostics, CollisionPairConfig, CollisionState, Collisions, PieceContact, StageTimes,
 };
+pub use spatial::{RayHitData, SpatialQuery, SpatialQueryFilter};
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;

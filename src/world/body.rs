@@ -1,7 +1,9 @@
+use glam::Vec3;
+
 use crate::bounds::{BoundsMode, DynamicBox};
 use crate::broad_phase::{ProxyFilter, ProxyId};
 use crate::math::{Aabb, Pose};
-use crate::shape::{BoundsGeometry, SharedShape};
+use crate::shape::{BoundsGeometry, Rounded, SharedShape};
 
 /// Index of a body in a [`CollisionWorld`](super::CollisionWorld) (reused
 /// after removal).
@@ -90,14 +92,47 @@ impl Body {
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
                 self.dynamic_box.update(hull, &pose)
             }
-            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => (
-                Aabb::from_points(points.iter().map(|p| pose.transform_point(*p))),
-                points.len() as u32,
-            ),
-            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (
-                Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius),
-                2,
-            ),
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => {
+                (vertex_box(points, &pose), points.len() as u32)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (rounded_box(r, &pose), 2),
         })
     }
+
+    /// The box without margin at the current pose, computed afresh and
+    /// without touching the dynamic box's state (for queries on a body moved
+    /// since the last bounds update): the fixed cube, or the box of the
+    /// hull's vertices (the box hill-climbing finds). `None` without a pose.
+    pub fn fresh_box(&self) -> Option<Aabb> {
+        let pose = self.pose?;
+        Some(match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(&pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
+                vertex_box(hull.vertices(), &pose)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, &pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, &pose),
+        })
+    }
+
+    /// The box without margin at the current pose, as queries see it: the
+    /// last bounds update's, or a fresh one if the body moved since.
+    pub fn current_box(&self) -> Option<Aabb> {
+        match (self.dirty, self.proxy) {
+            (true, _) => self.fresh_box(),
+            (false, Some(_)) => Some(self.tight),
+            (false, None) => None,
+        }
+    }
+}
+
+/// The box of a sphere or capsule at `pose`: its core's box grown by the
+/// radius (exact).
+fn rounded_box(r: &Rounded, pose: &Pose) -> Aabb {
+    Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius)
+}
+
+/// The box of `points` moved by `pose`.
+pub(crate) fn vertex_box(points: &[Vec3], pose: &Pose) -> Aabb {
+    Aabb::from_points(points.iter().map(|p| pose.transform_point(*p)))
 }

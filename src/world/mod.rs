@@ -7,10 +7,55 @@
 //! cube or dynamic box, padded by the margin), [`CollisionWorld::update_broad_phase`]
 //! (sweep and prune) and [`CollisionWorld::update_narrow_phase`] (pair tests
 //! and the start / end events), or [`CollisionWorld::step`] for all three.
+//!
+//! ## Spatial queries
+//!
+//! One-shot spatial queries against the whole world: the bodies whose
+//! broad-phase box overlaps a box ([`CollisionWorld::aabb_query`]), the
+//! bodies a shape at a pose intersects, exactly
+//! ([`CollisionWorld::intersect_shape`]), and ray casts, nearest hit
+//! ([`CollisionWorld::ray_cast`]) or every hit
+//! ([`CollisionWorld::ray_cast_all`]), with a layer and exclusion filter
+//! ([`QueryFilter`]).
+//!
+//! **No second world.** Candidates come from the broad phase's own data
+//! ([`GridSweepAndPrune::query_aabb`](crate::broad_phase::GridSweepAndPrune::query_aabb),
+//! [`GridSweepAndPrune::query_ray`](crate::broad_phase::GridSweepAndPrune::query_ray)):
+//! the grid cells a box covers or a ray crosses (in order along the ray),
+//! a binary search in each cell's sorted x endpoint list, the oversized
+//! proxies tested directly. The exact tests are those of [`crate::query`]:
+//! Lin–Canny for convex–convex, simultaneous OBB-tree traversal with exact
+//! triangle tests when a triangle mesh is involved, Cyrus–Beck for rays on
+//! convex shapes and the shape's OBB tree (Möller–Trumbore at the leaves)
+//! for rays on meshes.
+//!
+//! **Cost.** A box query costs the cells it covers plus the candidates in
+//! them; a shape query adds one cold exact test per candidate whose tight
+//! box overlaps the shape's box. A first-hit ray cast walks the cells in
+//! order and stops at the first cell entered beyond the nearest hit so far,
+//! so it usually casts against a few shapes near the hit; [`ray_cast_all`]
+//! walks to the end of the ray. Results are sorted (by body id, or by
+//! distance then body id) so that they do not depend on the broad phase's
+//! internal order. Queries take `&self`; box queries and ray casts on
+//! convex bodies allocate nothing but their output (ray casts on meshes
+//! take a traversal stack, shape queries the exact tests' scratch).
+//!
+//! **What a query sees.** Every live body with a valid pose, at its current
+//! pose: bodies moved (or given a shape) since the last
+//! [`update_bounds`](CollisionWorld::update_bounds) are tested with a box
+//! computed afresh from their pose, the others with the box of the last
+//! bounds update (the broad phase's box: tight box plus the margin). Layers
+//! (`memberships`) are read from each body's [`ProxyFilter`]; a body whose
+//! pairs are deactivated is still seen.
+//!
+//! [`ray_cast_all`]: CollisionWorld::ray_cast_all
+//! [`ProxyFilter`]: crate::broad_phase::ProxyFilter
 
 mod body;
+mod query;
 
 pub use body::{BodyDesc, BodyId};
+pub use query::{QueryFilter, WorldRayHit};
 
 use body::Body;
 
@@ -332,6 +377,16 @@ impl CollisionWorld {
     /// A body's last valid pose.
     pub fn pose(&self, id: BodyId) -> Option<Pose> {
         self.body(id).ok()?.pose
+    }
+
+    /// A body's shape.
+    pub fn shape(&self, id: BodyId) -> Option<&SharedShape> {
+        Some(&self.body(id).ok()?.shape)
+    }
+
+    /// A body's layers and activity.
+    pub fn filter(&self, id: BodyId) -> Option<ProxyFilter> {
+        Some(self.body(id).ok()?.filter)
     }
 
     /// A body's user data.

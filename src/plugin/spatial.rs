@@ -1,0 +1,206 @@
+//! The `SpatialQuery` system parameter: one-shot box, shape and ray queries
+//! against every collider, named after avian3d's.
+
+use bevy_ecs::entity::EntityHashSet;
+use bevy_ecs::prelude::*;
+use bevy_ecs::system::SystemParam;
+use glam::{Quat, Vec3};
+
+use super::components::{Collider, LayerMask};
+use super::resources::CollisionState;
+use crate::math::{Aabb, Pose};
+use crate::query::Ray;
+use crate::world::{BodyId, QueryFilter, WorldRayHit};
+
+/// Which colliders a spatial query sees: those with a
+/// [`CollisionLayers`](super::CollisionLayers) membership in `mask` (no
+/// `CollisionLayers` means membership [`LayerMask::DEFAULT`]), minus
+/// `excluded_entities`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpatialQueryFilter {
+    /// A collider is seen when `mask & memberships != 0`.
+    pub mask: LayerMask,
+    /// Colliders never seen.
+    pub excluded_entities: EntityHashSet,
+}
+
+impl Default for SpatialQueryFilter {
+    /// Every layer, nothing excluded.
+    fn default() -> Self {
+        Self {
+            mask: LayerMask::ALL,
+            excluded_entities: EntityHashSet::default(),
+        }
+    }
+}
+
+impl SpatialQueryFilter {
+    /// The colliders in a layer of `mask`.
+    pub fn from_mask(mask: impl Into<LayerMask>) -> Self {
+        Self {
+            mask: mask.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The same filter with another mask.
+    pub fn with_mask(mut self, mask: impl Into<LayerMask>) -> Self {
+        self.mask = mask.into();
+        self
+    }
+
+    /// The same filter, also excluding `entities`.
+    pub fn with_excluded_entities(mut self, entities: impl IntoIterator<Item = Entity>) -> Self {
+        self.excluded_entities.extend(entities);
+        self
+    }
+}
+
+/// Where a ray meets a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHitData {
+    /// The collider hit.
+    pub entity: Entity,
+    /// Distance from the ray's origin (0 when it starts inside a convex
+    /// collider).
+    pub distance: f32,
+    /// The hit point, world space.
+    pub point: Vec3,
+    /// Unit surface normal at the hit: outward for a convex collider (zero
+    /// when the ray starts inside it), facing the ray's origin for a mesh.
+    pub normal: Vec3,
+    /// The triangle hit, for a triangle mesh.
+    pub triangle: Option<u32>,
+}
+
+/// One-shot spatial queries against every collider, for gameplay systems:
+/// ray casts, shape and box overlaps. They reuse the broad phase's grid
+/// cells and sorted endpoint lists and the shapes' OBB trees (see
+/// [`crate::world`]'s spatial queries); there is no second world.
+///
+/// **Timing.** The queries see the collision world as the plugin's systems
+/// last left it: colliders at the poses of the last run of
+/// [`CollisionSystems::SyncPoses`](super::CollisionSystems) (by default in
+/// the previous frame's `PostUpdate`). A collider spawned or moved since is
+/// seen from the next run on.
+#[derive(SystemParam)]
+pub struct SpatialQuery<'w> {
+    state: Res<'w, CollisionState>,
+}
+
+impl SpatialQuery<'_> {
+    /// The first collider hit by the ray from `origin` along `direction`
+    /// (any non-zero length; normalized here) within `max_distance`; among
+    /// colliders hit at the same distance, the one with the smallest body
+    /// id. `None` when nothing is hit or the ray is zero, NaN or infinite.
+    pub fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance: f32,
+        filter: &SpatialQueryFilter,
+    ) -> Option<RayHitData> {
+        let ray = Ray::new(origin, direction.try_normalize()?);
+        let exclude = self.excluded_bodies(filter);
+        let hit = self
+            .state
+            .world
+            .ray_cast(&ray, max_distance, core_filter(filter, &exclude))?;
+        self.hit_data(&hit)
+    }
+
+    /// Every collider hit by the ray within `max_distance`, nearest first,
+    /// at most `max_hits` of them.
+    pub fn ray_hits(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance: f32,
+        max_hits: usize,
+        filter: &SpatialQueryFilter,
+    ) -> Vec<RayHitData> {
+        let Some(dir) = direction.try_normalize() else {
+            return Vec::new();
+        };
+        let exclude = self.excluded_bodies(filter);
+        let mut hits = Vec::new();
+        self.state.world.ray_cast_all(
+            &Ray::new(origin, dir),
+            max_distance,
+            core_filter(filter, &exclude),
+            &mut hits,
+        );
+        hits.iter()
+            .filter_map(|h| self.hit_data(h))
+            .take(max_hits)
+            .collect()
+    }
+
+    /// The colliders that `shape` at `position` and `rotation` intersects
+    /// (exactly; touching counts; a surface test when a triangle mesh is
+    /// involved), sorted. Empty for a NaN, infinite or non-unit
+    /// pose.
+    pub fn shape_intersections(
+        &self,
+        shape: &Collider,
+        position: Vec3,
+        rotation: Quat,
+        filter: &SpatialQueryFilter,
+    ) -> Vec<Entity> {
+        let exclude = self.excluded_bodies(filter);
+        let mut bodies = Vec::new();
+        let pose = Pose::new(rotation, position);
+        let filter = core_filter(filter, &exclude);
+        if self
+            .state
+            .world
+            .intersect_shape(shape.shape(), pose, filter, &mut bodies)
+            .is_err()
+        {
+            return Vec::new();
+        }
+        self.entities(&bodies)
+    }
+
+    /// The colliders whose box ([`ColliderAabb`](super::ColliderAabb): tight
+    /// box plus margin) overlaps `aabb`, sorted.
+    pub fn aabb_intersections_with_aabb(&self, aabb: Aabb) -> Vec<Entity> {
+        let mut bodies = Vec::new();
+        self.state
+            .world
+            .aabb_query(aabb, QueryFilter::ALL, &mut bodies);
+        self.entities(&bodies)
+    }
+
+    fn excluded_bodies(&self, filter: &SpatialQueryFilter) -> Vec<BodyId> {
+        filter
+            .excluded_entities
+            .iter()
+            .filter_map(|e| self.state.entity_body.get(e).copied())
+            .collect()
+    }
+
+    fn hit_data(&self, hit: &WorldRayHit) -> Option<RayHitData> {
+        Some(RayHitData {
+            entity: self.state.entity(hit.body)?,
+            distance: hit.toi,
+            point: hit.point,
+            normal: hit.normal,
+            triangle: hit.triangle,
+        })
+    }
+
+    /// The entities of `bodies`, sorted.
+    fn entities(&self, bodies: &[BodyId]) -> Vec<Entity> {
+        let mut entities: Vec<Entity> = bodies
+            .iter()
+            .filter_map(|&b| self.state.entity(b))
+            .collect();
+        entities.sort_unstable();
+        entities
+    }
+}
+
+fn core_filter<'a>(filter: &SpatialQueryFilter, exclude: &'a [BodyId]) -> QueryFilter<'a> {
+    QueryFilter::from_mask(filter.mask.0).with_exclude(exclude)
+}
