@@ -16,7 +16,7 @@
 //! from frame to frame, and dropped caches are kept for reuse (no
 //! allocation in steady state).
 
-use super::{ContactData, NarrowScratch, PairCache, PairResult, PairSide, test_pair};
+use super::{CachePool, ContactData, NarrowScratch, PairCache, PairResult, PairSide, test_pair};
 use crate::math::{Aabb, Pose};
 use crate::shape::ShapeData;
 
@@ -37,7 +37,7 @@ pub struct CompoundCache {
     /// Candidate piece pairs of the last test, sorted by `pieces`.
     pairs: Vec<PiecePair>,
     /// Caches of dropped piece pairs, for reuse.
-    spare: Vec<PairCache>,
+    spare: CachePool,
     /// The next frame's list, built here and swapped in.
     next: Vec<PiecePair>,
 }
@@ -55,9 +55,8 @@ impl CompoundCache {
     }
 
     pub(super) fn recycle(&mut self) {
-        for mut p in self.pairs.drain(..) {
-            p.cache.recycle();
-            self.spare.push(p.cache);
+        for p in self.pairs.drain(..) {
+            self.spare.put(p.cache);
         }
     }
 }
@@ -132,13 +131,9 @@ pub(super) fn compound_pair(
         pieces_overlapping(b, &pa.tight, &mut pieces_b);
         for pb in &pieces_b {
             let key = [pa.index, pb.index];
-            let mut entry = take_cached(&mut old, &mut old_at, key, &mut cache.spare);
-            entry.result = test_pair(
-                &side_of(a, pa, boolean_only),
-                &side_of(b, pb, boolean_only),
-                &mut entry.cache,
-                scratch,
-            );
+            let sides = (side_of(a, pa, boolean_only), side_of(b, pb, boolean_only));
+            let mut entry = take_cached(&mut old, &mut old_at, key, &sides, &mut cache.spare);
+            entry.result = test_pair(&sides.0, &sides.1, &mut entry.cache, scratch);
             touching |= entry.result.touching;
             best = better(best, entry.result.contact, key);
             cache.next.push(entry);
@@ -147,9 +142,8 @@ pub(super) fn compound_pair(
             }
         }
     }
-    for mut p in old.drain(old_at..) {
-        p.cache.recycle();
-        cache.spare.push(p.cache);
+    for p in old.drain(old_at..) {
+        cache.spare.put(p.cache);
     }
     old.clear();
     scratch.pieces = [pieces_a, pieces_b];
@@ -162,17 +156,17 @@ pub(super) fn compound_pair(
 }
 
 /// The cached entry for `key` from the sorted `old` list (skipping and
-/// recycling the entries before it), or a fresh one with a spare cache.
+/// recycling the entries before it), or a fresh one with a spare cache of
+/// the kind the pieces need.
 fn take_cached(
     old: &mut [PiecePair],
     at: &mut usize,
     key: [u32; 2],
-    spare: &mut Vec<PairCache>,
+    (a, b): &(PairSide<'_>, PairSide<'_>),
+    spare: &mut CachePool,
 ) -> PiecePair {
     while *at < old.len() && old[*at].pieces < key {
-        let mut c = std::mem::take(&mut old[*at].cache);
-        c.recycle();
-        spare.push(c);
+        spare.put(std::mem::take(&mut old[*at].cache));
         *at += 1;
     }
     if *at < old.len() && old[*at].pieces == key {
@@ -182,7 +176,7 @@ fn take_cached(
     PiecePair {
         pieces: key,
         result: PairResult::default(),
-        cache: spare.pop().unwrap_or_default(),
+        cache: spare.take(a.shape, b.shape),
     }
 }
 

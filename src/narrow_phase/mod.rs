@@ -138,6 +138,56 @@ impl PairCache {
     }
 }
 
+impl PairCache {
+    /// The pool slot of this cache's kind (`None` for [`PairCache::None`]).
+    fn slot(&self) -> Option<usize> {
+        match self {
+            PairCache::None => None,
+            PairCache::Convex(_) => Some(0),
+            PairCache::Mesh(_) => Some(1),
+            PairCache::Compound(_) => Some(2),
+        }
+    }
+
+    /// The pool slot of the cache [`test_pair`] keeps for shapes `a`, `b`
+    /// (`None`: the pair keeps nothing, two spheres or capsules).
+    fn slot_for(a: &ShapeData, b: &ShapeData) -> Option<usize> {
+        use ShapeKind::*;
+        match (a.kind(), b.kind()) {
+            (Compound(_), _) | (_, Compound(_)) => Some(2),
+            (Rounded(_), Rounded(_)) => None,
+            (Convex(_) | Rounded(_), Convex(_) | Rounded(_)) => Some(0),
+            _ => Some(1),
+        }
+    }
+}
+
+/// Recycled pair caches by kind, so that a new pair gets a cache of the kind
+/// it needs (its allocations reused: no allocation per new pair in steady
+/// state, even when kinds mix).
+#[derive(Clone, Debug, Default)]
+pub struct CachePool {
+    slots: [Vec<PairCache>; 3],
+}
+
+impl CachePool {
+    /// Recycles `cache` into the pool.
+    pub fn put(&mut self, mut cache: PairCache) {
+        if let Some(slot) = cache.slot() {
+            cache.recycle();
+            self.slots[slot].push(cache);
+        }
+    }
+
+    /// A cache for a new pair of shapes `a`, `b`: a recycled one of the
+    /// right kind, or an empty one.
+    pub fn take(&mut self, a: &ShapeData, b: &ShapeData) -> PairCache {
+        PairCache::slot_for(a, b)
+            .and_then(|s| self.slots[s].pop())
+            .unwrap_or_default()
+    }
+}
+
 /// Cached state of an active pair.
 #[derive(Clone, Debug, Default)]
 pub struct PairState {
@@ -235,7 +285,13 @@ fn rounded_pair(
                 *cache = PairCache::Convex(Box::default());
             }
             match cache {
-                PairCache::Convex(c) => rounded::rounded_convex(r, a, p, b, &mut c.gjk),
+                PairCache::Convex(c) => {
+                    // EPA works in the shared buffers, not the pair's own.
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    let out = rounded::rounded_convex(r, a, p, b, &mut c.gjk);
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    out
+                }
                 _ => PairResult::default(),
             }
         }

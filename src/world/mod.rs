@@ -64,7 +64,7 @@ use crate::broad_phase::{
     GridSweepAndPrune, PairKey, PairMap, PairSet, ProxyFilter, ProxyOptions, pair_ids, pair_key,
 };
 use crate::math::{Aabb, Pose, PoseError};
-use crate::narrow_phase::{NarrowScratch, PairCache, PairResult, PairSide, PairState, test_pair};
+use crate::narrow_phase::{CachePool, NarrowScratch, PairResult, PairSide, PairState, test_pair};
 use crate::shape::SharedShape;
 
 /// World settings.
@@ -158,7 +158,7 @@ pub struct CollisionWorld {
     events: Vec<ContactEvent>,
     stats: WorldStats,
     /// Caches of ended pairs, reused by new ones.
-    cache_pool: Vec<PairCache>,
+    cache_pool: CachePool,
     scratch: NarrowScratch,
     /// One scratch per task of the parallel narrow phase.
     scratches: Vec<NarrowScratch>,
@@ -506,14 +506,11 @@ impl CollisionWorld {
     fn apply_broad_changes(&mut self) {
         for idx in 0..self.broad.pairs().ended().len() {
             let (a, b) = self.body_key(self.broad.pairs().ended()[idx]);
-            if let Some(mut state) = self.pairs.remove(&pair_key(a, b)) {
+            if let Some(state) = self.pairs.remove(&pair_key(a, b)) {
                 if state.result.touching {
                     self.push_event(a, b, state.user_data, false);
                 }
-                if !matches!(state.cache, PairCache::None) {
-                    state.cache.recycle();
-                    self.cache_pool.push(state.cache);
-                }
+                self.cache_pool.put(state.cache);
             }
         }
         for idx in 0..self.broad.pairs().started().len() {
@@ -526,7 +523,10 @@ impl CollisionWorld {
             let state = PairState {
                 result: PairResult::default(),
                 user_data,
-                cache: self.cache_pool.pop().unwrap_or_default(),
+                cache: self.cache_pool.take(
+                    &self.bodies[a as usize].shape,
+                    &self.bodies[b as usize].shape,
+                ),
             };
             self.pairs.insert(pair_key(a, b), state);
             // New pairs are tested this frame whether or not a body moved.
