@@ -304,16 +304,7 @@ fn run(tasks: Option<usize>, check: bool) -> Run {
         }
         world.update_bounds();
         world.update_broad_phase();
-        match tasks {
-            None => world.update_narrow_phase(),
-            Some(n) => world.update_narrow_phase_with(n, |list| {
-                std::thread::scope(|s| {
-                    for task in list {
-                        s.spawn(move || task.run());
-                    }
-                });
-            }),
-        }
+        common::narrow_phase(&mut world, tasks);
         if check {
             let expected = check_frame(&scene, &world, &ids, &mut out);
             let now: BTreeSet<(usize, usize)> =

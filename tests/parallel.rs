@@ -1,6 +1,8 @@
 //! The narrow phase split over threads gives exactly the events of the
 //! serial narrow phase, in the same order, whatever the number of tasks.
 
+mod common;
+
 use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene};
 use bevy_icollide::world::{BodyDesc, CollisionWorld, ContactEvent, WorldConfig};
 
@@ -28,16 +30,7 @@ fn run(tasks: Option<usize>) -> (Vec<Vec<ContactEvent>>, u64) {
         }
         world.update_bounds();
         world.update_broad_phase();
-        match tasks {
-            None => world.update_narrow_phase(),
-            Some(n) => world.update_narrow_phase_with(n, |list| {
-                std::thread::scope(|s| {
-                    for task in list {
-                        s.spawn(move || task.run());
-                    }
-                });
-            }),
-        }
+        common::narrow_phase(&mut world, tasks);
         tests += u64::from(world.stats().pair_tests);
         frames.push(world.events().to_vec());
         scene.step();

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::QueryData;
 use bevy_icollide::plugin::StageTimes;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
@@ -206,10 +207,7 @@ pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
             verbose: config.verbose,
             ..Default::default()
         })
-        .add_systems(
-            Update,
-            (drive_hand, on_start, on_end, grab, release).chain(),
-        );
+        .add_systems(Update, (drive_hand, on_contacts, grab, release).chain());
     spawn_room(app.world_mut())?;
     let frames = app.world().resource::<Script>().last_frame();
     for _ in 0..frames {
@@ -275,72 +273,73 @@ fn drive_hand(
     }
 }
 
-/// The two sides of an event, named, and whether the first is the hand or
-/// held by it.
-type EventQuery<'w, 's> = Query<
-    'w,
-    's,
-    (
-        &'static Label,
-        Has<Hand>,
-        Has<Held>,
-        Has<Grabbable>,
-        Option<&'static mut Touched>,
-    ),
->;
+/// One side of a contact event, as the gameplay sees it.
+#[derive(QueryData)]
+#[query_data(mutable)]
+struct Side {
+    label: &'static Label,
+    hand: Has<Hand>,
+    held: Has<Held>,
+    grabbable: Has<Grabbable>,
+    touched: Option<&'static mut Touched>,
+}
 
-fn on_start(
-    mut events: MessageReader<CollisionStart>,
-    mut q: EventQuery,
-    mut journal: ResMut<Journal>,
-    script: Res<Script>,
-    mut commands: Commands,
-) {
-    for ev in events.read() {
-        let pair = [ev.collider1, ev.collider2];
-        let Ok([a, b]) = q.get_many_mut(pair) else {
-            continue;
-        };
-        journal.log(script.frame, Happening::Touch(a.0.0, b.0.0));
-        for (me, other, e) in [(&a, &b, pair[1]), (&b, &a, pair[0])] {
-            let by_hand = me.1 || me.2;
-            if by_hand && !other.1 {
-                journal.touched.insert(other.0.0);
-                let n = other.4.as_ref().map_or(0, |t| t.0);
-                commands.entity(e).insert(Touched(n + 1));
-                if me.1 && other.3 {
-                    journal.in_hand_reach.push(e);
-                }
-            }
-        }
+impl SideItem<'_, '_> {
+    /// The hand, or what it holds.
+    fn is_hand_side(&self) -> bool {
+        self.hand || self.held
+    }
+
+    fn touch_count(&self) -> u32 {
+        self.touched.as_ref().map_or(0, |t| t.0)
     }
 }
 
-fn on_end(
-    mut events: MessageReader<CollisionEnd>,
-    mut q: EventQuery,
+/// Starts mark objects touched by the hand (or what it holds) red and
+/// note the grabbable ones within reach; ends undo that.
+fn on_contacts(
+    mut starts: MessageReader<CollisionStart>,
+    mut ends: MessageReader<CollisionEnd>,
+    mut q: Query<Side>,
     mut journal: ResMut<Journal>,
     script: Res<Script>,
     mut commands: Commands,
 ) {
-    for ev in events.read() {
-        let pair = [ev.collider1, ev.collider2];
+    let starts = starts.read().map(|e| ([e.collider1, e.collider2], true));
+    let ends = ends.read().map(|e| ([e.collider1, e.collider2], false));
+    for (pair, started) in starts.chain(ends) {
         let Ok([a, b]) = q.get_many_mut(pair) else {
             continue;
         };
-        journal.log(script.frame, Happening::Untouch(a.0.0, b.0.0));
+        let names = (a.label.0, b.label.0);
+        let h = if started {
+            Happening::Touch(names.0, names.1)
+        } else {
+            Happening::Untouch(names.0, names.1)
+        };
+        journal.log(script.frame, h);
         for (me, other, e) in [(&a, &b, pair[1]), (&b, &a, pair[0])] {
-            if me.1 {
-                journal.in_hand_reach.retain(|&x| x != e);
+            if !me.is_hand_side() || other.hand {
+                continue;
             }
-            match other.4.as_ref().map(|t| t.0) {
-                Some(n) if (me.1 || me.2) && n > 1 => {
-                    commands.entity(e).insert(Touched(n - 1));
+            let n = other.touch_count();
+            if started {
+                journal.touched.insert(other.label.0);
+                commands.entity(e).insert(Touched(n + 1));
+                if me.hand && other.grabbable {
+                    journal.in_hand_reach.push(e);
                 }
-                Some(_) if me.1 || me.2 => {
-                    commands.entity(e).remove::<Touched>();
+            } else {
+                journal.in_hand_reach.retain(|&x| x != e);
+                match n {
+                    0 => {}
+                    1 => {
+                        commands.entity(e).remove::<Touched>();
+                    }
+                    _ => {
+                        commands.entity(e).insert(Touched(n - 1));
+                    }
                 }
-                _ => {}
             }
         }
     }

@@ -204,3 +204,18 @@ pub fn segment_body_distance(p: DVec3, q: DVec3, body: &Body) -> f64 {
         .map(|&t| segment_triangle_distance(p, q, t))
         .fold(f64::MAX, f64::min)
 }
+
+/// The world's narrow phase, serial (`None`) or split over `n` scoped
+/// threads.
+pub fn narrow_phase(world: &mut bevy_icollide::world::CollisionWorld, tasks: Option<usize>) {
+    match tasks {
+        None => world.update_narrow_phase(),
+        Some(n) => world.update_narrow_phase_with(n, |list| {
+            std::thread::scope(|s| {
+                for task in list {
+                    s.spawn(move || task.run());
+                }
+            });
+        }),
+    }
+}
