@@ -21,7 +21,7 @@
 //! depth (EPA), off as in I-COLLIDE. `--sweep DIR` runs the paper's five
 //! graphs (time per frame against N, faces, density, rotation, translation;
 //! fixed cubes and dynamic boxes) from the given base parameters and writes
-//! `DIR/vs_*.csv` and `DIR/vs_*.svg` (100 frames per point unless
+//! `DIR/vs_*.csv` and `DIR/vs_*.svg` (1000 frames per point unless
 //! `--frames` says otherwise).
 
 mod sim;
@@ -73,7 +73,7 @@ fn main() {
     match &cli.sweep {
         Some(dir) => {
             let base = RunParams {
-                frames: cli.frames.unwrap_or(100),
+                frames: cli.frames.unwrap_or(1000),
                 ..cli.run
             };
             match sweep::sweep(dir, &base, &sweep::axes()) {

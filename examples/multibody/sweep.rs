@@ -26,13 +26,14 @@ pub struct Axis {
     pub set: fn(&mut MultiBodyParams, f64),
 }
 
-/// The five graphs, sized for a 2-core machine (about 3 minutes in release).
+/// The five graphs, sized for a 2-core machine (about two minutes in
+/// release at 1000 frames per point).
 pub fn axes() -> Vec<Axis> {
     vec![
         Axis {
             name: "n",
             label: "number of objects",
-            values: vec![250.0, 1000.0, 2000.0, 4000.0, 6000.0, 8000.0],
+            values: vec![250.0, 1000.0, 2000.0, 4000.0, 8000.0, 12000.0, 16000.0],
             log_x: false,
             set: |p, v| p.count = v as usize,
         },
@@ -46,21 +47,21 @@ pub fn axes() -> Vec<Axis> {
         Axis {
             name: "density",
             label: "density (% of the box in bounding spheres)",
-            values: vec![1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0],
+            values: vec![1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0],
             log_x: false,
             set: |p, v| p.density = v as f32 / 100.0,
         },
         Axis {
             name: "rotation",
             label: "rotational velocity (degrees per frame)",
-            values: vec![0.0, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0],
+            values: vec![0.0, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 45.0],
             log_x: false,
             set: |p, v| p.rotation_deg = v as f32,
         },
         Axis {
             name: "translation",
             label: "translational velocity (% of the radius per frame)",
-            values: vec![0.5, 1.0, 2.0, 3.0, 5.0, 10.0],
+            values: vec![0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0],
             log_x: false,
             set: |p, v| p.translation = v as f32 / 100.0,
         },
