@@ -28,7 +28,7 @@ mod sim;
 mod svg;
 mod sweep;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use bevy_icollide::prelude::BoundsMode;
@@ -61,35 +61,42 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let threads = init_pool(cli.threads);
+    println!(
+        "compute task pool: {threads} threads; penetration depth: {}",
+        cli.run.depth
+    );
+    match &cli.sweep {
+        Some(dir) => {
+            let frames = cli.frames.unwrap_or(1000);
+            run_sweep(dir, &RunParams { frames, ..cli.run });
+        }
+        None => {
+            let frames = cli.frames.unwrap_or(300);
+            let p = RunParams { frames, ..cli.run };
+            report(&p, &sim::run(&p));
+        }
+    }
+}
+
+/// Sizes Bevy's compute task pool (default: all cores); returns its size.
+fn init_pool(threads: Option<usize>) -> usize {
     let pool = bevy_tasks::ComputeTaskPool::get_or_init(|| {
         let mut builder = bevy_tasks::TaskPoolBuilder::new();
-        if let Some(t) = cli.threads {
+        if let Some(t) = threads {
             builder = builder.num_threads(t);
         }
         builder.build()
     });
-    let (threads, depth) = (pool.thread_num(), cli.run.depth);
-    println!("compute task pool: {threads} threads; penetration depth: {depth}");
-    match &cli.sweep {
-        Some(dir) => {
-            let base = RunParams {
-                frames: cli.frames.unwrap_or(1000),
-                ..cli.run
-            };
-            match sweep::sweep(dir, &base, &sweep::axes()) {
-                Ok(files) => files.iter().for_each(|f| println!("wrote {}", f.display())),
-                Err(e) => {
-                    eprintln!("sweep: cannot write to {}: {e}", dir.display());
-                    std::process::exit(1);
-                }
-            }
-        }
-        None => {
-            let p = RunParams {
-                frames: cli.frames.unwrap_or(300),
-                ..cli.run
-            };
-            report(&p, &sim::run(&p));
+    pool.thread_num()
+}
+
+fn run_sweep(dir: &Path, base: &RunParams) {
+    match sweep::sweep(dir, base, &sweep::axes()) {
+        Ok(files) => files.iter().for_each(|f| println!("wrote {}", f.display())),
+        Err(e) => {
+            eprintln!("sweep: cannot write to {}: {e}", dir.display());
+            std::process::exit(1);
         }
     }
 }
