@@ -4,9 +4,13 @@
 //! [`MultiBodyScene`] is I-COLLIDE's multi-body simulation: `n` convex
 //! polytopes (hulls of random points on a sphere) in a cubic box at a given
 //! density, each with a random linear velocity (a percentage of its radius
-//! per frame) and a random spin (degrees per frame), bouncing off the walls.
+//! per frame) and a random spin (degrees per frame), bouncing off the walls;
+//! colliding pairs exchange velocities ([`MultiBodyScene::exchange_velocities`],
+//! called by whoever detects the collision).
 
-use glam::{Quat, Vec3};
+use std::collections::HashMap;
+
+use glam::{IVec3, Quat, Vec3};
 
 use crate::math::Pose;
 use crate::shape::SharedShape;
@@ -100,11 +104,18 @@ pub struct MultiBodyParams {
     pub distinct_shapes: usize,
     /// PRNG seed.
     pub seed: u64,
+    /// Place the objects so that no two bounding spheres overlap (up to
+    /// [`PLACEMENT_TRIES`] random draws each; past that, the last draw is
+    /// kept). Off: uniform placement, overlaps included.
+    pub separated: bool,
 }
+
+/// Random draws per object for [`MultiBodyParams::separated`] placement.
+pub const PLACEMENT_TRIES: usize = 100;
 
 impl Default for MultiBodyParams {
     /// I-COLLIDE-like defaults: 1000 objects of 40 hull points at 5 %
-    /// density, 10°/frame, 1.5 % of the radius per frame.
+    /// density, 10°/frame, 1.5 % of the radius per frame; uniform placement.
     fn default() -> Self {
         Self {
             count: 1000,
@@ -114,7 +125,16 @@ impl Default for MultiBodyParams {
             translation: 0.015,
             distinct_shapes: 32,
             seed: 1,
+            separated: false,
         }
+    }
+}
+
+impl MultiBodyParams {
+    /// Hull points for about `faces` faces: the hull of `p` points in general
+    /// position on a sphere is a triangulation with `2p - 4` faces.
+    pub fn hull_points_for_faces(faces: usize) -> usize {
+        (faces + 4).div_ceil(2).max(4)
     }
 }
 
@@ -155,10 +175,12 @@ impl MultiBodyScene {
         let half_size = 0.5 * volume.cbrt();
         let step = params.translation * radius;
         let angle = params.rotation_deg.to_radians();
+        let tries = if params.separated { PLACEMENT_TRIES } else { 0 };
+        let mut placer = Placer::new(2.0 * radius, tries);
         let bodies = (0..params.count)
             .map(|i| SceneBody {
                 shape: i % shapes.len(),
-                pose: Pose::new(rng.rotation(), rng.in_cube(half_size - radius)),
+                pose: Pose::new(rng.rotation(), placer.place(&mut rng, half_size - radius)),
                 velocity: rng.unit_vector() * step,
                 spin: Quat::from_axis_angle(rng.unit_vector(), angle),
             })
@@ -175,6 +197,33 @@ impl MultiBodyScene {
         &self.shapes[self.bodies[i].shape]
     }
 
+    /// Mean face count of the distinct shapes (coplanar triangles merged).
+    pub fn mean_faces(&self) -> f32 {
+        let faces: usize = self
+            .shapes
+            .iter()
+            .map(|s| s.polytope().map_or(0, |p| p.faces().len()))
+            .sum();
+        faces as f32 / self.shapes.len() as f32
+    }
+
+    /// I-COLLIDE's collision response: bodies `i` and `j` exchange their
+    /// linear velocities (equal masses, an elastic collision), if their
+    /// centers are approaching; bodies already moving apart (say, touching
+    /// because of a spin) keep theirs, instead of being pulled through each
+    /// other. Returns whether they exchanged.
+    pub fn exchange_velocities(&mut self, i: usize, j: usize) -> bool {
+        let (a, b) = (&self.bodies[i], &self.bodies[j]);
+        let offset = b.pose.translation - a.pose.translation;
+        if (b.velocity - a.velocity).dot(offset) >= 0.0 {
+            return false;
+        }
+        let v = a.velocity;
+        self.bodies[i].velocity = b.velocity;
+        self.bodies[j].velocity = v;
+        true
+    }
+
     /// Advances one frame: every body moves and spins; a body whose center
     /// would leave the box (shrunk by its radius) bounces off the wall.
     pub fn step(&mut self) {
@@ -189,6 +238,54 @@ impl MultiBodyScene {
             }
             b.pose = Pose::new((b.spin * b.pose.rotation).normalize(), t);
         }
+    }
+}
+
+/// Random points in a cube, at least `gap` apart when a few draws find
+/// room: a grid of cells of side `gap`, each point checked against the 27
+/// cells around it.
+struct Placer {
+    gap: f32,
+    tries: usize,
+    cells: HashMap<IVec3, Vec<Vec3>>,
+}
+
+impl Placer {
+    fn new(gap: f32, tries: usize) -> Self {
+        Self {
+            gap,
+            tries,
+            cells: HashMap::new(),
+        }
+    }
+
+    /// A point in `[-h, h]^3`: the first of `tries` draws with room (the
+    /// last draw if none), or the first draw if `tries` is 0.
+    fn place(&mut self, rng: &mut Rng, h: f32) -> Vec3 {
+        let mut p = rng.in_cube(h);
+        for _ in 1..self.tries {
+            if self.has_room(p) {
+                break;
+            }
+            p = rng.in_cube(h);
+        }
+        if self.tries > 0 {
+            self.cells.entry(self.cell(p)).or_default().push(p);
+        }
+        p
+    }
+
+    fn cell(&self, p: Vec3) -> IVec3 {
+        (p / self.gap).floor().as_ivec3()
+    }
+
+    fn has_room(&self, p: Vec3) -> bool {
+        let c = self.cell(p);
+        (0..27).all(|k| {
+            let near = c + IVec3::new(k % 3, k / 3 % 3, k / 9) - IVec3::ONE;
+            let points = self.cells.get(&near).map_or(&[][..], Vec::as_slice);
+            points.iter().all(|q| q.distance(p) >= self.gap)
+        })
     }
 }
 
@@ -216,4 +313,27 @@ pub fn torus(major: f32, minor: f32, u: usize, v: usize) -> (Vec<Vec3>, Vec<[u32
         }
     }
     (positions, triangles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separated_placement_keeps_bounding_spheres_apart() {
+        let params = MultiBodyParams {
+            count: 500,
+            density: 0.1,
+            separated: true,
+            ..Default::default()
+        };
+        let scene = MultiBodyScene::new(&params);
+        let centers: Vec<Vec3> = scene.bodies.iter().map(|b| b.pose.translation).collect();
+        for (i, a) in centers.iter().enumerate() {
+            assert!(a.abs().max_element() <= scene.half_size - 1.0);
+            for b in &centers[i + 1..] {
+                assert!(a.distance(*b) >= 2.0);
+            }
+        }
+    }
 }

@@ -166,6 +166,7 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
         translation: 0.05,
         distinct_shapes: 8,
         seed: 3,
+        separated: false,
     };
     let scene = MultiBodyScene::new(&params);
     let mut rng = Rng::new(11);
