@@ -80,10 +80,6 @@ pub struct ClosestPoints {
     pub pieces: [u32; 2],
 }
 
-fn kind_name(s: &ShapeData) -> &'static str {
-    s.kind_name()
-}
-
 /// A shape's non-compound pieces at their world poses: `(piece, shape,
 /// pose)`; a shape that is not a compound is its own piece 0.
 fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> {
@@ -118,8 +114,8 @@ fn for_each_convex_pair<'a>(
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
     let unsupported = QueryError::Unsupported {
-        a: kind_name(a),
-        b: kind_name(b),
+        a: a.kind_name(),
+        b: b.kind_name(),
     };
     let (pieces_a, pieces_b) = (pieces(a, pose_a), pieces(b, pose_b));
     for &(ia, sa, pa) in &pieces_a {
@@ -150,8 +146,8 @@ pub fn closest_points(
     })?;
     // Every shape has at least one piece.
     best.ok_or(QueryError::Unsupported {
-        a: kind_name(a),
-        b: kind_name(b),
+        a: a.kind_name(),
+        b: b.kind_name(),
     })
 }
 
@@ -238,8 +234,8 @@ pub fn intersecting_triangles(
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
     let unsupported = || QueryError::Unsupported {
-        a: kind_name(a),
-        b: kind_name(b),
+        a: a.kind_name(),
+        b: b.kind_name(),
     };
     let (ma, ta) = a.surface().ok_or_else(unsupported)?;
     let (mb, tb) = b.surface().ok_or_else(unsupported)?;

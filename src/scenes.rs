@@ -49,9 +49,14 @@ impl Rng {
         (self.next_u64() % n as u64) as usize
     }
 
+    /// A point uniform in the box `[lo, hi)^3`.
+    pub fn vec(&mut self, lo: f32, hi: f32) -> Vec3 {
+        Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
+    }
+
     /// A point uniform in the cube `[-h, h]^3`.
     pub fn in_cube(&mut self, h: f32) -> Vec3 {
-        Vec3::new(self.range(-h, h), self.range(-h, h), self.range(-h, h))
+        self.vec(-h, h)
     }
 
     /// A uniform random unit vector.

@@ -99,8 +99,8 @@ struct Script {
 }
 
 impl Script {
-    fn new() -> Self {
-        let cup = scene::zup_to_yup(Vec3::new(1.01847, 0.11367, 0.80615));
+    /// The script around the cup at `cup` (its anchor, Y-up).
+    fn new(cup: Vec3) -> Self {
         // The palm 13 cm beyond the cup, fingers pointing back over it.
         let above = Vec3::new(cup.x + 0.13, 1.05, cup.z);
         let low = Vec3::new(above.x, 0.895, above.z);
@@ -202,13 +202,17 @@ pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
     app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
         .add_message::<Grab>()
         .add_message::<Release>()
-        .insert_resource(Script::new())
         .insert_resource(Journal {
             verbose: config.verbose,
             ..Default::default()
         })
         .add_systems(Update, (drive_hand, on_contacts, grab, release).chain());
-    spawn_room(app.world_mut())?;
+    let cup = spawn_room(app.world_mut())?;
+    let script = Script::new(cup);
+    let hand = Collider::new(scene::hand()?);
+    app.world_mut()
+        .spawn((hand, script.transform(0), Label("hand"), Hand));
+    app.insert_resource(script);
     let frames = app.world().resource::<Script>().last_frame();
     for _ in 0..frames {
         app.update();
@@ -234,20 +238,26 @@ pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
     })
 }
 
-fn spawn_room(world: &mut World) -> Result<(), Box<dyn std::error::Error>> {
-    for obj in scene::objects() {
+/// Spawns the room's models; returns where the cup stands.
+fn spawn_room(world: &mut World) -> Result<Vec3, Box<dyn std::error::Error>> {
+    let mut cup = None;
+    for model in scene::models() {
+        let path = model.path();
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
+        let obj = bevy_icollide::shape::parse_obj(&text).map_err(|e| format!("{path}: {e}"))?;
         let collider =
-            Collider::trimesh_from_obj(obj.path()).map_err(|e| format!("{}: {e}", obj.path()))?;
-        let mut e = world.spawn((collider, obj.transform(), Label(obj.name)));
-        match obj.role {
+            Collider::trimesh(obj.positions, obj.triangles).map_err(|e| format!("{path}: {e}"))?;
+        let transform = model.transform(&text)?;
+        if model.name == "cup_1" {
+            cup = Some(transform.translation);
+        }
+        let mut e = world.spawn((collider, transform, Label(model.name)));
+        match model.role {
             Role::Furniture => e.insert(StaticCollider),
             Role::Grabbable => e.insert(Grabbable),
         };
     }
-    let hand = Collider::new(scene::hand()?);
-    let start = world.resource::<Script>().transform(0);
-    world.spawn((hand, start, Label("hand"), Hand));
-    Ok(())
+    Ok(cup.ok_or("the scene has no cup_1")?)
 }
 
 fn drive_hand(

@@ -5,7 +5,7 @@
 //!
 //! The models are in `assets/walkthrough/` (see its `SOURCES.md`), each in
 //! the scene's +Z-up axes with its origin at the bottom centre of its box;
-//! [`Placed::transform`] puts it in Bevy's +Y-up world: (x, y, z) → (x, z, −y).
+//! [`Model::transform`] puts it in Bevy's +Y-up world: (x, y, z) → (x, z, −y).
 
 use std::f32::consts::FRAC_PI_2;
 
@@ -22,20 +22,13 @@ pub enum Role {
     Grabbable,
 }
 
-/// A model and where its anchor goes in the room (Z-up, metres).
-pub struct Placed {
+/// A model of the room and its role.
+pub struct Model {
     pub name: &'static str,
     pub role: Role,
-    /// Anchor (bottom centre) in the scene's Z-up frame.
-    pub anchor_zup: Vec3,
 }
 
-impl Placed {
-    /// The Bevy transform: the model's Z-up axes turned to Y-up, at its anchor.
-    pub fn transform(&self) -> Transform {
-        Transform::from_translation(zup_to_yup(self.anchor_zup)).with_rotation(zup_rotation())
-    }
-
+impl Model {
     /// The model file.
     pub fn path(&self) -> String {
         format!(
@@ -43,6 +36,26 @@ impl Placed {
             env!("CARGO_MANIFEST_DIR"),
             self.name
         )
+    }
+
+    /// The Bevy transform: the model's Z-up axes turned to Y-up, at the
+    /// anchor its file's header gives (`# anchor in the room: x y z`,
+    /// written by `assets/walkthrough/derive.py`).
+    pub fn transform(&self, obj_text: &str) -> Result<Transform, String> {
+        let anchor = obj_text
+            .lines()
+            .find_map(|l| l.strip_prefix("# anchor in the room:"))
+            .ok_or_else(|| format!("{}: no anchor line", self.path()))?;
+        let xyz: Vec<f32> = anchor
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .map_err(|e| format!("{}: bad anchor: {e}", self.path()))?;
+        let [x, y, z] = xyz[..] else {
+            return Err(format!("{}: the anchor needs 3 numbers", self.path()));
+        };
+        let at = zup_to_yup(Vec3::new(x, y, z));
+        Ok(Transform::from_translation(at).with_rotation(zup_rotation()))
     }
 }
 
@@ -56,26 +69,24 @@ pub fn zup_rotation() -> Quat {
     Quat::from_rotation_x(-FRAC_PI_2)
 }
 
-/// The room's objects, anchors as written by `assets/walkthrough/derive.py`.
-pub fn objects() -> Vec<Placed> {
-    let p = |name, role, x, y, z| Placed {
-        name,
-        role,
-        anchor_zup: Vec3::new(x, y, z),
-    };
+/// The room's objects.
+pub fn models() -> Vec<Model> {
     use Role::*;
-    vec![
-        p("living_room", Furniture, -0.00005, -0.07392, -0.01276),
-        p("cabinet", Furniture, -1.77267, 2.55587, -0.00037),
-        p("bookshelves", Furniture, 2.716, -1.0716, 0.0),
-        p("tall_cabinet", Furniture, 0.0235, 2.61761, -0.00102),
-        p("sofa", Furniture, 0.0, -2.41304, 0.00063),
-        p("table", Furniture, 0.9, 0.0, -0.00013),
-        p("stool", Grabbable, 1.78529, 1.61971, -0.00099),
-        p("cup_1", Grabbable, 1.01847, 0.11367, 0.80615),
-        p("saucer_1", Grabbable, 1.01769, 0.10091, 0.7998),
-        p("teapot", Grabbable, 0.78668, 0.12647, 0.80031),
+    [
+        ("living_room", Furniture),
+        ("cabinet", Furniture),
+        ("bookshelves", Furniture),
+        ("tall_cabinet", Furniture),
+        ("sofa", Furniture),
+        ("table", Furniture),
+        ("stool", Grabbable),
+        ("cup_1", Grabbable),
+        ("saucer_1", Grabbable),
+        ("teapot", Grabbable),
     ]
+    .into_iter()
+    .map(|(name, role)| Model { name, role })
+    .collect()
 }
 
 /// A finger segment (or thumb bone): the hull of elliptic rings along +Z,

@@ -337,6 +337,12 @@ impl ParryBvhBroadPhase {
             self.bvh
                 .insert_or_update_partially(to_parry(aabb), i as u32, self.margin);
         }
+        self.rebalance_and_collect()
+    }
+
+    /// Rebalances and refits the tree as rapier does, then collects the
+    /// pairs.
+    fn rebalance_and_collect(&mut self) -> PairChanges {
         self.bvh.optimize_incremental(&mut self.workspace);
         self.bvh.refit(&mut self.workspace);
         if self.change_detection {
@@ -346,7 +352,6 @@ impl ParryBvhBroadPhase {
         }
     }
 
-    /// Steps 3 and 4 of [`update`](Self::update).
     /// Updates only the leaves in `moved` (the others keep their boxes), as
     /// rapier does when few colliders move, then collects the pairs.
     pub fn update_subset(&mut self, aabbs: &[Aabb], moved: &[u32]) -> PairChanges {
@@ -355,13 +360,7 @@ impl ParryBvhBroadPhase {
             self.bvh
                 .insert_or_update_partially(to_parry(&aabbs[i as usize]), i, self.margin);
         }
-        self.bvh.optimize_incremental(&mut self.workspace);
-        self.bvh.refit(&mut self.workspace);
-        if self.change_detection {
-            self.collect::<true>()
-        } else {
-            self.collect::<false>()
-        }
+        self.rebalance_and_collect()
     }
 
     fn collect<const CHANGE_DETECTION: bool>(&mut self) -> PairChanges {

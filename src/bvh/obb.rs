@@ -44,6 +44,7 @@ use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::eigen::symmetric_eigen;
+use crate::math::Aabb;
 use crate::shape::ConvexHull;
 
 /// A good `eps` for [`obb_overlap`] with `f32` boxes of unit-ish proportions:
@@ -172,14 +173,8 @@ impl Obb {
 
     /// The 8 corners (x varies fastest).
     pub fn corners(&self) -> [Vec3; 8] {
-        std::array::from_fn(|i| {
-            let s = Vec3::new(
-                if i & 1 == 0 { -1.0 } else { 1.0 },
-                if i & 2 == 0 { -1.0 } else { 1.0 },
-                if i & 4 == 0 { -1.0 } else { 1.0 },
-            );
-            self.center + self.axes * (s * self.half_extents)
-        })
+        let unit = Aabb::new(-self.half_extents, self.half_extents);
+        unit.corners().map(|c| self.center + self.axes * c)
     }
 
     /// `other`'s rotation and translation in this box's frame, the `(r, t)`
@@ -437,40 +432,7 @@ mod tests {
     use super::*;
     use glam::Quat;
 
-    /// SplitMix64: a small deterministic generator for the tests.
-    pub(crate) struct Rng(pub u64);
-    impl Rng {
-        fn next_u64(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        }
-        pub fn unit(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-        }
-        pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
-            lo + (hi - lo) * self.unit()
-        }
-        pub fn vec(&mut self, lo: f32, hi: f32) -> Vec3 {
-            Vec3::new(self.range(lo, hi), self.range(lo, hi), self.range(lo, hi))
-        }
-        pub fn quat(&mut self) -> Quat {
-            loop {
-                let q = Quat::from_xyzw(
-                    self.range(-1.0, 1.0),
-                    self.range(-1.0, 1.0),
-                    self.range(-1.0, 1.0),
-                    self.range(-1.0, 1.0),
-                );
-                let l = q.length();
-                if l > 0.1 && l <= 1.0 {
-                    return q / l;
-                }
-            }
-        }
-    }
+    use crate::scenes::Rng;
 
     fn assert_contains(obb: &Obb, pts: &[Vec3]) {
         assert!(obb.center.is_finite() && obb.axes.is_finite() && obb.half_extents.is_finite());
@@ -488,19 +450,11 @@ mod tests {
     /// Points on the surface of the box `[-h, h]` (corners included), plus
     /// interior points, rotated by `q` and moved to `c`.
     fn box_points(rng: &mut Rng, h: Vec3, q: Quat, c: Vec3, n: usize) -> Vec<Vec3> {
-        let mut pts = Vec::new();
-        for i in 0..8 {
-            let s = Vec3::new(
-                if i & 1 == 0 { -1.0 } else { 1.0 },
-                if i & 2 == 0 { -1.0 } else { 1.0 },
-                if i & 4 == 0 { -1.0 } else { 1.0 },
-            );
-            pts.push(s * h);
-        }
+        let mut pts = Aabb::new(-h, h).corners().to_vec();
         for _ in 0..n {
             let mut p = rng.vec(-1.0, 1.0);
-            if rng.unit() < 0.5 {
-                let k = (rng.unit() * 3.0) as usize % 3;
+            if rng.f32() < 0.5 {
+                let k = (rng.f32() * 3.0) as usize % 3;
                 p[k] = if p[k] < 0.0 { -1.0 } else { 1.0 };
             }
             pts.push(p * h);
@@ -510,7 +464,7 @@ mod tests {
 
     #[test]
     fn fit_box_shaped_sets() {
-        let mut rng = Rng(10);
+        let mut rng = Rng::new(10);
         let mut worst = 1.0f32;
         for _ in 0..500 {
             // Distinct extents, so that the covariance has distinct eigenvalues.
@@ -519,9 +473,9 @@ mod tests {
                 rng.range(1.5, 2.5),
                 rng.range(3.5, 6.0),
             );
-            let q = rng.quat();
+            let q = rng.rotation();
             let c = rng.vec(-100.0, 100.0);
-            let n = (rng.unit() * 200.0) as usize;
+            let n = (rng.f32() * 200.0) as usize;
             let pts = box_points(&mut rng, h, q, c, n);
             let obb = Obb::fit(&pts, &[]);
             assert_contains(&obb, &pts);
@@ -539,7 +493,7 @@ mod tests {
     fn fit_surface_not_vertices() {
         // A dense cluster of vertices near one corner must not tilt the axes:
         // the hull's surface, not the vertex distribution, decides.
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         let h = Vec3::new(1.0, 2.0, 4.0);
         let mut pts = box_points(&mut rng, h, Quat::IDENTITY, Vec3::ZERO, 0);
         for _ in 0..1000 {
@@ -552,10 +506,10 @@ mod tests {
 
     #[test]
     fn fit_random_clouds_contain_points() {
-        let mut rng = Rng(12);
+        let mut rng = Rng::new(12);
         for k in 0..300 {
             let n = 1 + k % 50;
-            let q = rng.quat();
+            let q = rng.rotation();
             let s = Vec3::new(
                 rng.range(0.01, 10.0),
                 rng.range(0.01, 10.0),
@@ -575,8 +529,8 @@ mod tests {
 
     #[test]
     fn fit_degenerate_inputs() {
-        let mut rng = Rng(13);
-        let q = rng.quat();
+        let mut rng = Rng::new(13);
+        let q = rng.rotation();
         let c = Vec3::new(3.0, -7.0, 11.0);
         // Empty.
         assert_eq!(Obb::fit(&[], &[]), Obb::default());
@@ -630,7 +584,7 @@ mod tests {
 
     #[test]
     fn triangle_axes_are_tight() {
-        let mut rng = Rng(15);
+        let mut rng = Rng::new(15);
         for _ in 0..1000 {
             let tri = [rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0)];
             let axes = triangle_axes(tri).unwrap();
@@ -655,10 +609,10 @@ mod tests {
 
     #[test]
     fn corners_and_relative() {
-        let mut rng = Rng(14);
+        let mut rng = Rng::new(14);
         let obb = Obb {
             center: rng.vec(-5.0, 5.0),
-            axes: Mat3::from_quat(rng.quat()),
+            axes: Mat3::from_quat(rng.rotation()),
             half_extents: Vec3::new(1.0, 2.0, 3.0),
         };
         for c in obb.corners() {
@@ -737,7 +691,7 @@ mod tests {
 
     /// A random exact rotation (f64) and its f32 rounding.
     fn random_rotation(rng: &mut Rng) -> (DMat3, Mat3) {
-        let q = rng.quat().as_dquat().normalize();
+        let q = rng.rotation().as_dquat().normalize();
         let m = DMat3::from_quat(q);
         (m, m.as_mat3())
     }
@@ -779,7 +733,7 @@ mod tests {
 
     #[test]
     fn sat_matches_reference_random_pairs() {
-        let mut rng = Rng(20);
+        let mut rng = Rng::new(20);
         let (mut overlaps, mut tolerated) = (0, 0);
         let n = 100_000;
         for _ in 0..n {
@@ -797,20 +751,20 @@ mod tests {
     #[test]
     fn sat_world_space_pairs() {
         // Through Obb::overlaps (r and t computed in f32 from world poses).
-        let mut rng = Rng(23);
+        let mut rng = Rng::new(23);
         let mut overlaps = 0;
         let n = 20_000;
         for _ in 0..n {
             let ca = rng.vec(-1.0, 1.0);
             let a = Obb {
                 center: ca,
-                axes: Mat3::from_quat(rng.quat()),
+                axes: Mat3::from_quat(rng.rotation()),
                 half_extents: random_half(&mut rng),
             };
             let cb = ca + rng.vec(-1.0, 1.0).normalize_or(Vec3::X) * rng.range(0.0, 4.2);
             let b = Obb {
                 center: cb,
-                axes: Mat3::from_quat(rng.quat()),
+                axes: Mat3::from_quat(rng.rotation()),
                 half_extents: random_half(&mut rng),
             };
             let fast = a.overlaps(&b, OBB_EPS);
@@ -838,7 +792,7 @@ mod tests {
     fn sat_near_contact_pairs() {
         // B moved along a random direction to within ±1e-5 of contact: the
         // answers cluster at the boundary, where the eps band matters.
-        let mut rng = Rng(21);
+        let mut rng = Rng::new(21);
         let (mut overlaps, mut tolerated) = (0, 0);
         let n = 50_000;
         for _ in 0..n {
@@ -906,9 +860,9 @@ mod tests {
             assert!(re.axes[..6].iter().all(|&(g, _)| g <= 0.0));
         }
         // Nearly parallel boxes, deep overlap: must not report disjoint.
-        let mut rng = Rng(22);
+        let mut rng = Rng::new(22);
         for _ in 0..10_000 {
-            let q = rng.quat();
+            let q = rng.rotation();
             let tiny = Quat::from_axis_angle(
                 rng.vec(-1.0, 1.0).normalize_or(Vec3::X),
                 rng.range(-1e-6, 1e-6),

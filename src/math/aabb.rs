@@ -96,6 +96,15 @@ impl Aabb {
         Self::from_center_half_extents(c, h + Vec3::splat(slack))
     }
 
+    /// The 8 corners; corner `i` takes `max` on axis `k` when bit `k` of `i`
+    /// is set.
+    pub fn corners(&self) -> [Vec3; 8] {
+        std::array::from_fn(|i| {
+            let bits = glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0);
+            Vec3::select(bits, self.max, self.min)
+        })
+    }
+
     /// True when every coordinate is finite and `min <= max` on every axis.
     #[inline]
     pub fn is_valid(&self) -> bool {

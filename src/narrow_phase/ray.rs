@@ -148,9 +148,8 @@ pub fn ray_hits_box(origin: Vec3, dir: Vec3, h: Vec3, pad: f32, max_toi: f32) ->
 /// at `toi = 0` with a zero normal, as for convex polytopes.
 pub fn ray_rounded(r: &crate::shape::Rounded, ray: &Ray, max_toi: f32) -> Option<RayHit> {
     let [p, q] = r.core();
-    let inside =
-        |x: Vec3| x.distance_squared(super::closest::point_segment(x, p, q)) <= r.radius * r.radius;
-    if inside(ray.origin) {
+    let on_core = |x: Vec3| super::closest::point_segment(x, p, q);
+    if ray.origin.distance_squared(on_core(ray.origin)) <= r.radius * r.radius {
         return Some(RayHit {
             toi: 0.0,
             normal: Vec3::ZERO,
@@ -181,7 +180,7 @@ pub fn ray_rounded(r: &crate::shape::Rounded, ray: &Ray, max_toi: f32) -> Option
         return None;
     }
     let x = ray.at(toi);
-    let normal = (x - super::closest::point_segment(x, p, q)).normalize_or_zero();
+    let normal = (x - on_core(x)).normalize_or_zero();
     Some(RayHit {
         toi,
         normal,

@@ -17,7 +17,7 @@
 
 use glam::Vec3;
 
-use super::closest::{point_segment, segment_segment};
+use super::closest::segment_segment;
 use super::gjk::{GjkCache, gjk_distance};
 use super::{ContactData, PairResult, PairSide, epa};
 use crate::bvh::ObbTree;
@@ -192,12 +192,6 @@ fn inside_prism(x: Vec3, [a, b, c]: [Vec3; 3], n: Vec3) -> bool {
     [(a, b), (b, c), (c, a)]
         .iter()
         .all(|&(u, v)| (v - u).cross(x - u).dot(n) >= 0.0)
-}
-
-/// The closest point on a rounded shape's core to `x` (local frame).
-pub fn closest_on_core(r: &Rounded, x: Vec3) -> Vec3 {
-    let [p, q] = r.core();
-    point_segment(x, p, q)
 }
 
 #[cfg(test)]

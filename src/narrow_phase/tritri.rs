@@ -692,15 +692,14 @@ mod tests {
     // -----------------------------------------------------------------------------------------
     // Seeded PRNG and generators
     // -----------------------------------------------------------------------------------------
-    struct Rng(u64);
+    /// The crate's seeded generator, with the sampling these tests need.
+    struct Rng(crate::scenes::Rng);
     impl Rng {
+        fn new(seed: u64) -> Self {
+            Self(crate::scenes::Rng::new(seed))
+        }
         fn next(&mut self) -> u64 {
-            // SplitMix64.
-            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
+            self.0.next_u64()
         }
         fn below(&mut self, n: u32) -> u32 {
             (((self.next() >> 32) * n as u64) >> 32) as u32
@@ -860,7 +859,7 @@ mod tests {
 
     #[test]
     fn random_cube_matches_reference() {
-        let mut r = Rng(0x5EED_0001);
+        let mut r = Rng::new(0x5EED_0001);
         let (mut hits, mut degenerate) = (0, 0);
         let n = 200_000;
         for _ in 0..n {
@@ -888,7 +887,7 @@ mod tests {
 
     #[test]
     fn touching_lattice_matches_reference_and_symmetries() {
-        let mut r = Rng(0x5EED_0002);
+        let mut r = Rng::new(0x5EED_0002);
         let n = 150_000;
         let (mut hits, mut nudged) = (0, 0);
         for _ in 0..n {
@@ -920,7 +919,7 @@ mod tests {
     #[test]
     fn degenerate_lattice_matches_reference() {
         // Points, segments and collinear triples against everything, on a coarse lattice.
-        let mut r = Rng(0x5EED_0003);
+        let mut r = Rng::new(0x5EED_0003);
         let mut hits = 0;
         let n = 50_000;
         let pt = |r: &mut Rng| lat([0; 3].map(|_| 16 * r.range(-3, 3)));
@@ -951,7 +950,7 @@ mod tests {
     fn coplanar_small_lattice_matches_reference() {
         // Dense 2D coincidences (shared vertices, collinear edges, vertex on edge) in a tilted
         // plane: points (i, j, i + 2j) with 0 ≤ i, j ≤ 4 — the GD 2D decision tree's boundaries.
-        let mut r = Rng(0x5EED_0005);
+        let mut r = Rng::new(0x5EED_0005);
         let n = 100_000;
         let mut hits = 0;
         let pt = |r: &mut Rng| {
@@ -969,7 +968,7 @@ mod tests {
 
     #[test]
     fn robust_vs_plain_f32_moller_on_near_touching() {
-        let mut r = Rng(0x5EED_0004);
+        let mut r = Rng::new(0x5EED_0004);
         let n = 100_000;
         let (mut differ, mut false_neg, mut false_pos) = (0, 0, 0);
         for _ in 0..n {

@@ -126,15 +126,8 @@ impl Compound {
                 }
                 // The corners of its box: the hull holds the round piece.
                 super::BoundsGeometry::Rounded(r) => {
-                    let b = r.local_aabb();
-                    out.extend((0..8).map(|i| {
-                        let c = glam::Vec3::select(
-                            glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0),
-                            b.max,
-                            b.min,
-                        );
-                        p.pose.transform_point(c)
-                    }));
+                    let corners = r.local_aabb().corners();
+                    out.extend(corners.map(|c| p.pose.transform_point(c)));
                 }
             }
         }

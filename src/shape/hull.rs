@@ -894,32 +894,26 @@ mod tests {
     use super::*;
 
     /// xorshift64* pseudo-random generator.
-    struct Rng(u64);
+    /// The crate's seeded generator, with the sampling these tests need.
+    struct Rng(crate::scenes::Rng);
 
     impl Rng {
         fn new(seed: u64) -> Self {
-            Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03 | 1)
-        }
-
-        fn next_u64(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+            Self(crate::scenes::Rng::new(seed))
         }
 
         /// Uniform in [0, 1).
         fn unit(&mut self) -> f32 {
-            (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+            self.0.f32()
         }
 
         /// Uniform in [-1, 1).
         fn signed(&mut self) -> f32 {
-            2.0 * self.unit() - 1.0
+            self.0.range(-1.0, 1.0)
         }
 
         fn below(&mut self, n: usize) -> usize {
-            (self.next_u64() % n as u64) as usize
+            self.0.below(n)
         }
 
         fn shuffle<T>(&mut self, v: &mut [T]) {

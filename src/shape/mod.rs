@@ -299,16 +299,7 @@ impl SharedShape {
                 "cuboid half-extents must be finite and positive",
             ));
         }
-        let h = half_extents;
-        let corners: Vec<Vec3> = (0..8)
-            .map(|i| {
-                Vec3::new(
-                    if i & 1 == 0 { -h.x } else { h.x },
-                    if i & 2 == 0 { -h.y } else { h.y },
-                    if i & 4 == 0 { -h.z } else { h.z },
-                )
-            })
-            .collect();
+        let corners = Aabb::new(-half_extents, half_extents).corners();
         Self::convex_hull(&corners)
     }
 

@@ -592,19 +592,7 @@ mod tests {
         assert!(boxed.to_string().contains("cannot read"));
     }
 
-    /// Tiny deterministic PRNG (xorshift64*).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-    }
+    use crate::scenes::Rng;
 
     /// Checks the invariants of any successful parse.
     fn check_invariants(text: &str) {
@@ -619,10 +607,10 @@ mod tests {
 
     #[test]
     fn random_bytes_never_panic() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5000 {
             let len = rng.below(300);
-            let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
             check_invariants(&String::from_utf8_lossy(&bytes));
         }
     }
@@ -663,7 +651,7 @@ mod tests {
 
     #[test]
     fn random_token_soup_never_panics() {
-        let mut rng = Rng(42);
+        let mut rng = Rng::new(42);
         let mut successes = 0;
         for _ in 0..20000 {
             let lines = rng.below(8);

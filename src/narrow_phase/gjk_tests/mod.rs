@@ -48,15 +48,7 @@ impl SupportMap for Shape {
 
 impl Shape {
     fn cuboid(he: Vec3) -> Shape {
-        let mut pts = Vec::new();
-        for i in 0..8 {
-            let s = Vec3::new(
-                if i & 1 == 0 { -1.0 } else { 1.0 },
-                if i & 2 == 0 { -1.0 } else { 1.0 },
-                if i & 4 == 0 { -1.0 } else { 1.0 },
-            );
-            pts.push(s * he);
-        }
+        let pts = crate::math::Aabb::new(-he, he).corners();
         Shape::Box(Cuboid::new(he), ConvexHull::new(&pts).unwrap())
     }
 
