@@ -7,23 +7,42 @@
 //!   over three endpoint lists kept sorted by insertion sort, fixed cubes or
 //!   dynamic boxes updated by hill-climbing ([`broad_phase`], [`bounds`]);
 //!   Lin–Canny closest features between convex polytopes with coherence
-//!   ([`narrow_phase::lin_canny`]), with GJK and EPA beside it
-//!   ([`narrow_phase::gjk`], [`narrow_phase::epa`]).
+//!   ([`query::lin_canny`]), with GJK and EPA beside it ([`geometry::gjk`],
+//!   [`geometry::epa`]).
 //! - **OBBTree / RAPID** (Gottschalk, Lin, Manocha, SIGGRAPH 1996): OBB
 //!   trees over polygon soups and exact triangle–triangle tests ([`bvh`],
-//!   [`narrow_phase::tritri`]).
+//!   [`geometry::tritri`]).
 //! - Non-convex objects as **hierarchies of convex pieces** (I-COLLIDE's
-//!   hand): [`shape::Compound`], tested piece pair by piece pair
-//!   ([`narrow_phase::compound`]).
+//!   hand): [`collider::Compound`], tested piece pair by piece pair
+//!   ([`query::compound`]).
 //! - **AABB trees for deformable models** (van den Bergen, 1997): planned.
 //!
-//! The geometry core ([`math`], [`shape`], [`bounds`], [`broad_phase`],
-//! [`bvh`], [`narrow_phase`], [`world`], [`query`]) knows nothing of Bevy; [`plugin`]
-//! is the only module that imports `bevy_*`.
+//! ## Layers
+//!
+//! Each module imports only from the layers below it (`tests/layers.rs`
+//! checks it):
+//!
+//! | layer | what |
+//! |---|---|
+//! | [`math`] | poses, boxes, the symmetric eigen-solver |
+//! | [`geometry`] | primitive tests, support maps, GJK, EPA (no shapes) |
+//! | [`shape`], [`io`] | plain shape data and its validation; mesh files |
+//! | [`bvh`] | bounding-volume trees over triangles or pieces |
+//! | [`bounds`] | fixed cubes and dynamic boxes |
+//! | [`collider`] | shapes with what is prebuilt for them, shared by `Arc` |
+//! | [`broad_phase`], [`query`] | box pairs; tests on two shapes |
+//! | [`narrow_phase`] | active pairs, their caches, events |
+//! | [`pipeline`] | the world: bodies, handles, pair configuration, the frame driver |
+//! | [`plugin`] | Bevy (the only module that imports `bevy_*`) |
+//!
+//! Public API in tiers: [`prelude`] for game code; [`pipeline`] for the core
+//! without Bevy (`default-features = false`); [`geometry`], [`bvh`] and
+//! [`query`] for algorithm users.
 //!
 //! ## Quick start
 //!
 //! ```
+//! # #[cfg(feature = "bevy_transform")] {
 //! use bevy_app::prelude::*;
 //! use bevy_ecs::prelude::*;
 //! use bevy_icollide::prelude::*;
@@ -44,15 +63,33 @@
 //! app.world_mut().spawn((cube, Transform::from_xyz(0.9, 0.0, 0.0)));
 //! app.update();
 //! app.update();
+//! # }
 //! ```
 //!
-//! ## What is exact today
+//! Without Bevy:
+//!
+//! ```
+//! use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
+//! use bevy_icollide::prelude::*;
+//! use glam::Vec3;
+//!
+//! let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
+//! let cube = SharedShape::cuboid(Vec3::splat(0.5)).expect("valid half-extents");
+//! let a = world.add_body(BodyDesc::new(cube.clone()));
+//! let b = world.add_body(BodyDesc::new(cube));
+//! world.set_pose(a, Pose::from_translation(Vec3::ZERO)).expect("live body");
+//! world.set_pose(b, Pose::from_translation(Vec3::X * 0.9)).expect("live body");
+//! let events: Vec<_> = world.step().collect();
+//! assert!(events.len() == 1 && events[0].started);
+//! ```
+//!
+//! ## What is exact
 //!
 //! The broad phase is exact: after every frame its active pairs are exactly
 //! the overlapping box pairs. Convex–convex pairs are tested exactly
 //! (Lin–Canny, contact data from EPA); pairs involving a triangle mesh are
 //! tested exactly on their surfaces (OBB trees, exact triangle tests);
-//! compounds reduce to those two cases piece by piece, see [`narrow_phase`].
+//! compounds reduce to those two cases piece by piece, see [`query`].
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -60,28 +97,37 @@
 pub mod bounds;
 pub mod broad_phase;
 pub mod bvh;
+pub mod collider;
+pub mod geometry;
+#[cfg(feature = "obj")]
+pub mod io;
 pub mod math;
 pub mod narrow_phase;
+pub mod pipeline;
+#[cfg(feature = "bevy")]
 pub mod plugin;
 pub mod query;
-pub mod scenes;
 pub mod shape;
-pub mod world;
+#[cfg(any(test, feature = "testkit"))]
+#[doc(hidden)]
+pub mod testkit;
 
-/// The names most users need.
+/// The names most users need: the plugin, its components, events and
+/// system parameters (feature `bevy`), and the shapes.
 pub mod prelude {
     pub use crate::bounds::BoundsMode;
+    pub use crate::collider::{CompoundPiece, ShapeError, SharedShape};
     pub use crate::math::{Aabb, Pose};
+    #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
         CollisionPlugin, CollisionStart, CollisionSystems, Collisions, LayerMask, RayHitData,
         Sensor, SpatialQuery, SpatialQueryFilter, StaticCollider,
     };
-    pub use crate::shape::{CompoundPiece, ShapeError, SharedShape};
 }
 
 /// The README's examples are compiled and run as doctests.
 #[doc = include_str!("../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "bevy_transform"))]
 pub struct ReadmeDoctests;

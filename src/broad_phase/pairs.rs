@@ -4,7 +4,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::ProxyId;
+use super::{PairChanges, ProxyKey};
 
 /// A pair of proxies as one `u64`: the smaller id in the high half. Sorting
 /// keys sorts pairs lexicographically.
@@ -12,14 +12,14 @@ pub type PairKey = u64;
 
 /// The key of the unordered pair `{a, b}`.
 #[inline]
-pub fn pair_key(a: ProxyId, b: ProxyId) -> PairKey {
+pub fn pair_key(a: ProxyKey, b: ProxyKey) -> PairKey {
     let (lo, hi) = if a < b { (a, b) } else { (b, a) };
     (u64::from(lo) << 32) | u64::from(hi)
 }
 
 /// The two proxies of a key, smaller first.
 #[inline]
-pub fn pair_ids(key: PairKey) -> (ProxyId, ProxyId) {
+pub fn pair_ids(key: PairKey) -> (ProxyKey, ProxyKey) {
     ((key >> 32) as u32, key as u32)
 }
 
@@ -64,24 +64,19 @@ struct PairEntry {
     enabled: bool,
 }
 
-/// Box-overlapping pairs with their "enabled" bit (layers and pair
-/// configuration allow them), and the net changes of the last update:
-/// [`PairTable::started`] and [`PairTable::ended`].
+/// Box-overlapping pairs with their "enabled" bit (the caller's
+/// [`PairFilter`](super::PairFilter) allows them), and the log of changes
+/// since the last [`drain`](PairTable::drain).
 #[derive(Default)]
-pub struct PairTable {
+pub(crate) struct PairTable {
     /// Overlapping pairs.
     pairs: PairMap<PairEntry>,
-    /// Every change: the pair, its sequence number and whether it was live
-    /// (present and enabled) before the change. Reused every frame.
+    /// Every change since the last drain: the pair, its sequence number and
+    /// whether it was live (present and enabled) before the change. Its
+    /// memory is reused.
     log: Vec<(PairKey, u32, bool)>,
-    /// Pairs deactivated by the caller (I-COLLIDE's pair configuration),
-    /// whether or not their boxes overlap now.
-    disabled: PairSet,
     /// Pairs per proxy, to skip hash lookups for proxies without pairs.
     per_proxy: Vec<u32>,
-    /// Net result of the last update, sorted by key.
-    started: Vec<PairKey>,
-    ended: Vec<PairKey>,
 }
 
 impl PairTable {
@@ -90,36 +85,11 @@ impl PairTable {
         self.pairs.reserve(n);
         self.log.reserve(2 * n);
         self.per_proxy.reserve(n);
-        self.started.reserve(n);
-        self.ended.reserve(n);
-    }
-
-    /// Deactivates (`enabled == false`) or reactivates a pair; a present
-    /// pair becomes enabled when `layers_allow` and it is active.
-    pub(crate) fn configure(&mut self, key: PairKey, enabled: bool, layers_allow: bool) {
-        if enabled {
-            self.disabled.remove(&key);
-        } else {
-            self.disabled.insert(key);
-        }
-        self.set_enabled(key, layers_allow && enabled);
-    }
-
-    /// Whether the caller deactivated the pair.
-    #[inline]
-    pub(crate) fn is_disabled(&self, key: PairKey) -> bool {
-        !self.disabled.is_empty() && self.disabled.contains(&key)
-    }
-
-    /// Forgets deactivations of pairs for which `keep` is false (removed
-    /// proxies, whose ids will be reused).
-    pub(crate) fn retain_disabled(&mut self, mut keep: impl FnMut(PairKey) -> bool) {
-        self.disabled.retain(|&k| keep(k));
     }
 
     /// Whether proxy `p` is in any pair.
     #[inline]
-    pub(crate) fn has_pairs(&self, p: ProxyId) -> bool {
+    pub(crate) fn has_pairs(&self, p: ProxyKey) -> bool {
         self.per_proxy.get(p as usize).is_some_and(|&n| n > 0)
     }
 
@@ -214,41 +184,20 @@ impl PairTable {
         });
     }
 
-    /// All pairs with their enabled bit (arbitrary but reproducible order).
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (PairKey, bool)> + '_ {
-        self.pairs.iter().map(|(&k, e)| (k, e.enabled))
-    }
-
     /// Number of box-overlapping pairs (enabled or not).
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.pairs.len()
     }
 
-    /// Whether no boxes overlap.
-    pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
-    }
-
-    /// Enabled pairs that started overlapping in the last update, sorted.
-    pub fn started(&self) -> &[PairKey] {
-        &self.started
-    }
-
-    /// Enabled pairs that stopped overlapping (or were disabled, or lost a
-    /// removed proxy) in the last update, sorted.
-    pub fn ended(&self) -> &[PairKey] {
-        &self.ended
-    }
-
     /// The active pairs: box-overlapping and enabled (reproducible order).
-    pub fn active(&self) -> impl Iterator<Item = PairKey> + '_ {
+    pub(crate) fn active(&self) -> impl Iterator<Item = PairKey> + '_ {
         self.pairs
             .iter()
             .filter_map(|(&k, e)| e.enabled.then_some(k))
     }
 
     /// Whether the pair of `a` and `b` is active.
-    pub fn is_active(&self, a: ProxyId, b: ProxyId) -> bool {
+    pub(crate) fn is_active(&self, a: ProxyKey, b: ProxyKey) -> bool {
         self.live(pair_key(a, b))
     }
 
@@ -257,13 +206,13 @@ impl PairTable {
         self.pairs.contains_key(&key)
     }
 
-    /// Turns the change log into the net `started` / `ended` lists (sorted):
-    /// a pair that flickered within the update is in neither.
-    pub(crate) fn finish(&mut self) {
-        self.started.clear();
-        self.ended.clear();
+    /// Turns the change log into the net changes since the last drain,
+    /// sorted, in `out` (cleared first): a pair that flickered in between is
+    /// in neither list. Clears the log.
+    pub(crate) fn drain(&mut self, out: &mut PairChanges) {
+        out.clear();
         // By key, then sequence: a key's first entry holds its state before
-        // the update. (Unstable sort: no scratch allocation.)
+        // the first change. (Unstable sort: no scratch allocation.)
         self.log.sort_unstable_by_key(|&(k, seq, _)| (k, seq));
         let mut prev = None;
         for i in 0..self.log.len() {
@@ -273,11 +222,48 @@ impl PairTable {
             }
             prev = Some(key);
             match (was_live, self.live(key)) {
-                (false, true) => self.started.push(key),
-                (true, false) => self.ended.push(key),
+                (false, true) => out.started.push(key),
+                (true, false) => out.ended.push(key),
                 _ => {}
             }
         }
         self.log.clear();
+    }
+
+    /// Whether changes wait to be drained.
+    pub(crate) fn has_changes(&self) -> bool {
+        !self.log.is_empty()
+    }
+
+    /// Keys of the pairs of proxy `p`, into `out` (scans every pair).
+    pub(crate) fn pairs_of(&self, p: ProxyKey, out: &mut Vec<PairKey>) {
+        out.clear();
+        if self.has_pairs(p) {
+            out.extend(self.pairs.keys().copied().filter(|&k| {
+                let (a, b) = pair_ids(k);
+                a == p || b == p
+            }));
+        }
+    }
+
+    /// Checks the per-proxy counts against the pairs.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let mut counts = vec![0u32; self.per_proxy.len()];
+        for &k in self.pairs.keys() {
+            let (a, b) = pair_ids(k);
+            if a >= b {
+                return Err(format!("pair key {k:#x} is not ordered"));
+            }
+            for p in [a, b] {
+                let c = counts
+                    .get_mut(p as usize)
+                    .ok_or_else(|| format!("proxy {p} has pairs but no count"))?;
+                *c += 1;
+            }
+        }
+        if counts != self.per_proxy {
+            return Err("per-proxy pair counts differ from the pairs".into());
+        }
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 //! **OBB trees** (Gottschalk, Lin, Manocha, *OBBTree: a hierarchical
 //! structure for rapid interference detection*, SIGGRAPH 1996; the RAPID
 //! library): boxes fitted from the covariance of a group's surface
-//! ([`obb`], with the 3×3 symmetric eigen-solver in [`eigen`]), a top-down
+//! ([`obb`], with the 3×3 symmetric eigen-solver in [`eigen`](crate::math::eigen)), a top-down
 //! build splitting at the mean (or median) of the triangle centers across the
 //! longest axis ([`obb_tree`]), and the simultaneous traversal of two trees
 //! with the 15-axis separating axis test and exact triangle tests at the
@@ -18,7 +18,6 @@
 //! counts both.
 
 pub mod collide;
-pub mod eigen;
 pub mod obb;
 pub mod obb_tree;
 pub mod ray;

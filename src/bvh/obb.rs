@@ -43,7 +43,7 @@
 use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::eigen::symmetric_eigen;
+use crate::math::eigen::symmetric_eigen;
 use crate::math::Aabb;
 use crate::shape::ConvexHull;
 
@@ -432,7 +432,7 @@ mod tests {
     use super::*;
     use glam::Quat;
 
-    use crate::scenes::Rng;
+    use crate::testkit::Rng;
 
     fn assert_contains(obb: &Obb, pts: &[Vec3]) {
         assert!(obb.center.is_finite() && obb.axes.is_finite() && obb.half_extents.is_finite());

@@ -3,7 +3,7 @@
 //! first, and test the leaves' triangles (Möller–Trumbore).
 
 use super::obb_tree::ObbTree;
-use crate::narrow_phase::ray::{Ray, RayHit, ray_hits_box, ray_triangle};
+use crate::geometry::ray::{Ray, RayHit, ray_hits_box, ray_triangle};
 use crate::shape::TriMesh;
 
 /// Relative padding of the boxes in the slab test: a ray grazing a box is
@@ -58,17 +58,4 @@ pub fn ray_cast_tree(
             feature: t,
         }
     })
-}
-
-/// Brute force over every triangle (the reference the tree must equal).
-pub fn ray_cast_brute_force(mesh: &TriMesh, ray: &Ray, max_toi: f32) -> Option<(f32, u32)> {
-    let mut best: Option<(f32, u32)> = None;
-    for t in 0..mesh.triangles().len() {
-        if let Some(toi) = ray_triangle(ray, mesh.triangle(t), max_toi)
-            && best.is_none_or(|(bt, _)| toi < bt)
-        {
-            best = Some((toi, t as u32));
-        }
-    }
-    best
 }

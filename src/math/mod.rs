@@ -1,4 +1,5 @@
-//! Small math layer: rigid [`Pose`]s and axis-aligned boxes ([`Aabb`]).
+//! Small math layer: rigid [`Pose`]s, axis-aligned boxes ([`Aabb`]) and the
+//! symmetric 3×3 eigen-solver ([`eigen`]) the OBB fit uses.
 //!
 //! The crate works in `f32` with glam 0.33, the same `Vec3` / `Quat` that
 //! `bevy_math` 0.20 re-exports, so values pass between Bevy and the collision
@@ -6,6 +7,7 @@
 //! robust predicates; everything here is plain floating point.
 
 mod aabb;
+pub mod eigen;
 mod pose;
 
 pub use aabb::Aabb;

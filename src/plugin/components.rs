@@ -5,9 +5,9 @@ use glam::Vec3;
 use smallvec::SmallVec;
 
 use crate::bounds::BoundsMode;
-use crate::broad_phase::ProxyFilter;
+use crate::collider::{CompoundPiece, ShapeError, SharedShape};
 use crate::math::{Aabb, Pose};
-use crate::shape::{ShapeError, SharedShape};
+use crate::pipeline::Layers;
 
 /// A collision shape on an entity: a cheap handle to a prebuilt shape plus
 /// how its box is kept ([`BoundsMode`]). Cloning shares the shape.
@@ -53,7 +53,7 @@ impl Collider {
     }
 
     /// Convex (or mesh) pieces at local poses. See [`SharedShape::compound`].
-    pub fn compound(pieces: Vec<crate::shape::CompoundPiece>) -> Result<Self, ShapeError> {
+    pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
         SharedShape::compound(pieces).map(Self::new)
     }
 
@@ -62,8 +62,9 @@ impl Collider {
         SharedShape::trimesh(vertices, triangles).map(Self::new)
     }
 
-    /// A triangle soup from a Wavefront OBJ file. See
+    /// A triangle soup from a Wavefront OBJ file (feature `obj`). See
     /// [`SharedShape::trimesh_from_obj`].
+    #[cfg(feature = "obj")]
     pub fn trimesh_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
         SharedShape::trimesh_from_obj(path).map(Self::new)
     }
@@ -154,11 +155,10 @@ impl CollisionLayers {
         }
     }
 
-    pub(crate) fn to_filter(self, active: bool) -> ProxyFilter {
-        ProxyFilter {
+    pub(crate) fn to_layers(self) -> Layers {
+        Layers {
             memberships: self.memberships.0,
             filters: self.filters.0,
-            active,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! after transform propagation):
 //!
 //! 1. `SyncPoses`: colliders added, replaced or removed; layers, static and
-//!    sensor flags; the pair configuration; poses from `GlobalTransform`
+//!    sensor flags; poses from `GlobalTransform`
 //!    (feature `bevy_transform`) or from [`ColliderPose`]. A NaN, infinite,
 //!    zero-scale or otherwise unusable pose is reported once with a warning
 //!    and skipped: the collider keeps its last valid pose.
@@ -15,6 +15,11 @@
 //! 4. `NarrowPhase`: pair tests.
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
 //!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
+//!
+//! Each system calls the matching stage of the world's driver
+//! ([`crate::pipeline::driver`]), which catches up on any stage skipped
+//! before it and drains each stage's output once: a set disabled or run
+//! twice by a custom schedule loses no pair and reports no event twice.
 //!
 //! **Why `PostUpdate` after `TransformSystems::Propagate`:** poses come from
 //! `GlobalTransform`, which is only final after propagation; gameplay in
@@ -26,6 +31,7 @@
 
 mod components;
 mod events;
+mod pair_config;
 mod resources;
 mod spatial;
 mod systems;
@@ -35,16 +41,15 @@ pub use components::{
     CollisionLayers, LayerMask, Sensor, StaticCollider,
 };
 pub use events::{CollisionEnd, CollisionStart};
-pub use resources::{
-    CollisionDiagnostics, CollisionPairConfig, CollisionState, Collisions, PieceContact, StageTimes,
-};
+pub use pair_config::CollisionPairConfig;
+pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
 pub use spatial::{RayHitData, SpatialQuery, SpatialQueryFilter};
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
 use bevy_ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 
-use crate::world::{CollisionWorld, WorldConfig};
+use crate::pipeline::{CollisionWorld, WorldConfig, WorldError};
 
 /// The stages of one collision frame, chained in this order.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -98,19 +103,24 @@ impl CollisionPlugin {
     }
 
     /// Pads every box by `margin` (world units) before the broad phase.
-    pub fn with_margin(mut self, margin: f32) -> Self {
-        self.config.margin = margin.max(0.0);
-        self
+    /// Errors: a NaN, infinite or negative margin.
+    pub fn with_margin(mut self, margin: f32) -> Result<Self, WorldError> {
+        if !margin.is_finite() || margin < 0.0 {
+            return Err(WorldError::InvalidMargin(margin));
+        }
+        self.config.margin = margin;
+        Ok(self)
     }
 }
 
 impl Plugin for CollisionPlugin {
     fn build(&self, app: &mut App) {
+        // The margin was checked by `with_margin`; the rest cannot fail.
+        let world = CollisionWorld::new(self.config).unwrap_or_default();
         app.insert_resource(CollisionState {
-            world: CollisionWorld::new(self.config),
+            world,
             ..Default::default()
         })
-        .init_resource::<CollisionPairConfig>()
         .init_resource::<CollisionDiagnostics>()
         .add_message::<CollisionStart>()
         .add_message::<CollisionEnd>();

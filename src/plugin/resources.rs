@@ -1,41 +1,54 @@
 //! Resources: the collision world behind the plugin, the pair configuration,
 //! the read-only `Collisions` system parameter and per-stage diagnostics.
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::narrow_phase::compound::PiecePair;
-use crate::narrow_phase::{ContactData, PairCache, PairState};
-use crate::world::{BodyId, CollisionWorld, WorldStats};
+use crate::narrow_phase::PairState;
+use crate::pipeline::{BodyHandle, CollisionWorld, WorldStats};
+use crate::query::compound::PiecePair;
+use crate::query::{ContactData, PairCache};
 
-/// The collision world and the entity ↔ body maps. Read it through
-/// [`Collisions`]; the plugin's systems are the only writers.
+/// The collision world and the entity → body map. Read it through
+/// [`Collisions`] and [`SpatialQuery`](super::SpatialQuery), change the pair
+/// configuration through [`CollisionPairConfig`](super::CollisionPairConfig);
+/// the plugin's systems are the only other writers.
 #[derive(Resource, Default)]
 pub struct CollisionState {
     pub(crate) world: CollisionWorld,
-    pub(crate) entity_body: EntityHashMap<BodyId>,
-    pub(crate) body_entity: Vec<Option<Entity>>,
+    pub(crate) entity_body: EntityHashMap<BodyHandle>,
+    /// Pair configuration asked for entities without a body yet, applied
+    /// when their colliders appear.
+    pub(crate) pending_config: Vec<PairConfigRequest>,
     /// Entities already warned about an unusable pose (cleared when valid).
     pub(crate) warned: EntityHashSet,
 }
 
 impl CollisionState {
-    pub(crate) fn entity(&self, body: BodyId) -> Option<Entity> {
-        self.body_entity.get(body.0 as usize).copied().flatten()
+    /// The entity of a body (the plugin stores `Entity::to_bits` as user data).
+    pub(crate) fn entity(&self, body: BodyHandle) -> Option<Entity> {
+        self.world.user_data(body).map(Entity::from_bits)
     }
 
-    pub(crate) fn link(&mut self, e: Entity, body: BodyId) {
-        let i = body.0 as usize;
-        if self.body_entity.len() <= i {
-            self.body_entity.resize(i + 1, None);
-        }
-        self.body_entity[i] = Some(e);
-        self.entity_body.insert(e, body);
+    /// The bodies of two entities, if both have one.
+    pub(crate) fn bodies(&self, a: Entity, b: Entity) -> Option<(BodyHandle, BodyHandle)> {
+        Some((*self.entity_body.get(&a)?, *self.entity_body.get(&b)?))
     }
+
+    /// The collision world, read-only.
+    pub fn world(&self) -> &CollisionWorld {
+        &self.world
+    }
+}
+
+/// A pair-configuration request waiting for its entities' colliders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PairConfigRequest {
+    Pair(Entity, Entity, bool),
+    Entity(Entity, bool),
 }
 
 /// Read-only access to collision results, for gameplay systems.
@@ -53,11 +66,15 @@ impl Collisions<'_> {
     /// The cached state of the pair `(a, b)`, if their boxes overlap and the
     /// pair is enabled.
     pub fn pair(&self, a: Entity, b: Entity) -> Option<&PairState> {
-        let (ba, bb) = (
-            self.state.entity_body.get(&a)?,
-            self.state.entity_body.get(&b)?,
-        );
-        self.state.world.pair(*ba, *bb)
+        let (ba, bb) = self.state.bodies(a, b)?;
+        self.state.world.pair(ba, bb)
+    }
+
+    /// Whether the pair stores `b`'s body first (its data are seen from
+    /// `b` and must be flipped for `a`).
+    fn flipped(&self, a: Entity, b: Entity) -> Option<bool> {
+        let (ba, bb) = self.state.bodies(a, b)?;
+        Some(ba.index() > bb.index())
     }
 
     /// Contact data of the pair, seen from `a` (the normal points from `a`
@@ -66,13 +83,9 @@ impl Collisions<'_> {
     /// not compute contact data (see [`crate::narrow_phase`]), or a sensor
     /// is involved and they touch.
     pub fn contact(&self, a: Entity, b: Entity) -> Option<ContactData> {
-        let (ba, bb) = (
-            self.state.entity_body.get(&a)?,
-            self.state.entity_body.get(&b)?,
-        );
-        let c = self.state.world.pair(*ba, *bb)?.result.contact?;
-        // The pair stores A = the smaller body id.
-        Some(if ba < bb { c } else { c.flipped() })
+        let c = self.pair(a, b)?.result.contact?;
+        // The pair stores A = the body in the smaller slot.
+        Some(if self.flipped(a, b)? { c.flipped() } else { c })
     }
 
     /// For pairs involving a triangle mesh: the intersecting triangle pairs
@@ -80,18 +93,14 @@ impl Collisions<'_> {
     /// sensor is involved). `None` for other pair kinds or when the boxes do
     /// not overlap.
     pub fn triangle_pairs(&self, a: Entity, b: Entity) -> Option<Vec<[u32; 2]>> {
-        let (ba, bb) = (
-            self.state.entity_body.get(&a)?,
-            self.state.entity_body.get(&b)?,
-        );
-        let PairCache::Mesh(pairs) = &self.state.world.pair(*ba, *bb)?.cache else {
+        let PairCache::Mesh(pairs) = &self.pair(a, b)?.cache else {
             return None;
         };
-        // The pair stores the smaller body id first.
-        Some(if ba < bb {
-            pairs.clone()
-        } else {
+        // The pair stores the body in the smaller slot first.
+        Some(if self.flipped(a, b)? {
             pairs.iter().map(|&[x, y]| [y, x]).collect()
+        } else {
+            pairs.clone()
         })
     }
 
@@ -101,14 +110,10 @@ impl Collisions<'_> {
     /// two convex pieces, triangle pairs with a mesh. Sorted by pieces.
     /// `None` for other pair kinds or when the boxes do not overlap.
     pub fn touching_pieces(&self, a: Entity, b: Entity) -> Option<Vec<PieceContact>> {
-        let (ba, bb) = (
-            self.state.entity_body.get(&a)?,
-            self.state.entity_body.get(&b)?,
-        );
-        let PairCache::Compound(c) = &self.state.world.pair(*ba, *bb)?.cache else {
+        let PairCache::Compound(c) = &self.pair(a, b)?.cache else {
             return None;
         };
-        let flip = ba > bb;
+        let flip = self.flipped(a, b)?;
         let mut out: Vec<PieceContact> = c.touching().map(|p| PieceContact::new(p, flip)).collect();
         out.sort_by_key(|p| p.pieces);
         Some(out)
@@ -130,7 +135,7 @@ impl Collisions<'_> {
     }
 
     /// The body of an entity's collider, once it has one.
-    pub fn body(&self, e: Entity) -> Option<BodyId> {
+    pub fn body(&self, e: Entity) -> Option<BodyHandle> {
         self.state.entity_body.get(&e).copied()
     }
 }
@@ -170,82 +175,6 @@ impl PieceContact {
             contact: contact.map(|c| c.flipped()),
             triangles: triangles.iter().map(|&[x, y]| [y, x]).collect(),
         }
-    }
-}
-
-/// A change in [`CollisionPairConfig`] still to apply.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum PairConfigChange {
-    Pair(Entity, Entity),
-    Entity(Entity),
-}
-
-/// I-COLLIDE's pair configuration: deactivate and reactivate specific pairs
-/// or whole entities at run time. A deactivated pair never reaches the narrow
-/// phase; if it was touching, it ends with a `CollisionEnd`. Changes take
-/// effect at the next run of the plugin's systems. The configuration is kept
-/// by entity, so it holds for colliders spawned later too.
-#[derive(Resource, Default, Debug)]
-pub struct CollisionPairConfig {
-    disabled_pairs: HashSet<(Entity, Entity)>,
-    disabled_entities: EntityHashSet,
-    pub(crate) changes: Vec<PairConfigChange>,
-}
-
-fn ordered(a: Entity, b: Entity) -> (Entity, Entity) {
-    if a <= b { (a, b) } else { (b, a) }
-}
-
-impl CollisionPairConfig {
-    /// Stops testing the pair `(a, b)`.
-    pub fn deactivate_pair(&mut self, a: Entity, b: Entity) {
-        if self.disabled_pairs.insert(ordered(a, b)) {
-            self.changes.push(PairConfigChange::Pair(a, b));
-        }
-    }
-
-    /// Tests the pair `(a, b)` again.
-    pub fn activate_pair(&mut self, a: Entity, b: Entity) {
-        if self.disabled_pairs.remove(&ordered(a, b)) {
-            self.changes.push(PairConfigChange::Pair(a, b));
-        }
-    }
-
-    /// Stops testing every pair of `e`.
-    pub fn deactivate_entity(&mut self, e: Entity) {
-        if self.disabled_entities.insert(e) {
-            self.changes.push(PairConfigChange::Entity(e));
-        }
-    }
-
-    /// Tests the pairs of `e` again (those not deactivated one by one).
-    pub fn activate_entity(&mut self, e: Entity) {
-        if self.disabled_entities.remove(&e) {
-            self.changes.push(PairConfigChange::Entity(e));
-        }
-    }
-
-    /// Whether the pair itself is active (entity activity aside).
-    pub fn is_pair_active(&self, a: Entity, b: Entity) -> bool {
-        !self.disabled_pairs.contains(&ordered(a, b))
-    }
-
-    /// Whether the entity is active.
-    pub fn is_entity_active(&self, e: Entity) -> bool {
-        !self.disabled_entities.contains(&e)
-    }
-
-    /// The deactivated pairs that involve `e`.
-    pub(crate) fn disabled_pairs_of(&self, e: Entity) -> impl Iterator<Item = Entity> + '_ {
-        self.disabled_pairs.iter().filter_map(move |&(a, b)| {
-            if a == e {
-                Some(b)
-            } else if b == e {
-                Some(a)
-            } else {
-                None
-            }
-        })
     }
 }
 

@@ -10,7 +10,7 @@ use super::components::{Collider, LayerMask};
 use super::resources::CollisionState;
 use crate::math::{Aabb, Pose};
 use crate::query::Ray;
-use crate::world::{BodyId, QueryFilter, WorldRayHit};
+use crate::pipeline::{BodyHandle, QueryFilter, WorldRayHit};
 
 /// Which colliders a spatial query sees: those with a
 /// [`CollisionLayers`](super::CollisionLayers) membership in `mask` (no
@@ -76,7 +76,7 @@ pub struct RayHitData {
 /// One-shot spatial queries against every collider, for gameplay systems:
 /// ray casts, shape and box overlaps. They reuse the broad phase's grid
 /// cells and sorted endpoint lists and the shapes' OBB trees (see
-/// [`crate::world`]'s spatial queries); there is no second world.
+/// [`crate::pipeline::spatial`]); there is no second world.
 ///
 /// **Timing.** The queries see the collision world as the plugin's systems
 /// last left it: colliders at the poses of the last run of
@@ -92,7 +92,7 @@ impl SpatialQuery<'_> {
     /// The first collider hit by the ray from `origin` along `direction`
     /// (any non-zero length; normalized here) within `max_distance`; among
     /// colliders hit at the same distance, the one with the smallest body
-    /// id. `None` when nothing is hit or the ray is zero, NaN or infinite.
+    /// handle. `None` when nothing is hit or the ray is zero, NaN or infinite.
     pub fn cast_ray(
         &self,
         origin: Vec3,
@@ -172,7 +172,7 @@ impl SpatialQuery<'_> {
         self.entities(&bodies)
     }
 
-    fn excluded_bodies(&self, filter: &SpatialQueryFilter) -> Vec<BodyId> {
+    fn excluded_bodies(&self, filter: &SpatialQueryFilter) -> Vec<BodyHandle> {
         filter
             .excluded_entities
             .iter()
@@ -191,7 +191,7 @@ impl SpatialQuery<'_> {
     }
 
     /// The entities of `bodies`, sorted.
-    fn entities(&self, bodies: &[BodyId]) -> Vec<Entity> {
+    fn entities(&self, bodies: &[BodyHandle]) -> Vec<Entity> {
         let mut entities: Vec<Entity> = bodies
             .iter()
             .filter_map(|&b| self.state.entity(b))
@@ -201,6 +201,6 @@ impl SpatialQuery<'_> {
     }
 }
 
-fn core_filter<'a>(filter: &SpatialQueryFilter, exclude: &'a [BodyId]) -> QueryFilter<'a> {
+fn core_filter<'a>(filter: &SpatialQueryFilter, exclude: &'a [BodyHandle]) -> QueryFilter<'a> {
     QueryFilter::from_mask(filter.mask.0).with_exclude(exclude)
 }

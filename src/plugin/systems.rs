@@ -10,11 +10,10 @@ use super::components::{
     CollisionLayers, Sensor, StaticCollider,
 };
 use super::events::{CollisionEnd, CollisionStart};
-use super::resources::{
-    CollisionDiagnostics, CollisionPairConfig, CollisionState, PairConfigChange,
-};
+use super::pair_config::apply_pending;
+use super::resources::{CollisionDiagnostics, CollisionState};
 use crate::math::Pose;
-use crate::world::{BodyDesc, BodyId, ContactEvent};
+use crate::pipeline::{BodyDesc, ContactEvent};
 
 type FlagsQuery<'w, 's> = Query<
     'w,
@@ -60,7 +59,6 @@ type PoseChanged = (
 #[derive(SystemParam)]
 pub(crate) struct SyncParams<'w, 's> {
     state: ResMut<'w, CollisionState>,
-    pair_config: ResMut<'w, CollisionPairConfig>,
     diagnostics: ResMut<'w, CollisionDiagnostics>,
     removed: RemovedComponents<'w, 's, Collider>,
     removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
@@ -81,7 +79,6 @@ pub(crate) fn sync_poses(mut p: SyncParams) {
     sync_removed(&mut p);
     sync_colliders(&mut p);
     sync_flags(&mut p);
-    sync_pair_config(&mut p);
     #[cfg(feature = "bevy_transform")]
     sync_transforms(&mut p);
     let SyncParams { state, poses, .. } = &mut p;
@@ -95,9 +92,8 @@ fn sync_removed(p: &mut SyncParams) {
     let state = &mut *p.state;
     for e in p.removed.read() {
         if let Some(body) = state.entity_body.remove(&e) {
-            // The body exists: removal cannot fail.
-            // `body_entity` keeps the entity until the body id is reused,
-            // so the pair's `CollisionEnd` this frame can still name it.
+            // The body exists: removal cannot fail. Its ending pairs' events
+            // carry the entity as user data.
             let _ = state.world.remove_body(body);
             state.warned.remove(&e);
         }
@@ -120,22 +116,17 @@ fn sync_colliders(p: &mut SyncParams) {
         let Ok((layers, is_static, sensor)) = p.flags.get(e) else {
             continue;
         };
-        let active = p.pair_config.is_entity_active(e);
         let body = p.state.world.add_body(BodyDesc {
             shape: collider.shape().clone(),
             bounds: collider.bounds(),
             is_static,
-            filter: layers.copied().unwrap_or_default().to_filter(active),
+            layers: layers.copied().unwrap_or_default().to_layers(),
+            active: true,
             sensor,
             user_data: e.to_bits(),
         });
-        p.state.link(e, body);
-        let others: Vec<Entity> = p.pair_config.disabled_pairs_of(e).collect();
-        for other in others {
-            if let Some(&ob) = p.state.entity_body.get(&other) {
-                let _ = p.state.world.set_pair_enabled(body, ob, false);
-            }
-        }
+        p.state.entity_body.insert(e, body);
+        apply_pending(&mut p.state, e);
     }
     *p.scratch = list;
 }
@@ -144,7 +135,6 @@ fn sync_colliders(p: &mut SyncParams) {
 fn sync_flags(p: &mut SyncParams) {
     let SyncParams {
         state,
-        pair_config,
         removed_layers,
         removed_static,
         removed_sensor,
@@ -162,41 +152,11 @@ fn sync_flags(p: &mut SyncParams) {
         else {
             continue;
         };
-        let filter = layers
-            .copied()
-            .unwrap_or_default()
-            .to_filter(pair_config.is_entity_active(e));
         let world = &mut state.world;
-        let _ = world.set_filter(body, filter);
+        let _ = world.set_layers(body, layers.copied().unwrap_or_default().to_layers());
         let _ = world.set_static(body, is_static);
         let _ = world.set_sensor(body, sensor);
     }
-}
-
-fn sync_pair_config(p: &mut SyncParams) {
-    let changes = std::mem::take(&mut p.pair_config.changes);
-    for change in &changes {
-        let state = &mut *p.state;
-        match *change {
-            PairConfigChange::Pair(a, b) => {
-                if let (Some(&ba), Some(&bb)) =
-                    (state.entity_body.get(&a), state.entity_body.get(&b))
-                {
-                    let enabled = p.pair_config.is_pair_active(a, b);
-                    let _ = state.world.set_pair_enabled(ba, bb, enabled);
-                }
-            }
-            PairConfigChange::Entity(e) => {
-                if let Some(&body) = state.entity_body.get(&e) {
-                    let _ = state
-                        .world
-                        .set_active(body, p.pair_config.is_entity_active(e));
-                }
-            }
-        }
-    }
-    p.pair_config.changes = changes;
-    p.pair_config.changes.clear();
 }
 
 #[cfg(feature = "bevy_transform")]
@@ -242,7 +202,7 @@ fn apply_pose(state: &mut CollisionState, e: Entity, pose: Result<Pose, crate::m
         return;
     };
     let result = pose
-        .map_err(crate::world::WorldError::InvalidPose)
+        .map_err(crate::pipeline::WorldError::InvalidPose)
         .and_then(|pose| state.world.set_pose(body, pose));
     match result {
         Ok(()) => {
@@ -318,7 +278,7 @@ pub(crate) fn narrow_phase(
 /// Stage 5: events in sorted pair order, `CollidingEntities`, diagnostics.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn report(
-    state: Res<CollisionState>,
+    mut state: ResMut<CollisionState>,
     mut starts: MessageWriter<CollisionStart>,
     mut ends: MessageWriter<CollisionEnd>,
     mut colliding: Query<&mut CollidingEntities>,
@@ -327,10 +287,8 @@ pub(crate) fn report(
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) {
     let start = Instant::now();
-    for ev in state.world.events() {
-        let Some([a, b]) = entities(&state, ev) else {
-            continue;
-        };
+    for ev in state.world.drain_events() {
+        let [a, b] = entities(&ev);
         for (me, other) in [(a, b), (b, a)] {
             if let Ok(mut c) = colliding.get_mut(me) {
                 if ev.started {
@@ -372,7 +330,7 @@ pub(crate) fn report(
     diagnostics.finish_frame();
 }
 
-fn entities(state: &CollisionState, ev: &ContactEvent) -> Option<[Entity; 2]> {
-    let [a, b]: [BodyId; 2] = ev.bodies;
-    Some([state.entity(a)?, state.entity(b)?])
+/// The entities of an event's bodies (stored as their user data).
+fn entities(ev: &ContactEvent) -> [Entity; 2] {
+    ev.user_data.map(Entity::from_bits)
 }

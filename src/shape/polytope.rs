@@ -18,9 +18,10 @@
 //!
 //! Vertex and edge regions lie outside the polytope; face regions are prisms
 //! that also reach inside, which is where penetration shows (see
-//! [`crate::narrow_phase::lin_canny`]). The edge directions `d` and the
+//! [`crate::query::lin_canny`]). The edge directions `d` and the
 //! in-plane normals `m` are precomputed.
 
+use crate::geometry::support::SupportMap;
 use glam::{DVec3, Vec3};
 
 use super::ConvexHull;
@@ -448,6 +449,15 @@ fn add_vertex_adjacency(p: &mut ConvexPolytope) {
     p.vert_edge_start = count;
 }
 
+impl SupportMap for ConvexPolytope {
+    /// Hill-climbing over the polytope's edge graph from `hint`.
+    #[inline]
+    fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        *hint = self.support_vertex(dir, *hint);
+        self.vertex(*hint)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -506,7 +516,7 @@ mod tests {
 
     #[test]
     fn near_degenerate_inputs_build_valid_polytopes() {
-        let mut rng = crate::scenes::Rng::new(5);
+        let mut rng = crate::testkit::Rng::new(5);
         // Slivers: a box 1 x 1 x 1e-4 of random points.
         let thin: Vec<Vec3> = (0..200)
             .map(|_| rng.in_cube(0.5) * Vec3::new(1.0, 1.0, 2e-4))
@@ -534,7 +544,7 @@ mod tests {
 
     #[test]
     fn random_hulls_are_consistent() {
-        let mut rng = crate::scenes::Rng::new(3);
+        let mut rng = crate::testkit::Rng::new(3);
         for _ in 0..200 {
             let pts: Vec<Vec3> = (0..4 + rng.below(60)).map(|_| rng.in_cube(1.0)).collect();
             let Ok(h) = ConvexHull::new(&pts) else {

@@ -1,0 +1,231 @@
+//! Incremental insertion sort: sifting moved and new endpoints into place,
+//! toggling pairs on min/max swaps; compaction of removed proxies.
+
+use super::{
+    Endpoint, PairFilter, PairTable, ProxyInfo, State, SweepAndPrune, allowed, pair_ids, pair_key,
+};
+use crate::math::Aabb;
+
+/// What a swap needs to know and may change.
+struct SwapCtx<'a, F: ?Sized> {
+    aabbs: &'a [Aabb],
+    info: &'a [ProxyInfo],
+    table: &'a mut PairTable,
+    positions: &'a mut [[u32; 6]],
+    filter: &'a F,
+}
+
+impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
+    /// Endpoint `e` moved past `o` (leftwards when `moving_left`).
+    #[inline]
+    fn crossed(&mut self, e: Endpoint, o: Endpoint, moving_left: bool) {
+        if e.is_max() == o.is_max() || e.proxy() == o.proxy() {
+            return;
+        }
+        let (a, b) = (e.proxy() as usize, o.proxy() as usize);
+        let key = pair_key(e.proxy(), o.proxy());
+        // A min moving left past a max, or a max moving right past a min,
+        // sets this axis's flag; the opposite swaps clear it.
+        if moving_left != e.is_max() {
+            let both_static = self.info[a].is_static && self.info[b].is_static;
+            if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) {
+                let enabled = allowed(self.filter, key);
+                self.table.add(key, enabled);
+            }
+        } else if self.table.has_pairs(e.proxy()) && self.table.has_pairs(o.proxy()) {
+            self.table.remove(key);
+        }
+    }
+
+    /// Sorts a whole list by insertion, toggling pairs on each swap (no
+    /// positions are maintained); returns the number of swaps.
+    fn insertion_sort(&mut self, list: &mut [Endpoint]) -> u64 {
+        let mut swaps = 0;
+        for i in 1..list.len() {
+            let e = list[i];
+            let mut j = i;
+            while j > 0 && e.before(list[j - 1]) {
+                self.crossed(e, list[j - 1], true);
+                list[j] = list[j - 1];
+                j -= 1;
+            }
+            list[j] = e;
+            swaps += (i - j) as u64;
+        }
+        swaps
+    }
+
+    /// Moves the endpoint at `i` of `list` to its sorted place; returns the
+    /// number of swaps.
+    fn sift(&mut self, list: &mut [Endpoint], axis: usize, mut i: usize) -> u64 {
+        let e = list[i];
+        let start = i;
+        while i > 0 && e.before(list[i - 1]) {
+            let o = list[i - 1];
+            self.crossed(e, o, true);
+            list[i] = o;
+            self.positions[o.proxy() as usize][o.slot(axis)] = i as u32;
+            i -= 1;
+        }
+        while i + 1 < list.len() && list[i + 1].before(e) {
+            let o = list[i + 1];
+            self.crossed(e, o, false);
+            list[i] = o;
+            self.positions[o.proxy() as usize][o.slot(axis)] = i as u32;
+            i += 1;
+        }
+        list[i] = e;
+        self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
+        start.abs_diff(i) as u64
+    }
+}
+
+impl SweepAndPrune {
+    fn ctx<'a, F: PairFilter + ?Sized>(
+        &'a mut self,
+        filter: &'a F,
+    ) -> (
+        SwapCtx<'a, F>,
+        &'a mut [Vec<Endpoint>; 3],
+        &'a mut super::BroadPhaseStats,
+    ) {
+        (
+            SwapCtx {
+                aabbs: &self.aabbs,
+                info: &self.info,
+                table: &mut self.table,
+                positions: &mut self.positions,
+                filter,
+            },
+            &mut self.axes,
+            &mut self.stats,
+        )
+    }
+
+    /// When most proxies moved: refresh every endpoint value from the boxes
+    /// (one sequential pass per list) and restore the order with a plain
+    /// insertion sort (I-COLLIDE's formulation). New proxies are appended
+    /// first and sorted in with the rest. Positions are recomputed lazily.
+    pub(super) fn resort_all<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+        for &id in &self.moved {
+            self.info[id as usize].moved = false;
+        }
+        self.stats.moved = self.moved.len() as u32;
+        self.moved.clear();
+        for &id in &self.inserted {
+            let info = &mut self.info[id as usize];
+            info.state = State::Live;
+            info.moved = false;
+            for list in &mut self.axes {
+                list.push(Endpoint::new(0.0, id, false));
+                list.push(Endpoint::new(0.0, id, true));
+            }
+        }
+        self.inserted.clear();
+        self.positions_valid = false;
+        let (mut ctx, axes, stats) = self.ctx(filter);
+        for (axis, list) in axes.iter_mut().enumerate() {
+            for e in list.iter_mut() {
+                let b = &ctx.aabbs[e.proxy() as usize];
+                e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
+            }
+            stats.swaps[axis] += ctx.insertion_sort(list);
+        }
+    }
+
+    /// Sifts the endpoints of every moved live proxy, one proxy at a time so
+    /// the lists are sorted after each.
+    pub(super) fn sift_moved<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+        let moved = std::mem::take(&mut self.moved);
+        for &id in &moved {
+            let info = &mut self.info[id as usize];
+            info.moved = false;
+            if info.state != State::Live {
+                continue;
+            }
+            self.stats.moved += 1;
+            let aabb = self.aabbs[id as usize];
+            let (mut ctx, axes, stats) = self.ctx(filter);
+            for (axis, list) in axes.iter_mut().enumerate() {
+                let slots = [axis * 2, axis * 2 + 1];
+                let new = [aabb.min[axis], aabb.max[axis]];
+                let old_min = list[ctx.positions[id as usize][slots[0]] as usize].value;
+                // Moving left: min first; otherwise max first. The other end
+                // keeps its old value while the first one sifts.
+                let order = if new[0] < old_min { [0, 1] } else { [1, 0] };
+                for end in order {
+                    let pos = ctx.positions[id as usize][slots[end]] as usize;
+                    list[pos].value = new[end];
+                    stats.swaps[axis] += ctx.sift(list, axis, pos);
+                }
+            }
+        }
+        self.moved = moved;
+        self.moved.clear();
+    }
+
+    /// Appends and sifts the endpoints of newly inserted proxies.
+    pub(super) fn sift_inserted<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+        let inserted = std::mem::take(&mut self.inserted);
+        for &id in &inserted {
+            let info = &mut self.info[id as usize];
+            info.state = State::Live;
+            info.moved = false;
+            let aabb = self.aabbs[id as usize];
+            let (mut ctx, axes, stats) = self.ctx(filter);
+            for (axis, list) in axes.iter_mut().enumerate() {
+                for (is_max, value) in [(false, aabb.min[axis]), (true, aabb.max[axis])] {
+                    let pos = list.len();
+                    list.push(Endpoint::new(value, id, is_max));
+                    ctx.positions[id as usize][axis * 2 + usize::from(is_max)] = pos as u32;
+                }
+                // Both ends arrive from the right: min first.
+                let n = list.len();
+                stats.swaps[axis] += ctx.sift(list, axis, n - 2);
+                let pos = ctx.positions[id as usize][axis * 2 + 1] as usize;
+                stats.swaps[axis] += ctx.sift(list, axis, pos);
+            }
+        }
+        self.inserted = inserted;
+        self.inserted.clear();
+    }
+
+    /// Drops removed proxies' endpoints and pairs, and frees their keys.
+    pub(super) fn compact_removed(&mut self) {
+        if self.removed.is_empty() {
+            return;
+        }
+        let info = &self.info;
+        let dead = |p: u32| info[p as usize].state == State::Dead;
+        for list in &mut self.axes {
+            list.retain(|e| !dead(e.proxy()));
+        }
+        self.table.remove_where(|k| {
+            let (a, b) = pair_ids(k);
+            dead(a) || dead(b)
+        });
+        self.reindex();
+        for &id in &self.removed {
+            self.info[id as usize].state = State::Free;
+        }
+        self.removed.clear();
+    }
+
+    /// Recomputes every endpoint's position from the lists if a full
+    /// re-sort left them stale.
+    pub(super) fn ensure_positions(&mut self) {
+        if !self.positions_valid {
+            self.reindex();
+        }
+    }
+
+    /// Recomputes every endpoint's position from the lists.
+    pub(super) fn reindex(&mut self) {
+        self.positions_valid = true;
+        for (axis, list) in self.axes.iter().enumerate() {
+            for (i, e) in list.iter().enumerate() {
+                self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
+            }
+        }
+    }
+}

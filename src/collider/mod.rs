@@ -1,0 +1,422 @@
+//! Colliders' shapes: built once, validated, shared by a cheap handle.
+//!
+//! A [`SharedShape`] is an `Arc` around [`ShapeData`]: the geometry (from
+//! [`crate::shape`]) plus what every frame needs precomputed for it (the
+//! convex hull with vertex adjacency for hill-climbing, the fixed bounding
+//! cube, the OBB tree over its surface). A thousand chairs share one.
+//!
+//! Kinds today:
+//! - [`ShapeKind::Convex`]: a convex polytope, the convex hull of a point set,
+//!   with full adjacency for Lin–Canny.
+//! - [`ShapeKind::TriMesh`]: a polygon soup (no topology required). Its bounds
+//!   come from its convex hull; when the mesh is flat (a floor, a wall) and has
+//!   no 3D hull, from its vertices directly.
+//! - [`ShapeKind::Compound`]: convex (or mesh) pieces at local poses under an
+//!   AABB tree, I-COLLIDE's hierarchy of convex pieces ([`Compound`]). Its
+//!   bounds come from the hull of all the pieces' vertices.
+//! - [`ShapeKind::Rounded`]: a sphere or a capsule ([`Rounded`]), exact
+//!   (a core point or segment and a radius), for the cheap shapes game code
+//!   expects. A box is a convex polytope ([`SharedShape::cuboid`]).
+//!
+//! Every shape also gets an OBB tree over its surface triangles (the mesh,
+//! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
+//!
+//! Builders return [`ShapeError`] for bad input: no points, NaN or infinite
+//! coordinates, fewer than 4 non-coplanar points for a hull, out-of-range
+//! triangle indices.
+
+mod compound;
+
+pub use compound::{Compound, CompoundPiece};
+
+use std::sync::Arc;
+
+use glam::Vec3;
+
+use crate::bounds::FixedCube;
+use crate::bvh::{ObbTree, SplitRule};
+#[cfg(feature = "obj")]
+use crate::io::{ObjError, load_obj};
+use crate::math::{Aabb, Pose};
+use crate::shape::{ConvexHull, ConvexPolytope, HullError, MeshError, Rounded, TriMesh};
+
+/// Why a shape could not be built.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ShapeError {
+    /// The convex hull could not be built.
+    Hull(HullError),
+    /// The triangle mesh is invalid.
+    Mesh(MeshError),
+    /// A parameter is out of its domain (named in the message).
+    InvalidParameter(&'static str),
+    /// The OBJ file could not be read.
+    #[cfg(feature = "obj")]
+    Obj(ObjError),
+}
+
+impl std::fmt::Display for ShapeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeError::Hull(e) => write!(f, "convex hull: {e}"),
+            ShapeError::Mesh(e) => write!(f, "triangle mesh: {e}"),
+            ShapeError::InvalidParameter(what) => write!(f, "invalid parameter: {what}"),
+            #[cfg(feature = "obj")]
+            ShapeError::Obj(e) => write!(f, "OBJ: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ShapeError {}
+
+impl From<HullError> for ShapeError {
+    fn from(e: HullError) -> Self {
+        ShapeError::Hull(e)
+    }
+}
+
+#[cfg(feature = "obj")]
+impl From<ObjError> for ShapeError {
+    fn from(e: ObjError) -> Self {
+        ShapeError::Obj(e)
+    }
+}
+
+impl From<MeshError> for ShapeError {
+    fn from(e: MeshError) -> Self {
+        ShapeError::Mesh(e)
+    }
+}
+
+/// The geometry of a shape.
+///
+/// The polytope is stored inline, not boxed: shapes are built once and
+/// shared, and the narrow phase's first touch of a polytope is on its hot
+/// path (one indirection less measurably helps Lin–Canny).
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+pub enum ShapeKind {
+    /// A convex polytope (the hull, with faces, edges and Voronoi planes).
+    Convex(ConvexPolytope),
+    /// A triangle soup.
+    TriMesh(TriMesh),
+    /// Pieces under an AABB tree.
+    Compound(Compound),
+    /// A sphere or a capsule.
+    Rounded(Rounded),
+}
+
+/// How the broad phase bounds a shape.
+#[derive(Debug)]
+pub enum BoundsGeometry {
+    /// A 3D convex hull: dynamic boxes hill-climb over its vertex graph.
+    Hull(ConvexHull),
+    /// A flat or degenerate point set without a 3D hull: boxes are computed
+    /// from these points directly.
+    Points(Vec<Vec3>),
+    /// A sphere or capsule: the box of its core, grown by the radius (exact).
+    Rounded(Rounded),
+}
+
+/// A shape and its precomputed bounding data. Use it through [`SharedShape`].
+#[derive(Debug)]
+pub struct ShapeData {
+    kind: ShapeKind,
+    bounds: BoundsGeometry,
+    cube: FixedCube,
+    local_aabb: Aabb,
+    /// The hull's triangles as a mesh, for convex shapes (surface queries
+    /// against meshes).
+    hull_mesh: Option<TriMesh>,
+    /// OBB tree over the surface triangles (the mesh, or the hull's).
+    tree: ObbTree,
+}
+
+impl ShapeData {
+    /// The convex polytope, for convex shapes.
+    pub fn polytope(&self) -> Option<&ConvexPolytope> {
+        match &self.kind {
+            ShapeKind::Convex(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The pieces, for compound shapes.
+    pub fn compound(&self) -> Option<&Compound> {
+        match &self.kind {
+            ShapeKind::Compound(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The shape's geometry.
+    pub fn kind(&self) -> &ShapeKind {
+        &self.kind
+    }
+
+    /// The kind's name, for messages: "convex", "triangle mesh", "compound",
+    /// "sphere" or "capsule".
+    pub fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            ShapeKind::Convex(_) => "convex",
+            ShapeKind::TriMesh(_) => "triangle mesh",
+            ShapeKind::Compound(_) => "compound",
+            ShapeKind::Rounded(r) if r.is_sphere() => "sphere",
+            ShapeKind::Rounded(_) => "capsule",
+        }
+    }
+
+    /// The geometry its boxes are computed from.
+    pub fn bounds_geometry(&self) -> &BoundsGeometry {
+        &self.bounds
+    }
+
+    /// The convex hull, when the shape has a 3D one.
+    pub fn hull(&self) -> Option<&ConvexHull> {
+        match &self.bounds {
+            BoundsGeometry::Hull(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The sphere or capsule, for rounded shapes.
+    pub fn rounded(&self) -> Option<&Rounded> {
+        match &self.kind {
+            ShapeKind::Rounded(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The fixed bounding cube (center and radius in the local frame).
+    pub fn fixed_cube(&self) -> &FixedCube {
+        &self.cube
+    }
+
+    /// The box of the shape in its own frame.
+    pub fn local_aabb(&self) -> Aabb {
+        self.local_aabb
+    }
+
+    fn new(kind: ShapeKind, bounds: BoundsGeometry) -> Self {
+        let (cube, local_aabb) = match &bounds {
+            BoundsGeometry::Hull(h) => points_bounds(h.vertices()),
+            BoundsGeometry::Points(p) => points_bounds(p),
+            BoundsGeometry::Rounded(r) => (
+                FixedCube {
+                    center: Vec3::ZERO,
+                    radius: r.half_height + r.radius,
+                },
+                r.local_aabb(),
+            ),
+        };
+        let hull_mesh = match (&kind, &bounds) {
+            (ShapeKind::Convex(_), BoundsGeometry::Hull(h)) => {
+                TriMesh::new(h.vertices().to_vec(), h.triangles().to_vec()).ok()
+            }
+            _ => None,
+        };
+        let surface = match &kind {
+            ShapeKind::TriMesh(m) => Some(m),
+            ShapeKind::Convex(_) => hull_mesh.as_ref(),
+            ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
+        };
+        let tree = surface.map_or_else(ObbTree::default, |m| {
+            ObbTree::build(m.vertices(), m.triangles(), SplitRule::Mean, 1)
+        });
+        Self {
+            kind,
+            bounds,
+            cube,
+            local_aabb,
+            hull_mesh,
+            tree,
+        }
+    }
+
+    /// The surface as triangles with its OBB tree: the mesh itself, or the
+    /// convex hull's triangles. `None` for compounds (their pieces have one).
+    pub fn surface(&self) -> Option<(&TriMesh, &ObbTree)> {
+        let mesh = match &self.kind {
+            ShapeKind::TriMesh(m) => Some(m),
+            ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
+            ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
+        };
+        mesh.map(|m| (m, &self.tree))
+    }
+}
+
+/// The fixed cube and local box of a point set.
+fn points_bounds(pts: &[Vec3]) -> (FixedCube, Aabb) {
+    (
+        FixedCube::from_vertices(pts),
+        Aabb::from_points(pts.iter().copied()),
+    )
+}
+
+/// Bounds geometry of a point set: its hull, or the points themselves when
+/// they are flat (a floor, a wall).
+fn bounds_of(points: Vec<Vec3>) -> Result<BoundsGeometry, ShapeError> {
+    match ConvexHull::new(&points) {
+        Ok(h) => Ok(BoundsGeometry::Hull(h)),
+        Err(HullError::Coplanar | HullError::Collinear | HullError::Coincident) => {
+            Ok(BoundsGeometry::Points(points))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A cheap, clonable handle to a prebuilt shape (`Arc`-backed).
+#[derive(Clone, Debug)]
+pub struct SharedShape(Arc<ShapeData>);
+
+impl std::ops::Deref for SharedShape {
+    type Target = ShapeData;
+    fn deref(&self) -> &ShapeData {
+        &self.0
+    }
+}
+
+impl SharedShape {
+    /// The convex hull of `points` as a convex polytope.
+    ///
+    /// Errors: no points, a NaN or infinite coordinate, or all points
+    /// coincident, collinear or coplanar (a hull needs 4 non-coplanar points).
+    pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
+        let hull = ConvexHull::new(points)?;
+        let polytope = ConvexPolytope::from_hull(&hull);
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Convex(polytope),
+            BoundsGeometry::Hull(hull),
+        ))))
+    }
+
+    /// A box with the given half-extents, centered on the origin.
+    pub fn cuboid(half_extents: Vec3) -> Result<Self, ShapeError> {
+        if !half_extents.is_finite() || half_extents.min_element() <= 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "cuboid half-extents must be finite and positive",
+            ));
+        }
+        let corners = Aabb::new(-half_extents, half_extents).corners();
+        Self::convex_hull(&corners)
+    }
+
+    /// A triangle soup. Cracks, duplicate and degenerate triangles are valid.
+    ///
+    /// Errors: no vertices or no triangles, a NaN or infinite vertex, an index
+    /// out of range.
+    pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
+        let mesh = TriMesh::new(vertices, triangles)?;
+        let bounds = bounds_of(mesh.used_vertices())?;
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::TriMesh(mesh),
+            bounds,
+        ))))
+    }
+
+    /// A compound of pieces (convex shapes or meshes) at poses in the
+    /// compound's frame: a non-convex object as a hierarchy of convex
+    /// pieces. The pieces keep sharing their data (`Arc`).
+    ///
+    /// Errors: no pieces, a bad piece pose, a piece that is a compound.
+    pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
+        let compound = Compound::new(pieces)?;
+        let bounds = bounds_of(compound.points())?;
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Compound(compound),
+            bounds,
+        ))))
+    }
+
+    /// A triangle soup from a Wavefront OBJ file (feature `obj`) (polygons fan-triangulated).
+    /// Lines the reader skipped (such as the vertex/face count line of the
+    /// FCL models) are logged as warnings.
+    #[cfg(feature = "obj")]
+    pub fn trimesh_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
+        let mesh = load_obj(path)?;
+        for w in &mesh.warnings {
+            log::warn!("bevy_icollide: {w}");
+        }
+        Self::trimesh(mesh.positions, mesh.triangles)
+    }
+
+    /// A ball of the given radius (> 0) centred on the origin.
+    pub fn sphere(radius: f32) -> Result<Self, ShapeError> {
+        Self::rounded(0.0, radius)
+    }
+
+    /// A capsule along local Y: a segment of `length` (>= 0) centred on the
+    /// origin, rounded by `radius` (> 0). Its total height is
+    /// `length + 2 * radius` (avian3d's `Collider::capsule(radius, length)`).
+    pub fn capsule(radius: f32, length: f32) -> Result<Self, ShapeError> {
+        if !length.is_finite() || length < 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "capsule length must be finite and >= 0",
+            ));
+        }
+        Self::rounded(length * 0.5, radius)
+    }
+
+    fn rounded(half_height: f32, radius: f32) -> Result<Self, ShapeError> {
+        if !radius.is_finite() || radius <= 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "radius must be finite and positive",
+            ));
+        }
+        let r = Rounded {
+            half_height,
+            radius,
+        };
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Rounded(r),
+            BoundsGeometry::Rounded(r),
+        ))))
+    }
+
+    /// The convex hull of the vertices of a Wavefront OBJ file (feature
+    /// `obj`).
+    #[cfg(feature = "obj")]
+    pub fn convex_hull_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
+        let mesh = load_obj(path)?;
+        Self::convex_hull(&mesh.positions)
+    }
+
+    /// A copy of this shape scaled by `factor` (> 0) about its origin.
+    pub fn scaled(&self, factor: f32) -> Result<Self, ShapeError> {
+        if !factor.is_finite() || factor <= 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "scale factor must be finite and positive",
+            ));
+        }
+        match &self.kind {
+            ShapeKind::Convex(_) => {
+                let pts: Vec<Vec3> = self.hull().map_or(Vec::new(), |h| {
+                    h.vertices().iter().map(|v| *v * factor).collect()
+                });
+                Self::convex_hull(&pts)
+            }
+            ShapeKind::TriMesh(m) => Self::trimesh(
+                m.vertices().iter().map(|v| *v * factor).collect(),
+                m.triangles().to_vec(),
+            ),
+            ShapeKind::Compound(c) => {
+                let pieces = c
+                    .pieces()
+                    .iter()
+                    .map(|p| {
+                        Ok(CompoundPiece {
+                            pose: Pose::new(p.pose.rotation, p.pose.translation * factor),
+                            shape: p.shape.scaled(factor)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, ShapeError>>()?;
+                Self::compound(pieces)
+            }
+            ShapeKind::Rounded(r) => Self::rounded(r.half_height * factor, r.radius * factor),
+        }
+    }
+
+    /// Whether two handles point at the same shape data.
+    pub fn ptr_eq(&self, other: &SharedShape) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}

@@ -1,0 +1,401 @@
+//! GJK: distance, closest points and intersection of two convex shapes.
+//!
+//! # Method
+//!
+//! Gilbert, Johnson & Keerthi (1988) compute the distance between convex sets
+//! `A` and `B` as the distance from the origin to their Minkowski difference
+//! (CSO) `A - B`, using only its support mapping `s(d) = s_A(d) - s_B(-d)`.
+//! Each iteration keeps a simplex `W` (at most 4 CSO points) and its point `v`
+//! closest to the origin; the next vertex is `w = s(-v)`. Since every CSO point
+//! `x` satisfies `v·x ≥ v·w`, `v·w / |v|` is a lower bound and `|v|` an upper
+//! bound on the distance. We follow van den Bergen ("A fast and robust GJK
+//! implementation for collision detection of convex objects", JGT 4(2), 1999;
+//! "Collision Detection in Interactive 3D Environments", 2003, §4.3):
+//!
+//! * **termination**: stop when the gap `|v|² - v·w ≤ ε·|v|·scale`
+//!   (distance known to a relative accuracy `ε` of the CSO scale), when `w` is
+//!   already in `W`, when `|v|` stops decreasing (numerical stall), when `W`
+//!   encloses the origin (a non-degenerate tetrahedron: intersection), when
+//!   `|v| ≤ ε₀·scale` (touching, reported as intersecting) or after
+//!   [`GJK_MAX_ITERATIONS`]; the best simplex so far is always returned;
+//! * **separating-axis early exit** (`gjk_intersect`): as soon as `v·w > 0`
+//!   the plane normal to `v` separates the shapes;
+//! * **warm start** (temporal coherence, §4.3.6): the cache keeps the final
+//!   simplex as the *search directions* that produced its vertices (in `A`'s
+//!   frame) plus the hill-climbing vertex hints of both shapes. The next query
+//!   re-evaluates those supports under the new relative pose (a handful of dot
+//!   products each, since the hints are already at the answer), which gives CSO
+//!   points of the *new* configuration — so the warm simplex is always valid —
+//!   that are usually already (nearly) optimal.
+//!
+//! # Closest point of a simplex: signed volumes
+//!
+//! Instead of Johnson's distance sub-algorithm (Cramer's rule on the Gram
+//! matrix of edge vectors, which loses precision for thin simplices and needs
+//! backup procedures) we use the *signed volumes* method of Montanari, Petrinic
+//! & Barbieri ("Improving the GJK algorithm for faster and more reliable distance
+//! queries between convex objects", ACM TOG 36(3), 2017). The origin's
+//! barycentric coordinates in a tetrahedron are ratios of signed volumes
+//! (determinants, computed relative to one vertex); for a triangle the origin is
+//! first projected onto its plane and signed areas are taken in the coordinate
+//! plane where the triangle's projection is largest; for a segment the
+//! projection parameter is used. If all sub-volumes share the sign of the whole,
+//! the origin's projection is inside; otherwise only the faces opposite a vertex
+//! with a wrong sign can hold the closest point, and we recurse into those and
+//! keep the closest. Near-degenerate simplices (relative volume/area below a
+//! threshold) are handled by recursing into all their faces, which keeps the
+//! iteration well-defined with duplicated or coplanar support points.
+//!
+//! Shapes with a [`SupportMap::margin`] (spheres, rounded shapes) are handled
+//! as `core ⊕ ball(margin)`: GJK runs on the cores and the margins are
+//! subtracted from the core distance (van den Bergen 2003, §4.3.7), which is
+//! exact and converges in a few iterations where GJK on a curved surface would
+//! only converge asymptotically.
+//!
+//! All computations happen in `A`'s local frame (`B` is mapped through the
+//! relative pose), which keeps coordinates small when the shapes are far from
+//! the world origin. No allocation happens on this path.
+
+// Negated comparisons (`!(x > y)`) are deliberate: they send NaN to the
+// conservative branch.
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
+mod simplex;
+#[cfg(test)]
+mod tests;
+
+use glam::{Mat3, Vec3};
+
+use super::epa::EpaScratch;
+use super::support::SupportMap;
+pub(crate) use simplex::Simplex;
+use crate::math::Pose;
+
+/// Maximum number of GJK iterations (support evaluations of the main loop).
+pub const GJK_MAX_ITERATIONS: u32 = 64;
+/// Convergence: distance gap relative to the CSO scale.
+const REL_GAP: f32 = 2e-6;
+/// `|v|` below this fraction of the CSO scale counts as touching (distance 0).
+const REL_ZERO: f32 = 1e-6;
+/// Squared relative length below which two CSO points are considered equal.
+const REL_DUP2: f32 = 1e-12;
+
+/// A CSO vertex together with the shape points and search data producing it.
+/// All vectors are in `A`'s local frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SupportPoint {
+    /// `a - b`, a point of the CSO.
+    pub w: Vec3,
+    /// Support point of `A`.
+    pub a: Vec3,
+    /// Support point of `B` (mapped into `A`'s frame).
+    pub b: Vec3,
+    /// The direction `d` with `a = s_A(d)`, `b = s_B(-d)`.
+    pub dir: Vec3,
+    /// Vertex hint of `A` after the search.
+    pub hint_a: u32,
+    /// Vertex hint of `B` after the search.
+    pub hint_b: u32,
+}
+
+/// Warm-start and hint data carried between queries on the same pair.
+#[derive(Clone, Debug, Default)]
+pub struct GjkCache {
+    dirs: [Vec3; 4],
+    hints: [[u32; 2]; 4],
+    len: usize,
+    /// Hill-climbing hint of shape `A`.
+    pub hint_a: u32,
+    /// Hill-climbing hint of shape `B`.
+    pub hint_b: u32,
+    /// Reusable EPA buffers.
+    pub epa: EpaScratch,
+}
+
+impl GjkCache {
+    /// A cold cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Forgets the warm-start simplex (keeps the EPA buffers' capacity).
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.hint_a = 0;
+        self.hint_b = 0;
+    }
+
+    /// Number of cached simplex vertices (0 = cold).
+    pub fn simplex_len(&self) -> usize {
+        self.len
+    }
+
+    fn store(&mut self, s: &Simplex) {
+        self.len = s.len;
+        for i in 0..s.len {
+            self.dirs[i] = s.pts[i].dir;
+            self.hints[i] = [s.pts[i].hint_a, s.pts[i].hint_b];
+        }
+    }
+}
+
+/// Outcome of a distance query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GjkResult {
+    /// Euclidean distance (0 when intersecting or touching).
+    pub distance: f32,
+    /// Closest point on `A`, world space (a common point when intersecting).
+    pub point_a: Vec3,
+    /// Closest point on `B`, world space.
+    pub point_b: Vec3,
+    /// The shapes overlap or touch (distance below `1e-6` of the CSO scale).
+    pub intersecting: bool,
+    /// Main-loop iterations (new support points); 0 when the warm simplex
+    /// already answered.
+    pub iterations: u32,
+    /// Total CSO support evaluations, including the warm-start re-evaluations.
+    pub support_calls: u32,
+}
+
+/// The CSO `core(A) - core(B)` in `A`'s local frame.
+pub(crate) struct Cso<'s, A: ?Sized, B: ?Sized> {
+    a: &'s A,
+    b: &'s B,
+    /// Rotation of B's frame into A's frame.
+    rot: Mat3,
+    /// Inverse (transpose) of `rot`.
+    rot_t: Mat3,
+    /// B's origin in A's frame.
+    trans: Vec3,
+}
+
+impl<'s, A: SupportMap + ?Sized, B: SupportMap + ?Sized> Cso<'s, A, B> {
+    pub fn new(a: &'s A, pose_a: &Pose, b: &'s B, pose_b: &Pose) -> Self {
+        let rel = pose_a.inverse().mul(pose_b);
+        let rot = Mat3::from_quat(rel.rotation.normalize());
+        Self {
+            a,
+            b,
+            rot,
+            rot_t: rot.transpose(),
+            trans: rel.translation,
+        }
+    }
+
+    /// `s_A(dir) - s_B(-dir)` with vertex hints.
+    #[inline]
+    pub fn support(&self, dir: Vec3, mut hint_a: u32, mut hint_b: u32) -> SupportPoint {
+        let a = self.a.core_support(dir, &mut hint_a);
+        let b = self.rot * self.b.core_support(self.rot_t * -dir, &mut hint_b) + self.trans;
+        SupportPoint {
+            w: a - b,
+            a,
+            b,
+            dir,
+            hint_a,
+            hint_b,
+        }
+    }
+
+    /// Margins of A and B (clamped to `>= 0`).
+    pub fn margins(&self) -> (f32, f32) {
+        (self.a.margin().max(0.0), self.b.margin().max(0.0))
+    }
+
+    /// B's origin in A's frame.
+    pub fn b_origin(&self) -> Vec3 {
+        self.trans
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Distance,
+    Intersect,
+}
+
+pub(crate) struct GjkOutcome {
+    pub simplex: Simplex,
+    pub v: Vec3,
+    pub intersecting: bool,
+    pub iterations: u32,
+    pub support_calls: u32,
+    /// Largest |w| seen: the length scale for tolerances.
+    pub scale: f32,
+}
+
+/// The GJK loop on a CSO; updates the cache.
+///
+/// In `Intersect` mode the loop stops as soon as the lower bound on the core
+/// distance exceeds `margin` (the sum of the shapes' margins).
+pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+    mode: Mode,
+    margin: f32,
+) -> GjkOutcome {
+    let mut s = Simplex::default();
+    let mut calls = 0u32;
+    let mut scale = 0.0f32;
+    // Warm start: re-evaluate the cached simplex under the new pose.
+    for i in 0..cache.len.min(4) {
+        let sp = cso.support(cache.dirs[i], cache.hints[i][0], cache.hints[i][1]);
+        calls += 1;
+        scale = scale.max(sp.w.length());
+        if sp.w.is_finite() && !s.contains(sp.w, REL_DUP2 * scale * scale) {
+            s.push(sp);
+        }
+    }
+    if s.len == 0 {
+        // Cold start: towards B's origin, where the CSO comes closest to 0.
+        let d0 = cso.b_origin();
+        let d0 = if d0.length_squared() > 0.0 && d0.is_finite() {
+            d0
+        } else {
+            Vec3::X
+        };
+        let sp = cso.support(d0, cache.hint_a, cache.hint_b);
+        calls += 1;
+        scale = scale.max(sp.w.length());
+        s.push(sp);
+    }
+    let mut v = s.reduce();
+    let mut dist2 = v.length_squared();
+    let mut intersecting = s.len == 4;
+    let mut iterations = 0u32;
+    let mut exhausted = false;
+
+    while !intersecting && iterations < GJK_MAX_ITERATIONS {
+        let zero = REL_ZERO * scale;
+        if !(dist2 > zero * zero) {
+            // The origin is on the simplex (touching or overlapping).
+            intersecting = true;
+            break;
+        }
+        iterations += 1;
+        let sp = cso.support(-v, cache.hint_a, cache.hint_b);
+        calls += 1;
+        cache.hint_a = sp.hint_a;
+        cache.hint_b = sp.hint_b;
+        if !sp.w.is_finite() {
+            break;
+        }
+        scale = scale.max(sp.w.length());
+        let vw = v.dot(sp.w);
+        if mode == Mode::Intersect && vw > 0.0 && vw * vw > margin * margin * dist2 {
+            break; // `v` is a separating axis (with the margins)
+        }
+        // Lower bound vw/|v| within REL_GAP * scale of the upper bound |v|.
+        if dist2 - vw <= dist2.sqrt() * (REL_GAP * scale) {
+            break;
+        }
+        let tol = REL_GAP * scale * dist2.sqrt();
+        if s.contains(sp.w, REL_DUP2 * scale * scale) {
+            // The support is already in the simplex: done, unless rounding
+            // made `v` wrong (a simplex point on the origin's side of it).
+            if s.consistent(v, tol) || exhausted {
+                break;
+            }
+            exhausted = true;
+            v = s.reduce_exhaustive();
+            dist2 = v.length_squared();
+            intersecting = s.len == 4;
+            continue;
+        }
+        let prev = s;
+        s.push(sp);
+        let mut nv = s.reduce();
+        if !s.consistent(nv, tol) {
+            nv = s.reduce_exhaustive();
+        }
+        if s.len == 4 {
+            intersecting = true;
+            v = nv;
+            break;
+        }
+        let nd2 = nv.length_squared();
+        if !(nd2 < dist2) {
+            // No progress (rounding): keep the previous, better simplex.
+            s = prev;
+            break;
+        }
+        v = nv;
+        dist2 = nd2;
+    }
+    cache.store(&s);
+    if let Some(p) = s.pts[..s.len].last() {
+        cache.hint_a = p.hint_a;
+        cache.hint_b = p.hint_b;
+    }
+    GjkOutcome {
+        simplex: s,
+        v,
+        intersecting,
+        iterations,
+        support_calls: calls,
+        scale,
+    }
+}
+
+/// Distance and closest points between convex shapes `a` and `b` at the given
+/// world poses, warm-started from and updating `cache`.
+///
+/// When the shapes overlap (or touch within `1e-6` of their size),
+/// `intersecting` is true, `distance` is 0 and both points are the same point
+/// common to both shapes (as far as rounding allows).
+pub fn gjk_distance<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    a: &A,
+    pose_a: &Pose,
+    b: &B,
+    pose_b: &Pose,
+    cache: &mut GjkCache,
+) -> GjkResult {
+    let cso = Cso::new(a, pose_a, b, pose_b);
+    let (ma, mb) = cso.margins();
+    let out = run(&cso, cache, Mode::Distance, ma + mb);
+    let (mut pa, mut pb) = out.simplex.witnesses();
+    let mut intersecting = out.intersecting;
+    let mut distance = 0.0;
+    if !intersecting {
+        let c = out.v.length();
+        let m = ma + mb;
+        if m > 0.0 {
+            // Inflate the core witnesses by the margins along the axis A→B.
+            let n = -out.v / c;
+            if c > m {
+                distance = c - m;
+                pa += ma * n;
+                pb -= mb * n;
+            } else {
+                intersecting = true;
+                pa += n * (c * ma / m);
+                pb = pa;
+            }
+        } else {
+            distance = c;
+        }
+    }
+    GjkResult {
+        distance,
+        point_a: pose_a.transform_point(pa),
+        point_b: pose_a.transform_point(pb),
+        intersecting,
+        iterations: out.iterations,
+        support_calls: out.support_calls,
+    }
+}
+
+/// Boolean overlap test with early exit on the first separating axis; cheaper
+/// than [`gjk_distance`]. Touching within `1e-6` of the size counts as overlap.
+pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    a: &A,
+    pose_a: &Pose,
+    b: &B,
+    pose_b: &Pose,
+    cache: &mut GjkCache,
+) -> bool {
+    let cso = Cso::new(a, pose_a, b, pose_b);
+    let (ma, mb) = cso.margins();
+    let out = run(&cso, cache, Mode::Intersect, ma + mb);
+    out.intersecting || out.v.length_squared() <= (ma + mb) * (ma + mb)
+}

@@ -1,0 +1,198 @@
+//! A body of the world: its shape, flags, pose and boxes.
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use crate::bounds::{BoundsMode, DynamicBox};
+use crate::broad_phase::{PairFilter, PairSet, ProxyKey, pair_key};
+use crate::collider::{BoundsGeometry, SharedShape};
+use crate::math::{Aabb, Pose};
+use crate::shape::Rounded;
+
+/// Collision layers, with the convention of avian and rapier: two bodies
+/// may collide when each one's `memberships` meets the other's `filters`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Layers {
+    /// Layers this body belongs to.
+    pub memberships: u32,
+    /// Layers this body collides with.
+    pub filters: u32,
+}
+
+impl Default for Layers {
+    /// Member of the first layer, colliding with every layer.
+    fn default() -> Self {
+        Self {
+            memberships: 1,
+            filters: u32::MAX,
+        }
+    }
+}
+
+impl Layers {
+    /// Whether two bodies with these layers may collide.
+    #[inline]
+    pub fn allows(&self, other: &Layers) -> bool {
+        self.memberships & other.filters != 0 && other.memberships & self.filters != 0
+    }
+}
+
+/// What a body is made of when it is added.
+#[derive(Clone, Debug)]
+pub struct BodyDesc {
+    /// The shared shape.
+    pub shape: SharedShape,
+    /// Fixed cube or dynamic box.
+    pub bounds: BoundsMode,
+    /// Static bodies never pair with each other.
+    pub is_static: bool,
+    /// Collision layers.
+    pub layers: Layers,
+    /// `false`: every pair of this body is deactivated (I-COLLIDE's
+    /// `deactivate_object`).
+    pub active: bool,
+    /// Sensors report start / end only (no contact data).
+    pub sensor: bool,
+    /// Caller's tag, carried into events (the plugin stores the entity).
+    pub user_data: u64,
+}
+
+impl BodyDesc {
+    /// A dynamic (non-static), active body with a dynamic box, default
+    /// layers, user data 0.
+    pub fn new(shape: SharedShape) -> Self {
+        Self {
+            shape,
+            bounds: BoundsMode::DynamicBox,
+            is_static: false,
+            layers: Layers::default(),
+            active: true,
+            sensor: false,
+            user_data: 0,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Body {
+    pub shape: SharedShape,
+    pub mode: BoundsMode,
+    pub is_static: bool,
+    pub layers: Layers,
+    pub active: bool,
+    pub sensor: bool,
+    pub user_data: u64,
+    pub dynamic_box: DynamicBox,
+    pub pose: Option<Pose>,
+    pub tight: Aabb,
+    /// Whether the body has a proxy in the broad phase (it gets one at its
+    /// first bounds update with a pose).
+    pub in_broad: bool,
+    /// Pose or shape changed since the last bounds update.
+    pub dirty: bool,
+    /// Box changed since the last narrow phase.
+    pub moved: bool,
+    pub alive: bool,
+    /// The slot's generation (see [`BodyHandle`](super::BodyHandle)).
+    pub generation: u32,
+}
+
+impl Body {
+    pub fn new(d: BodyDesc, generation: u32) -> Self {
+        Self {
+            shape: d.shape,
+            mode: d.bounds,
+            is_static: d.is_static,
+            layers: d.layers,
+            active: d.active,
+            sensor: d.sensor,
+            user_data: d.user_data,
+            dynamic_box: DynamicBox::new(),
+            pose: None,
+            tight: Aabb::EMPTY,
+            in_broad: false,
+            dirty: false,
+            moved: false,
+            alive: true,
+            generation,
+        }
+    }
+
+    pub fn set_shape(&mut self, shape: SharedShape, mode: BoundsMode) {
+        self.shape = shape;
+        self.mode = mode;
+        self.dynamic_box = DynamicBox::new();
+    }
+
+    /// The box without margin at the current pose, and the hill-climbing
+    /// visits it took; `None` before the first valid pose.
+    pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
+        let pose = self.pose?;
+        Some(match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
+            (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
+                self.dynamic_box.update(hull, &pose)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => {
+                (vertex_box(points, &pose), points.len() as u32)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (rounded_box(r, &pose), 2),
+        })
+    }
+
+    /// The box without margin at the current pose, computed afresh and
+    /// without touching the dynamic box's state (for queries on a body moved
+    /// since the last bounds update): the fixed cube, or the box of the
+    /// hull's vertices (the box hill-climbing finds). `None` without a pose.
+    pub fn fresh_box(&self) -> Option<Aabb> {
+        let pose = self.pose?;
+        Some(match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(&pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
+                vertex_box(hull.vertices(), &pose)
+            }
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, &pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, &pose),
+        })
+    }
+
+    /// The box without margin at the current pose, as queries see it: the
+    /// last bounds update's, or a fresh one if the body moved since.
+    pub fn current_box(&self) -> Option<Aabb> {
+        match (self.dirty, self.in_broad) {
+            (true, _) => self.fresh_box(),
+            (false, true) => Some(self.tight),
+            (false, false) => None,
+        }
+    }
+}
+
+/// The world's pair rules as the broad phase asks them: layers, activity
+/// and the deactivated pairs (I-COLLIDE's pair configuration), stored once,
+/// in the world.
+pub(super) struct PairRules<'a> {
+    pub bodies: &'a [Body],
+    pub disabled: &'a PairSet,
+}
+
+impl PairFilter for PairRules<'_> {
+    #[inline]
+    fn allows(&self, a: ProxyKey, b: ProxyKey) -> bool {
+        let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+        ba.active
+            && bb.active
+            && ba.layers.allows(&bb.layers)
+            && (self.disabled.is_empty() || !self.disabled.contains(&pair_key(a, b)))
+    }
+}
+
+/// The box of a sphere or capsule at `pose`: its core's box grown by the
+/// radius (exact).
+fn rounded_box(r: &Rounded, pose: &Pose) -> Aabb {
+    Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius)
+}
+
+/// The box of `points` moved by `pose`.
+pub(crate) fn vertex_box(points: &[Vec3], pose: &Pose) -> Aabb {
+    Aabb::from_points(points.iter().map(|p| pose.transform_point(*p)))
+}

@@ -1,0 +1,248 @@
+//! The frame driver: the stages of one frame, in order, each draining the
+//! output of the one before (see the [module docs](super)).
+//!
+//! ```text
+//! set_pose / set_shape ──► dirty bodies
+//! update_bounds        dirty bodies ──► boxes into the broad phase, `moved`
+//! update_broad_phase   broad phase update ──► PairChanges (net, queued)
+//! update_narrow_phase  PairChanges drained ──► pair tests ──► ContactEvents (queued)
+//! drain_events         ContactEvents drained by the reader
+//! ```
+//!
+//! Each stage first runs the earlier ones that have pending input, so any
+//! call order gives the events of the right one; a stage with no input is
+//! a no-op.
+
+use super::body::PairRules;
+use super::{Body, CollisionWorld, ContactEvent};
+use crate::broad_phase::{BroadPhase, pair_ids};
+use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
+use crate::query::PairSide;
+
+/// The contact events of a step, drained from the world's queue as they
+/// are read (dropping this value drops the rest).
+#[must_use = "the step's contact events are drained by this value"]
+pub struct ContactEvents<'a>(std::vec::Drain<'a, ContactEvent>);
+
+impl Iterator for ContactEvents<'_> {
+    type Item = ContactEvent;
+    fn next(&mut self) -> Option<ContactEvent> {
+        self.0.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl ExactSizeIterator for ContactEvents<'_> {}
+
+impl ContactEvents<'_> {
+    /// The events not read yet.
+    pub fn as_slice(&self) -> &[ContactEvent] {
+        self.0.as_slice()
+    }
+}
+
+impl<B: BroadPhase> CollisionWorld<B> {
+    /// One frame: bounds, broad phase, narrow phase, and the frame's events
+    /// (with any not drained before), sorted by user data.
+    pub fn step(&mut self) -> ContactEvents<'_> {
+        self.update_bounds();
+        self.update_broad_phase();
+        self.update_narrow_phase();
+        self.drain_events()
+    }
+
+    /// Stage 1: the boxes of bodies whose pose or shape changed, into the
+    /// broad phase.
+    pub fn update_bounds(&mut self) {
+        if self.dirty.is_empty() {
+            return;
+        }
+        self.stats.bounds_updated = 0;
+        self.stats.hill_climb_visits = 0;
+        let dirty = std::mem::take(&mut self.dirty);
+        for &i in &dirty {
+            self.update_body_bounds(i);
+        }
+        self.dirty = dirty;
+        self.dirty.clear();
+    }
+
+    /// Stage 2: the broad phase applies the new boxes (after stage 1 if it
+    /// has pending input).
+    pub fn update_broad_phase(&mut self) {
+        self.update_bounds();
+        if !self.broad_pending {
+            return;
+        }
+        self.broad_pending = false;
+        self.broad.update(&PairRules {
+            bodies: &self.bodies,
+            disabled: &self.disabled_pairs,
+        });
+        self.stats.swaps = self.broad.stats().swaps;
+        self.stats.box_pairs = self.broad.box_pairs() as u32;
+    }
+
+    /// Stage 3: drains the broad phase's pair changes, tests the pairs with
+    /// a moved body (after stages 1 and 2 if they have pending input), and
+    /// queues the start / end events, sorted by user data. Frees the slots
+    /// of removed bodies. Allocates nothing in steady state.
+    pub fn update_narrow_phase(&mut self) {
+        self.update_broad_phase();
+        self.broad.drain_changes(&mut self.changes);
+        let bodies = Bodies {
+            bodies: &self.bodies,
+            penetration: self.config.penetration,
+        };
+        self.narrow
+            .update(&self.changes, &bodies, &mut self.pair_events);
+        self.finish_narrow_phase();
+    }
+
+    /// Stage 3 with the pair tests spread over `tasks` tasks, for a thread
+    /// pool: `run` gets the tasks (each `Send`) and must run all of them
+    /// before it returns (a scoped spawn). Results are applied and events
+    /// recorded afterwards in one serial pass, sorted, so the events are the
+    /// same whatever the number of tasks or threads. Without Bevy:
+    ///
+    /// ```
+    /// # let mut world = bevy_icollide::pipeline::CollisionWorld::default();
+    /// world.update_narrow_phase_with(2, |tasks| {
+    ///     std::thread::scope(|s| {
+    ///         for task in tasks {
+    ///             s.spawn(move || task.run());
+    ///         }
+    ///     })
+    /// });
+    /// ```
+    ///
+    /// This path allocates its job list each frame.
+    pub fn update_narrow_phase_with(
+        &mut self,
+        tasks: usize,
+        run: impl FnOnce(Vec<NarrowTask<'_, '_, Bodies<'_>>>),
+    ) {
+        self.update_broad_phase();
+        self.broad.drain_changes(&mut self.changes);
+        let bodies = Bodies {
+            bodies: &self.bodies,
+            penetration: self.config.penetration,
+        };
+        self.narrow
+            .update_with(&self.changes, &bodies, tasks, run, &mut self.pair_events);
+        self.finish_narrow_phase();
+    }
+
+    /// Stage 4: the queued contact events, sorted by user data within each
+    /// narrow phase, drained.
+    pub fn drain_events(&mut self) -> ContactEvents<'_> {
+        ContactEvents(self.events.drain(..))
+    }
+
+    /// The queued contact events, not drained.
+    pub fn events(&self) -> &[ContactEvent] {
+        &self.events
+    }
+
+    /// Turns the narrow phase's pair events into contact events (sorted),
+    /// clears the moved flags, frees removed bodies' slots.
+    fn finish_narrow_phase(&mut self) {
+        let start = self.events.len();
+        for i in 0..self.pair_events.len() {
+            let e = self.contact_event(self.pair_events[i]);
+            self.events.push(e);
+        }
+        self.pair_events.clear();
+        self.events[start..]
+            .sort_unstable_by_key(|e| (e.user_data, e.bodies[0], e.bodies[1], e.started));
+        for &i in &self.moved {
+            self.bodies[i as usize].moved = false;
+        }
+        self.moved.clear();
+        self.free.append(&mut self.pending_free);
+        let s = self.narrow.stats();
+        self.stats.active_pairs = s.active_pairs;
+        self.stats.pair_tests = s.pair_tests;
+        self.stats.touching = s.touching;
+    }
+
+    /// The contact event of a pair event: the bodies by ascending user data.
+    fn contact_event(&self, e: PairEvent) -> ContactEvent {
+        let (a, b) = pair_ids(e.pair);
+        let (ua, ub) = (
+            self.bodies[a as usize].user_data,
+            self.bodies[b as usize].user_data,
+        );
+        let (ha, hb) = (self.handle(a), self.handle(b));
+        let (bodies, user_data) = if ua <= ub {
+            ([ha, hb], [ua, ub])
+        } else {
+            ([hb, ha], [ub, ua])
+        };
+        ContactEvent {
+            bodies,
+            user_data,
+            started: e.started,
+        }
+    }
+
+    fn update_body_bounds(&mut self, i: u32) {
+        let margin = self.config.margin;
+        let body = &mut self.bodies[i as usize];
+        body.dirty = false;
+        if !body.alive {
+            return;
+        }
+        let Some((tight, visits)) = body.compute_tight_box() else {
+            return;
+        };
+        self.stats.bounds_updated += 1;
+        self.stats.hill_climb_visits += u64::from(visits);
+        body.tight = tight;
+        if !body.moved {
+            body.moved = true;
+            self.moved.push(i);
+        }
+        let padded = tight.padded(margin);
+        // Boxes of valid poses are finite; a refused box keeps the old one.
+        let ok = if body.in_broad {
+            self.broad.set_aabb(i, padded).is_ok()
+        } else {
+            let ok = self.broad.insert(i, padded, body.is_static).is_ok();
+            body.in_broad = ok;
+            ok
+        };
+        self.broad_pending |= ok;
+    }
+}
+
+/// The bodies as the narrow phase sees them.
+pub struct Bodies<'a> {
+    bodies: &'a [Body],
+    penetration: bool,
+}
+
+impl PairBodies for Bodies<'_> {
+    #[inline]
+    fn side(&self, key: u32) -> PairSide<'_> {
+        let b = &self.bodies[key as usize];
+        PairSide {
+            shape: &b.shape,
+            pose: b.pose.unwrap_or_default(),
+            tight: b.tight,
+            boolean_only: b.sensor || !self.penetration,
+        }
+    }
+
+    #[inline]
+    fn shape(&self, key: u32) -> &crate::collider::ShapeData {
+        &self.bodies[key as usize].shape
+    }
+
+    #[inline]
+    fn moved(&self, key: u32) -> bool {
+        self.bodies[key as usize].moved
+    }
+}

@@ -1,0 +1,466 @@
+//! The collision world without Bevy: bodies named by generational
+//! [`BodyHandle`]s, their pair configuration, and the frame driver that runs
+//! the stages in order. The plugin maps entities to handles and calls the
+//! stages from its systems; tests and benchmarks drive the same code
+//! without an `App`.
+//!
+//! ## One frame
+//!
+//! [`CollisionWorld::step`] runs the stages in order and returns the
+//! frame's contact events (Box2D v3's `b2World_Step` is the model: the
+//! order is readable in one place, [`driver`]):
+//!
+//! 1. [`update_bounds`](CollisionWorld::update_bounds): the boxes of the
+//!    bodies whose pose or shape changed (fixed cube or dynamic box,
+//!    padded by the margin) go to the broad phase;
+//! 2. [`update_broad_phase`](CollisionWorld::update_broad_phase): the broad
+//!    phase applies them; its output is the net [`PairChanges`] since it
+//!    was last drained;
+//! 3. [`update_narrow_phase`](CollisionWorld::update_narrow_phase): drains
+//!    those changes, tests the pairs with a moved body, and appends the
+//!    start / end events (sorted by user data) to the event queue;
+//! 4. [`drain_events`](CollisionWorld::drain_events): the reader takes
+//!    them, once.
+//!
+//! **Any order is safe.** Each stage first runs the earlier stages that
+//! have pending input (a cursor that catches up), and each output is a
+//! queue drained once by its reader. So skipping a stage, running one
+//! twice, or removing a body between two stages gives exactly the events of
+//! the right order: no pair lost, no event twice (tested in
+//! `tests/pipeline_order.rs`).
+//!
+//! ## Pair configuration
+//!
+//! Stored once, here: each body's [`Layers`] and activity, and the set of
+//! deactivated pairs (I-COLLIDE's `deactivate_pair`). The broad phase asks
+//! these rules when boxes start to overlap and is told which bodies to ask
+//! again after a change; the plugin's `CollisionPairConfig` is a view on
+//! them.
+//!
+//! ## Spatial queries
+//!
+//! Box, shape and ray queries against the whole world ([`spatial`]), from
+//! the broad phase's own data: no second world.
+
+mod body;
+pub mod driver;
+mod handle;
+pub mod spatial;
+
+pub use body::{BodyDesc, Layers};
+pub use handle::BodyHandle;
+pub use spatial::{QueryFilter, WorldRayHit};
+
+use body::Body;
+
+use crate::bounds::BoundsMode;
+use crate::broad_phase::{
+    BroadPhase, GridSweepAndPrune, PairChanges, PairKey, PairSet, pair_ids, pair_key,
+};
+use crate::collider::SharedShape;
+use crate::math::{Aabb, Pose, PoseError};
+use crate::narrow_phase::{NarrowPhase, PairEvent, PairState};
+
+/// World settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// Padding added on every side of each box before the broad phase
+    /// (finite, >= 0).
+    pub margin: f32,
+    /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`]);
+    /// `None` chooses 8 × the median box size at the first update.
+    pub cell_size: Option<f32>,
+    /// Compute penetration depth, normal and deepest points (EPA) for
+    /// overlapping convex pairs. Off: overlapping pairs only report that
+    /// they touch (I-COLLIDE's semantics), which is much cheaper when
+    /// objects interpenetrate deeply.
+    pub penetration: bool,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        Self {
+            margin: 0.0,
+            cell_size: None,
+            penetration: true,
+        }
+    }
+}
+
+/// Why a world call was refused.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WorldError {
+    /// The handle's body was removed (its slot may hold another body now).
+    StaleHandle(BodyHandle),
+    /// The pose cannot be used.
+    InvalidPose(PoseError),
+    /// The margin is NaN, infinite or negative.
+    InvalidMargin(f32),
+}
+
+impl std::fmt::Display for WorldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WorldError::StaleHandle(b) => write!(f, "body {b} does not exist (any more)"),
+            WorldError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
+            WorldError::InvalidMargin(m) => {
+                write!(f, "invalid margin {m}: it must be finite and >= 0")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WorldError {}
+
+/// Two bodies started or stopped touching.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ContactEvent {
+    /// The bodies, ordered by user data.
+    pub bodies: [BodyHandle; 2],
+    /// Their user data (the plugin stores `Entity::to_bits`), ascending.
+    pub user_data: [u64; 2],
+    /// `true`: started touching; `false`: stopped.
+    pub started: bool,
+}
+
+/// Counters of the last run of each stage.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WorldStats {
+    /// Boxes recomputed.
+    pub bounds_updated: u32,
+    /// Hull vertices visited by dynamic-box hill-climbing.
+    pub hill_climb_visits: u64,
+    /// Endpoint swaps per axis.
+    pub swaps: [u64; 3],
+    /// Box-overlapping pairs (enabled or not).
+    pub box_pairs: u32,
+    /// Pairs in the narrow phase.
+    pub active_pairs: u32,
+    /// Pair tests run.
+    pub pair_tests: u32,
+    /// Pairs touching.
+    pub touching: u32,
+}
+
+/// The collision world, generic over its broad phase (the grid of sweep and
+/// prunes by default; [`crate::broad_phase::SweepAndPrune`] and the
+/// brute-force reference work the same). See the module docs.
+pub struct CollisionWorld<B: BroadPhase = GridSweepAndPrune> {
+    config: WorldConfig,
+    bodies: Vec<Body>,
+    free: Vec<u32>,
+    /// Removed bodies, freed once the narrow phase has ended their pairs.
+    pending_free: Vec<u32>,
+    /// Bodies whose pose or shape changed since the last bounds update.
+    dirty: Vec<u32>,
+    /// Bodies whose box changed since the last narrow phase.
+    moved: Vec<u32>,
+    /// Deactivated pairs, by body slots.
+    disabled_pairs: PairSet,
+    broad: B,
+    /// The broad phase has calls it has not applied yet.
+    broad_pending: bool,
+    /// The broad phase's output, drained by the narrow phase.
+    changes: PairChanges,
+    narrow: NarrowPhase,
+    pair_events: Vec<PairEvent>,
+    /// The narrow phase's output, drained by the reader.
+    events: Vec<ContactEvent>,
+    stats: WorldStats,
+}
+
+impl CollisionWorld {
+    /// An empty world with the grid broad phase. Errors: a NaN, infinite or
+    /// negative margin.
+    pub fn new(config: WorldConfig) -> Result<Self, WorldError> {
+        Self::with_broad_phase(config, GridSweepAndPrune::new(config.cell_size))
+    }
+}
+
+impl Default for CollisionWorld {
+    fn default() -> Self {
+        Self::with_broad_phase(WorldConfig::default(), GridSweepAndPrune::default())
+            .expect("the default margin is valid")
+    }
+}
+
+impl<B: BroadPhase> CollisionWorld<B> {
+    /// An empty world over a broad phase of your choice.
+    pub fn with_broad_phase(config: WorldConfig, broad: B) -> Result<Self, WorldError> {
+        if !config.margin.is_finite() || config.margin < 0.0 {
+            return Err(WorldError::InvalidMargin(config.margin));
+        }
+        Ok(Self {
+            config,
+            bodies: Vec::new(),
+            free: Vec::new(),
+            pending_free: Vec::new(),
+            dirty: Vec::new(),
+            moved: Vec::new(),
+            disabled_pairs: PairSet::default(),
+            broad,
+            broad_pending: false,
+            changes: PairChanges::default(),
+            narrow: NarrowPhase::default(),
+            pair_events: Vec::new(),
+            events: Vec::new(),
+            stats: WorldStats::default(),
+        })
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// Adds a body. It enters the broad phase at the first bounds update
+    /// after it has a valid pose.
+    pub fn add_body(&mut self, desc: BodyDesc) -> BodyHandle {
+        match self.free.pop() {
+            Some(i) => {
+                let generation = self.bodies[i as usize].generation.wrapping_add(1);
+                self.bodies[i as usize] = Body::new(desc, generation);
+                BodyHandle::new(i, generation)
+            }
+            None => {
+                self.bodies.push(Body::new(desc, 0));
+                BodyHandle::new(self.bodies.len() as u32 - 1, 0)
+            }
+        }
+    }
+
+    /// Removes a body; its touching pairs end (with an event) at the next
+    /// narrow phase, after which its slot is reused.
+    pub fn remove_body(&mut self, h: BodyHandle) -> Result<(), WorldError> {
+        let body = self.body_mut(h)?;
+        body.alive = false;
+        if std::mem::take(&mut body.in_broad) {
+            // The proxy exists: removal cannot fail.
+            let _ = self.broad.remove(h.index());
+            self.broad_pending = true;
+        }
+        let i = h.index();
+        self.disabled_pairs.retain(|&k| {
+            let (a, b) = pair_ids(k);
+            a != i && b != i
+        });
+        self.pending_free.push(i);
+        Ok(())
+    }
+
+    /// Sets a body's pose. A NaN, infinite or non-unit pose is refused and
+    /// the body keeps its last valid pose.
+    pub fn set_pose(&mut self, h: BodyHandle, pose: Pose) -> Result<(), WorldError> {
+        pose.validate().map_err(WorldError::InvalidPose)?;
+        self.body_mut(h)?.pose = Some(pose);
+        self.mark_dirty(h.index());
+        Ok(())
+    }
+
+    /// Replaces a body's shape or bounds mode. Its pairs are kept and retested.
+    pub fn set_shape(
+        &mut self,
+        h: BodyHandle,
+        shape: SharedShape,
+        mode: BoundsMode,
+    ) -> Result<(), WorldError> {
+        self.body_mut(h)?.set_shape(shape, mode);
+        self.mark_dirty(h.index());
+        Ok(())
+    }
+
+    /// Changes a body's collision layers.
+    pub fn set_layers(&mut self, h: BodyHandle, layers: Layers) -> Result<(), WorldError> {
+        let body = self.body_mut(h)?;
+        if body.layers != layers {
+            body.layers = layers;
+            self.refilter(h.index());
+        }
+        Ok(())
+    }
+
+    /// Deactivates (`false`) or reactivates every pair of a body (pairs
+    /// deactivated one by one stay so).
+    pub fn set_active(&mut self, h: BodyHandle, active: bool) -> Result<(), WorldError> {
+        let body = self.body_mut(h)?;
+        if body.active != active {
+            body.active = active;
+            self.refilter(h.index());
+        }
+        Ok(())
+    }
+
+    /// Marks a body static (static bodies never pair with each other) or not.
+    pub fn set_static(&mut self, h: BodyHandle, is_static: bool) -> Result<(), WorldError> {
+        let body = self.body_mut(h)?;
+        body.is_static = is_static;
+        if body.in_broad {
+            let _ = self.broad.set_static(h.index(), is_static);
+            self.broad_pending = true;
+        }
+        Ok(())
+    }
+
+    /// Marks a body as a sensor (reports start / end only).
+    pub fn set_sensor(&mut self, h: BodyHandle, sensor: bool) -> Result<(), WorldError> {
+        self.body_mut(h)?.sensor = sensor;
+        Ok(())
+    }
+
+    /// Deactivates (`false`) or reactivates one pair of bodies. A deactivated
+    /// pair never reaches the narrow phase; if it was touching it ends.
+    pub fn set_pair_enabled(
+        &mut self,
+        a: BodyHandle,
+        b: BodyHandle,
+        enabled: bool,
+    ) -> Result<(), WorldError> {
+        self.body(a)?;
+        self.body(b)?;
+        if a.index() == b.index() {
+            return Ok(());
+        }
+        let key = pair_key(a.index(), b.index());
+        let changed = if enabled {
+            self.disabled_pairs.remove(&key)
+        } else {
+            self.disabled_pairs.insert(key)
+        };
+        if changed {
+            self.broad.refilter_pair(a.index(), b.index());
+            self.broad_pending = true;
+        }
+        Ok(())
+    }
+
+    /// Whether the pair is enabled (not deactivated by
+    /// [`set_pair_enabled`](Self::set_pair_enabled); body activity aside).
+    pub fn is_pair_enabled(&self, a: BodyHandle, b: BodyHandle) -> Result<bool, WorldError> {
+        self.body(a)?;
+        self.body(b)?;
+        Ok(!self
+            .disabled_pairs
+            .contains(&pair_key(a.index(), b.index())))
+    }
+
+    /// Whether a body's pairs are active (see [`set_active`](Self::set_active)).
+    pub fn is_active(&self, h: BodyHandle) -> Result<bool, WorldError> {
+        Ok(self.body(h)?.active)
+    }
+
+    /// The pairs in the narrow phase with their last result.
+    pub fn pairs(&self) -> impl Iterator<Item = ([BodyHandle; 2], &PairState)> + '_ {
+        self.narrow
+            .pairs()
+            .map(|(k, s)| (self.pair_handles(k), s))
+    }
+
+    /// The last result of a pair, if its boxes overlap and it is enabled.
+    pub fn pair(&self, a: BodyHandle, b: BodyHandle) -> Option<&PairState> {
+        self.body(a).ok()?;
+        self.body(b).ok()?;
+        self.narrow.pair(pair_key(a.index(), b.index()))
+    }
+
+    /// A body's broad-phase box (with margin), once it has one.
+    pub fn aabb(&self, h: BodyHandle) -> Option<Aabb> {
+        self.body(h).ok().filter(|b| b.in_broad)?;
+        self.broad.aabb(h.index())
+    }
+
+    /// A body's box without margin, once it has one.
+    pub fn tight_aabb(&self, h: BodyHandle) -> Option<Aabb> {
+        let body = self.body(h).ok()?;
+        body.in_broad.then_some(body.tight)
+    }
+
+    /// A body's last valid pose.
+    pub fn pose(&self, h: BodyHandle) -> Option<Pose> {
+        self.body(h).ok()?.pose
+    }
+
+    /// A body's shape.
+    pub fn shape(&self, h: BodyHandle) -> Option<&SharedShape> {
+        Some(&self.body(h).ok()?.shape)
+    }
+
+    /// A body's layers.
+    pub fn layers(&self, h: BodyHandle) -> Option<Layers> {
+        Some(self.body(h).ok()?.layers)
+    }
+
+    /// A body's user data.
+    pub fn user_data(&self, h: BodyHandle) -> Option<u64> {
+        Some(self.body(h).ok()?.user_data)
+    }
+
+    /// Whether the handle names a live body.
+    pub fn contains(&self, h: BodyHandle) -> bool {
+        self.body(h).is_ok()
+    }
+
+    /// Bodies whose box changed since the last narrow phase.
+    pub fn moved_bodies(&self) -> impl Iterator<Item = BodyHandle> + '_ {
+        self.moved.iter().map(|&i| self.handle(i))
+    }
+
+    /// The broad phase, read-only.
+    pub fn broad_phase(&self) -> &B {
+        &self.broad
+    }
+
+    /// Counters of the last run of each stage.
+    pub fn stats(&self) -> WorldStats {
+        self.stats
+    }
+
+    /// Number of live bodies.
+    pub fn len(&self) -> usize {
+        self.bodies.len() - self.free.len() - self.pending_free.len()
+    }
+
+    /// Whether the world has no body.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn body(&self, h: BodyHandle) -> Result<&Body, WorldError> {
+        self.bodies
+            .get(h.index() as usize)
+            .filter(|b| b.alive && b.generation == h.generation())
+            .ok_or(WorldError::StaleHandle(h))
+    }
+
+    fn body_mut(&mut self, h: BodyHandle) -> Result<&mut Body, WorldError> {
+        self.bodies
+            .get_mut(h.index() as usize)
+            .filter(|b| b.alive && b.generation == h.generation())
+            .ok_or(WorldError::StaleHandle(h))
+    }
+
+    /// The handle of the body (live or just removed) in slot `i`.
+    fn handle(&self, i: u32) -> BodyHandle {
+        BodyHandle::new(i, self.bodies[i as usize].generation)
+    }
+
+    fn pair_handles(&self, key: PairKey) -> [BodyHandle; 2] {
+        let (a, b) = pair_ids(key);
+        [self.handle(a), self.handle(b)]
+    }
+
+    fn mark_dirty(&mut self, i: u32) {
+        let body = &mut self.bodies[i as usize];
+        if !body.dirty {
+            body.dirty = true;
+            self.dirty.push(i);
+        }
+    }
+
+    /// The pair rules of body `i` changed: the broad phase asks again.
+    fn refilter(&mut self, i: u32) {
+        if self.bodies[i as usize].in_broad {
+            self.broad.refilter(i);
+            self.broad_pending = true;
+        }
+    }
+}

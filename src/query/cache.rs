@@ -1,0 +1,102 @@
+//! What a pair keeps between tests: its warm-start cache by pair kind
+//! ([`PairCache`]), pooled by kind for reuse ([`CachePool`]), and the
+//! scratch memory all tests share ([`QueryScratch`]).
+
+use crate::bvh::CollideScratch;
+use crate::collider::{ShapeData, ShapeKind};
+use crate::geometry::epa::EpaScratch;
+
+use super::compound::{CompoundCache, PieceAt};
+use super::lin_canny::ConvexCache;
+
+/// What a pair keeps between frames, by pair kind.
+#[derive(Clone, Debug, Default)]
+pub enum PairCache {
+    /// Nothing yet: the pair has not been tested since it started.
+    #[default]
+    None,
+    /// Lin–Canny features and the GJK simplex.
+    Convex(Box<ConvexCache>),
+    /// Intersecting triangle pairs `[of the first body, of the second]`
+    /// (all of them, or the first one for boolean-only pairs).
+    Mesh(Vec<[u32; 2]>),
+    /// The piece pairs of a pair involving a compound, each with its cache.
+    Compound(Box<CompoundCache>),
+}
+
+impl PairCache {
+    /// Clears the warm-start data but keeps the allocations, for reuse by
+    /// another pair (no allocation per new pair in steady state).
+    pub fn recycle(&mut self) {
+        match self {
+            PairCache::Convex(c) => {
+                c.features = None;
+                c.gjk.reset();
+            }
+            PairCache::Mesh(pairs) => pairs.clear(),
+            PairCache::Compound(c) => c.recycle(),
+            PairCache::None => {}
+        }
+    }
+}
+
+impl PairCache {
+    /// The pool slot of this cache's kind (`None` for [`PairCache::None`]).
+    fn slot(&self) -> Option<usize> {
+        match self {
+            PairCache::None => None,
+            PairCache::Convex(_) => Some(0),
+            PairCache::Mesh(_) => Some(1),
+            PairCache::Compound(_) => Some(2),
+        }
+    }
+
+    /// The pool slot of the cache [`test_pair`] keeps for shapes `a`, `b`
+    /// (`None`: the pair keeps nothing, two spheres or capsules).
+    fn slot_for(a: &ShapeData, b: &ShapeData) -> Option<usize> {
+        use ShapeKind::*;
+        match (a.kind(), b.kind()) {
+            (Compound(_), _) | (_, Compound(_)) => Some(2),
+            (Rounded(_), Rounded(_)) => None,
+            (Convex(_) | Rounded(_), Convex(_) | Rounded(_)) => Some(0),
+            _ => Some(1),
+        }
+    }
+}
+
+/// Recycled pair caches by kind, so that a new pair gets a cache of the kind
+/// it needs (its allocations reused: no allocation per new pair in steady
+/// state, even when kinds mix).
+#[derive(Clone, Debug, Default)]
+pub struct CachePool {
+    slots: [Vec<PairCache>; 3],
+}
+
+impl CachePool {
+    /// Recycles `cache` into the pool.
+    pub fn put(&mut self, mut cache: PairCache) {
+        if let Some(slot) = cache.slot() {
+            cache.recycle();
+            self.slots[slot].push(cache);
+        }
+    }
+
+    /// A cache for a new pair of shapes `a`, `b`: a recycled one of the
+    /// right kind, or an empty one.
+    pub fn take(&mut self, a: &ShapeData, b: &ShapeData) -> PairCache {
+        PairCache::slot_for(a, b)
+            .and_then(|s| self.slots[s].pop())
+            .unwrap_or_default()
+    }
+}
+
+/// Scratch memory shared by the pair tests of a narrow phase or a query (so
+/// that a new pair does not allocate its own).
+#[derive(Default)]
+pub struct QueryScratch {
+    pub(super) epa: EpaScratch,
+    pub(super) collide: CollideScratch,
+    /// The candidate pieces of both sides of a compound pair.
+    pub(super) pieces: [Vec<PieceAt>; 2],
+}
+

@@ -1,0 +1,199 @@
+//! The pair dispatch: one exhaustive `match` on the two shape kinds (see
+//! the [table in the module docs](super)).
+
+use glam::Vec3;
+
+use super::cache::{PairCache, QueryScratch};
+use super::lin_canny::{self, ConvexCache};
+use super::pair::{ContactData, PairResult, PairSide};
+use super::{compound, rounded};
+use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
+use crate::collider::ShapeKind;
+use crate::geometry::epa;
+use crate::shape::ConvexPolytope;
+
+/// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
+/// the module docs); `cache` carries the pair's state between frames.
+pub fn test_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+) -> PairResult {
+    match (a.shape.kind(), b.shape.kind()) {
+        (ShapeKind::Compound(_), _) | (_, ShapeKind::Compound(_)) => {
+            if !matches!(cache, PairCache::Compound(_)) {
+                *cache = PairCache::Compound(Box::default());
+            }
+            match cache {
+                PairCache::Compound(c) => compound::compound_pair(a, b, c, scratch),
+                _ => PairResult::default(),
+            }
+        }
+        (ShapeKind::Rounded(_), _) => rounded_pair(a, b, cache, scratch),
+        // The one place a pair is flipped: the rounded shape goes first.
+        (_, ShapeKind::Rounded(_)) => {
+            let r = rounded_pair(b, a, cache, scratch);
+            if let PairCache::Mesh(pairs) = cache {
+                pairs.iter_mut().for_each(|p| p.swap(0, 1));
+            }
+            PairResult {
+                contact: r.contact.map(|c| c.flipped()),
+                ..r
+            }
+        }
+        (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
+            if !matches!(cache, PairCache::Convex(_)) {
+                // Only for pairs that did not get a recycled cache.
+                *cache = PairCache::Convex(Box::default());
+            }
+            match cache {
+                PairCache::Convex(c) => {
+                    // EPA works in the shared buffers, not the pair's own.
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    let r = convex_pair(pa, a, pb, b, c);
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    r
+                }
+                _ => PairResult::default(),
+            }
+        }
+        (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
+        | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => {
+            if !matches!(cache, PairCache::Mesh(_)) {
+                *cache = PairCache::Mesh(Vec::new());
+            }
+            match cache {
+                PairCache::Mesh(pairs) => mesh_pair(a, b, pairs, &mut scratch.collide),
+                _ => PairResult::default(),
+            }
+        }
+    }
+}
+
+/// A rounded shape (`a`) against any shape (see [`rounded`]).
+fn rounded_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+) -> PairResult {
+    let Some(r) = a.shape.rounded() else {
+        return PairResult::default();
+    };
+    match b.shape.kind() {
+        ShapeKind::Rounded(rb) => rounded::rounded_rounded(r, a, rb, b),
+        ShapeKind::Convex(p) => {
+            if !matches!(cache, PairCache::Convex(_)) {
+                *cache = PairCache::Convex(Box::default());
+            }
+            match cache {
+                PairCache::Convex(c) => {
+                    // EPA works in the shared buffers, not the pair's own.
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    let out = rounded::rounded_convex(r, a, p, b, &mut c.gjk);
+                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+                    out
+                }
+                _ => PairResult::default(),
+            }
+        }
+        ShapeKind::TriMesh(_) => {
+            if !matches!(cache, PairCache::Mesh(_)) {
+                *cache = PairCache::Mesh(Vec::new());
+            }
+            match (cache, b.shape.surface()) {
+                (PairCache::Mesh(pairs), Some(surface)) => {
+                    rounded::rounded_mesh(r, a, surface, b, pairs)
+                }
+                _ => PairResult::default(),
+            }
+        }
+        // `test_pair` sends compound pairs to the compound arm before this
+        // one; kept so that the match is exhaustive and the answer right.
+        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
+    }
+}
+
+/// Surface against surface: the OBB trees traversed together.
+fn mesh_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    pairs: &mut Vec<[u32; 2]>,
+    scratch: &mut CollideScratch,
+) -> PairResult {
+    let (Some((ma, ta)), Some((mb, tb))) = (a.shape.surface(), b.shape.surface()) else {
+        return PairResult::default();
+    };
+    let side_a = MeshSide {
+        mesh: ma,
+        tree: ta,
+        pose: a.pose,
+    };
+    let side_b = MeshSide {
+        mesh: mb,
+        tree: tb,
+        pose: b.pose,
+    };
+    let mode = if a.boolean_only || b.boolean_only {
+        ContactMode::First
+    } else {
+        ContactMode::All
+    };
+    collide(&side_a, &side_b, mode, scratch, pairs);
+    PairResult {
+        touching: !pairs.is_empty(),
+        exact: true,
+        contact: None,
+    }
+}
+
+/// Convex – convex: Lin–Canny (GJK fallback), then EPA when penetrating.
+fn convex_pair(
+    pa: &ConvexPolytope,
+    a: &PairSide<'_>,
+    pb: &ConvexPolytope,
+    b: &PairSide<'_>,
+    cache: &mut ConvexCache,
+) -> PairResult {
+    let r = lin_canny::closest_features(pa, &a.pose, pb, &b.pose, cache);
+    let contact = if !r.intersecting {
+        Some(ContactData {
+            distance: r.distance,
+            depth: 0.0,
+            normal: (r.point_b - r.point_a).normalize_or(Vec3::X),
+            point_a: r.point_a,
+            point_b: r.point_b,
+            features: r.features,
+            pieces: [0, 0],
+        })
+    } else if a.boolean_only || b.boolean_only {
+        None
+    } else {
+        let pen = epa::penetration(pa, &a.pose, pb, &b.pose, &mut cache.gjk);
+        // `None`: touching within tolerance, GJK sees no overlap: depth 0.
+        let (depth, normal, point_a, point_b) = match pen {
+            Some(p) => (p.depth, p.normal, p.point_a, p.point_b),
+            None => (
+                0.0,
+                (b.pose.translation - a.pose.translation).normalize_or(Vec3::X),
+                r.point_a,
+                r.point_b,
+            ),
+        };
+        Some(ContactData {
+            distance: 0.0,
+            depth,
+            normal,
+            point_a,
+            point_b,
+            features: r.features,
+            pieces: [0, 0],
+        })
+    };
+    PairResult {
+        touching: r.intersecting,
+        exact: true,
+        contact,
+    }
+}

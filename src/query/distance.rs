@@ -1,0 +1,169 @@
+//! Distance, closest points and penetration depth between any two shapes
+//! made of convex pieces (polytopes, spheres, capsules, compounds of them).
+
+use glam::Vec3;
+
+use super::QueryError;
+use super::lin_canny::{self, ConvexCache};
+use crate::collider::{ShapeData, ShapeKind, SharedShape};
+use crate::geometry::epa::{self, Penetration};
+use crate::geometry::gjk::{GjkCache, gjk_distance};
+use crate::geometry::support::SupportMap;
+use crate::math::Pose;
+use crate::shape::Feature;
+
+/// Closest points of two shapes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClosestPoints {
+    /// Distance (0 when they intersect or touch).
+    pub distance: f32,
+    /// Closest point on the first shape, world space.
+    pub point_a: Vec3,
+    /// Closest point on the second shape, world space.
+    pub point_b: Vec3,
+    /// The closest features `[on a, on b]` (penetrating features when they
+    /// intersect).
+    pub features: [Feature; 2],
+    /// Whether the shapes intersect (touching counts).
+    pub intersecting: bool,
+    /// The compound pieces the points are on, `[of a, of b]` (0 for a
+    /// shape that is not a compound).
+    pub pieces: [u32; 2],
+}
+
+/// A shape's non-compound pieces at their world poses: `(piece, shape,
+/// pose)`; a shape that is not a compound is its own piece 0.
+fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> {
+    match s.compound() {
+        Some(c) => (0..)
+            .zip(c.pieces())
+            .map(|(i, p)| (i, &*p.shape, pose.mul(&p.pose)))
+            .collect(),
+        None => vec![(0, s, *pose)],
+    }
+}
+
+/// A convex piece as GJK / EPA see it: a polytope or a sphere / capsule.
+fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
+    match s.kind() {
+        ShapeKind::Convex(p) => Some(p),
+        ShapeKind::Rounded(r) => Some(r),
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
+    }
+}
+
+/// Calls `f` on every pair of convex pieces (polytopes, spheres, capsules)
+/// of the two shapes at their world poses, after validating the poses;
+/// refuses non-convex pieces.
+fn for_each_convex_pair<'a>(
+    a: &'a ShapeData,
+    pose_a: &Pose,
+    b: &'a ShapeData,
+    pose_b: &Pose,
+    mut f: impl FnMut([u32; 2], (&'a ShapeData, Pose), (&'a ShapeData, Pose)),
+) -> Result<(), QueryError> {
+    pose_a.validate().map_err(QueryError::InvalidPose)?;
+    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    let unsupported = QueryError::Unsupported {
+        a: a.kind_name(),
+        b: b.kind_name(),
+    };
+    let (pieces_a, pieces_b) = (pieces(a, pose_a), pieces(b, pose_b));
+    for &(ia, sa, pa) in &pieces_a {
+        for &(ib, sb, pb) in &pieces_b {
+            if support_map(sa).is_none() || support_map(sb).is_none() {
+                return Err(unsupported);
+            }
+            f([ia, ib], (sa, pa), (sb, pb));
+        }
+    }
+    Ok(())
+}
+
+/// Closest points and features of `a` at `pose_a` and `b` at `pose_b`.
+/// For compounds, the closest pair of pieces (all pieces must be convex).
+pub fn closest_points(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<ClosestPoints, QueryError> {
+    let mut best: Option<ClosestPoints> = None;
+    for_each_convex_pair(a, pose_a, b, pose_b, |pieces, (sa, pa), (sb, pb)| {
+        let c = piece_closest_points((sa, &pa), (sb, &pb), pieces);
+        if best.is_none_or(|b| c.distance < b.distance) {
+            best = Some(c);
+        }
+    })?;
+    // Every shape has at least one piece.
+    best.ok_or(QueryError::Unsupported {
+        a: a.kind_name(),
+        b: b.kind_name(),
+    })
+}
+
+/// Closest points of two convex pieces: Lin–Canny for two polytopes (with
+/// features), GJK with margins when a sphere or capsule is involved.
+fn piece_closest_points(
+    (a, pose_a): (&ShapeData, &Pose),
+    (b, pose_b): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> ClosestPoints {
+    if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
+        let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());
+        return ClosestPoints {
+            distance: r.distance,
+            point_a: r.point_a,
+            point_b: r.point_b,
+            features: r.features,
+            intersecting: r.intersecting,
+            pieces,
+        };
+    }
+    let (Some(sa), Some(sb)) = (support_map(a), support_map(b)) else {
+        unreachable!("for_each_convex_pair checked both pieces");
+    };
+    let r = gjk_distance(sa, pose_a, sb, pose_b, &mut GjkCache::default());
+    ClosestPoints {
+        distance: r.distance,
+        point_a: r.point_a,
+        point_b: r.point_b,
+        features: [Feature::Vertex(0); 2],
+        intersecting: r.intersecting,
+        pieces,
+    }
+}
+
+/// Distance between the shapes (0 when they intersect or touch).
+pub fn distance(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<f32, QueryError> {
+    closest_points(a, pose_a, b, pose_b).map(|c| c.distance)
+}
+
+/// Penetration depth, normal (from `a` to `b`) and deepest points when the
+/// shapes overlap; `None` when they are apart. Touching shapes give a depth
+/// of (about) 0. For compounds, the deepest pair of pieces (all pieces must
+/// be convex).
+pub fn penetration(
+    a: &SharedShape,
+    pose_a: &Pose,
+    b: &SharedShape,
+    pose_b: &Pose,
+) -> Result<Option<Penetration>, QueryError> {
+    let mut best: Option<Penetration> = None;
+    for_each_convex_pair(a, pose_a, b, pose_b, |_, (sa, pa), (sb, pb)| {
+        let (Some(ca), Some(cb)) = (support_map(sa), support_map(sb)) else {
+            return;
+        };
+        let p = epa::penetration(ca, &pa, cb, &pb, &mut GjkCache::default());
+        if let Some(p) = p.filter(|p| best.is_none_or(|b| p.depth > b.depth)) {
+            best = Some(p);
+        }
+    })?;
+    Ok(best)
+}
+

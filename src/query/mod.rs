@@ -1,0 +1,101 @@
+//! Queries on two shapes at poses: the pair tests the narrow phase runs
+//! every frame (with a cache that carries each pair's state from frame to
+//! frame), and the same tests as one-shot calls (from a fresh cache). No
+//! world, no Bevy.
+//!
+//! This layer sits *below* the narrow phase, as parry's queries sit below
+//! rapier's narrow phase: the narrow phase keeps the pairs and their caches
+//! and calls [`test_pair`]; the one-shot [`intersects`] calls the same
+//! function with a fresh cache, so it answers exactly what the world would.
+//! One dispatch, one answer.
+//!
+//! ## The pair test ([`test_pair`]), by shape kinds
+//!
+//! | pair | test | contact data |
+//! |------|------|--------------|
+//! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`](crate::geometry::epa)) | closest features, distance or depth, normal, points |
+//! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs ([`PairCache::Mesh`]) |
+//! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, OBB-tree descent and segment–triangle distances with a mesh ([`rounded`]) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
+//! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache ([`compound`]) | per piece pair, what its row gives ([`PairCache::Compound`]); the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
+//!
+//! The match has one arm per kind pair; a pair with a compound on either
+//! side goes to one arm, which recurses to non-compound piece pairs. Every
+//! pair of kinds is handled: the match is exhaustive, so a new kind that is
+//! not dispatched does not compile.
+//!
+//! A mesh pair is a *surface* query: a shape entirely inside a mesh, with
+//! no triangles crossing, does not touch it. A boolean-only side (a sensor,
+//! or a world without penetration depth) skips EPA when the objects overlap.
+//!
+//! ## One-shot queries
+//!
+//! Each call answers from scratch (a cold Lin–Canny walk). For the same pair
+//! over many frames, keep a [`lin_canny::ConvexCache`] and call
+//! [`lin_canny::closest_features`] directly: the warm walk is nearly
+//! constant time.
+//!
+//! | shapes | intersects | distance / closest points | penetration |
+//! |--------|------------|---------------------------|-------------|
+//! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
+//! | with a triangle mesh | OBB trees, exact triangle tests (surface query) | [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
+//! | with a sphere or capsule (not a mesh) | the pair test | GJK with margins | EPA on the cores plus the radii |
+//! | with a compound | the pair test's piece recursion | over all piece pairs (all pieces convex) | deepest piece pair (all pieces convex) |
+//!
+//! [`ray_cast`] works on every kind: Cyrus–Beck clipping against a convex
+//! polytope's faces, the OBB tree with Möller–Trumbore at the leaves for a
+//! mesh, closed form for spheres and capsules, the nearest piece's hit for
+//! a compound.
+
+mod cache;
+pub mod compound;
+mod dispatch;
+mod distance;
+mod features;
+mod intersect;
+pub mod lin_canny;
+mod pair;
+mod ray_cast;
+pub mod rounded;
+
+pub use cache::{CachePool, PairCache, QueryScratch};
+pub use dispatch::test_pair;
+pub use distance::{ClosestPoints, closest_points, distance, penetration};
+pub use intersect::{intersecting_triangles, intersects};
+pub use pair::{ContactData, PairResult, PairSide};
+pub use ray_cast::ray_cast;
+
+pub use crate::geometry::epa::Penetration;
+pub use crate::geometry::ray::{Ray, RayHit};
+
+use crate::math::PoseError;
+
+/// Why a query could not be answered.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum QueryError {
+    /// A pose is NaN, infinite or not a unit rotation.
+    InvalidPose(PoseError),
+    /// This query is not implemented for these shape kinds yet.
+    Unsupported {
+        /// Kind of the first shape.
+        a: &'static str,
+        /// Kind of the second shape.
+        b: &'static str,
+    },
+}
+
+impl std::fmt::Display for QueryError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            QueryError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
+            QueryError::Unsupported { a, b } => {
+                write!(
+                    f,
+                    "this query is not supported between {a} and {b} shapes yet"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+

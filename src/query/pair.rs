@@ -1,0 +1,71 @@
+//! The vocabulary of pair tests: a side ([`PairSide`]), a result
+//! ([`PairResult`]) and its contact data ([`ContactData`]).
+
+use glam::Vec3;
+
+use crate::collider::ShapeData;
+use crate::math::{Aabb, Pose};
+use crate::shape::Feature;
+
+/// One side of a pair: a shape at a pose, as the pair tests see it.
+pub struct PairSide<'a> {
+    /// The shape.
+    pub shape: &'a ShapeData,
+    /// Its pose.
+    pub pose: Pose,
+    /// Its world box without margin.
+    pub tight: Aabb,
+    /// Skip the penetration depth (sensors, or a world without depth).
+    pub boolean_only: bool,
+}
+
+/// Contact data of a pair whose test computes it (convex – convex).
+/// "A" is the pair's first body, "B" the second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactData {
+    /// Separation distance; 0 when touching or penetrating.
+    pub distance: f32,
+    /// Penetration depth; 0 unless penetrating.
+    pub depth: f32,
+    /// Unit normal, world space, from A to B: B moves away from A along it
+    /// (the direction of the closest points when separated, the EPA normal
+    /// when penetrating).
+    pub normal: Vec3,
+    /// Closest (or deepest) point on A, world space.
+    pub point_a: Vec3,
+    /// Closest (or deepest) point on B, world space.
+    pub point_b: Vec3,
+    /// The closest (or penetrating) features: `[on A, on B]`, of the
+    /// pieces below.
+    pub features: [Feature; 2],
+    /// For compounds, the pieces these data are about: `[of A, of B]` (0
+    /// for a shape that is not a compound).
+    pub pieces: [u32; 2],
+}
+
+impl ContactData {
+    /// The same contact seen from B.
+    pub fn flipped(&self) -> Self {
+        Self {
+            normal: -self.normal,
+            point_a: self.point_b,
+            point_b: self.point_a,
+            features: [self.features[1], self.features[0]],
+            pieces: [self.pieces[1], self.pieces[0]],
+            ..*self
+        }
+    }
+}
+
+/// The result of one pair test.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairResult {
+    /// The objects touch (or, when `exact` is false, their tight boxes do).
+    pub touching: bool,
+    /// Whether the answer is an exact shape test (`false`: box overlap).
+    pub exact: bool,
+    /// Contact data, for pair kinds that compute it (overlapping
+    /// boolean-only pairs skip it: they only report start and end).
+    pub contact: Option<ContactData>,
+}
+
