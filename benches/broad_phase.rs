@@ -37,11 +37,11 @@ use std::time::{Duration, Instant};
 
 use bevy_icollide::bounds::{DynamicBox, FixedCube};
 use bevy_icollide::broad_phase::{
-    GridSweepAndPrune, ProxyId, ProxyOptions, SweepAndPrune, pair_ids,
+    AllowAll, GridSweepAndPrune, PairChanges, ProxyKey, SweepAndPrune, pair_ids,
 };
 use bevy_icollide::math::{Aabb, Pose};
-use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene};
 use bevy_icollide::shape::ConvexHull;
+use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
@@ -222,54 +222,61 @@ fn bench_bounds(c: &mut Criterion, frames: &Frames) {
     group.finish();
 }
 
-/// Sweep and prune over frame 0's boxes, one proxy per body (`id == i`).
+/// Sweep and prune over frame 0's boxes, one proxy per body (`key == i`).
+/// The first update's changes (every pair started) are drained and dropped.
 fn new_sap(boxes: &[Aabb]) -> SweepAndPrune {
     let mut sap = SweepAndPrune::new();
     for (i, b) in boxes.iter().enumerate() {
-        let id = sap.insert(*b, ProxyOptions::default()).expect("valid box");
-        assert_eq!(id as usize, i);
+        sap.insert(i as ProxyKey, *b, false).expect("valid box");
     }
-    sap.update();
+    sap.update(&AllowAll);
+    sap.drain_changes(&mut PairChanges::default());
     sap
 }
 
+/// One frame: every box moved, the update, and its pair changes drained
+/// into `changes`.
 #[inline]
-fn sap_frame(sap: &mut SweepAndPrune, boxes: &[Aabb]) {
+fn sap_frame(sap: &mut SweepAndPrune, boxes: &[Aabb], changes: &mut PairChanges) {
     for (i, b) in boxes.iter().enumerate() {
-        sap.set_aabb(i as ProxyId, *b)
+        sap.set_aabb(i as ProxyKey, *b)
             .expect("live proxy, valid box");
     }
-    sap.update();
+    sap.update(&AllowAll);
+    sap.drain_changes(changes);
 }
 
-/// Grid sweep and prune over frame 0's boxes (`id == i`), automatic cells.
+/// Grid sweep and prune over frame 0's boxes (`key == i`), automatic cells.
+/// The first update's changes are drained and dropped.
 fn new_grid(boxes: &[Aabb]) -> GridSweepAndPrune {
     let mut grid = GridSweepAndPrune::new(None);
     for (i, b) in boxes.iter().enumerate() {
-        let id = grid.insert(*b, ProxyOptions::default()).expect("valid box");
-        assert_eq!(id as usize, i);
+        grid.insert(i as ProxyKey, *b, false).expect("valid box");
     }
-    grid.update();
+    grid.update(&AllowAll);
+    grid.drain_changes(&mut PairChanges::default());
     grid
 }
 
+/// One frame of the grid, as [`sap_frame`].
 #[inline]
-fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb]) {
+fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb], changes: &mut PairChanges) {
     for (i, b) in boxes.iter().enumerate() {
-        grid.set_aabb(i as ProxyId, *b)
+        grid.set_aabb(i as ProxyKey, *b)
             .expect("live proxy, valid box");
     }
-    grid.update();
+    grid.update(&AllowAll);
+    grid.drain_changes(changes);
 }
 
 fn grid_pairs(grid: &GridSweepAndPrune) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = grid.pairs().active().map(pair_ids).collect();
+    let mut v: Vec<(u32, u32)> = grid.active_pairs().map(pair_ids).collect();
     v.sort_unstable();
     v
 }
 
 fn sap_pairs(sap: &SweepAndPrune) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = sap.pairs().active().map(pair_ids).collect();
+    let mut v: Vec<(u32, u32)> = sap.active_pairs().map(pair_ids).collect();
     v.sort_unstable();
     v
 }
@@ -309,34 +316,33 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
     let (mut pairs_sum, mut pairs_min, mut pairs_max) = (0usize, usize::MAX, 0usize);
     let mut rapier_pairs_sum = 0usize;
     let (mut sap_time, mut bvh_time) = (Duration::ZERO, Duration::ZERO);
+    let (mut sap_changes, mut grid_changes) = (PairChanges::default(), PairChanges::default());
     for step in 0..frames_run {
         let f = ring.next();
         let t = Instant::now();
-        sap_frame(&mut sap, &boxes[f]);
+        sap_frame(&mut sap, &boxes[f], &mut sap_changes);
         sap_time += t.elapsed();
         let s = sap.stats();
         swaps += s.swaps.iter().sum::<u64>();
         moved += u64::from(s.moved);
-        sap_started += sap.pairs().started().len();
-        sap_ended += sap.pairs().ended().len();
+        sap_started += sap_changes.started.len();
+        sap_ended += sap_changes.ended.len();
 
         let t = Instant::now();
-        grid_frame(&mut grid, &boxes[f]);
+        grid_frame(&mut grid, &boxes[f], &mut grid_changes);
         grid_time += t.elapsed();
         grid_swaps += grid.stats().swaps.iter().sum::<u64>();
         assert_eq!(
-            grid.pairs().len(),
-            sap.pairs().len(),
+            grid.box_pairs(),
+            sap.box_pairs(),
             "grid pair count, step {step}"
         );
         assert_eq!(
-            grid.pairs().started(),
-            sap.pairs().started(),
+            grid_changes.started, sap_changes.started,
             "grid started, step {step}"
         );
         assert_eq!(
-            grid.pairs().ended(),
-            sap.pairs().ended(),
+            grid_changes.ended, sap_changes.ended,
             "grid ended, step {step}"
         );
 
@@ -347,7 +353,7 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         bvh_ended += ch.ended;
         rapier.update(&boxes[f]);
 
-        let pairs = sap.pairs().len();
+        let pairs = sap.box_pairs();
         assert_eq!(
             pairs,
             exact.pair_count(),
@@ -355,10 +361,10 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         );
         assert_eq!(
             ch.started,
-            sap.pairs().started().len(),
+            sap_changes.started.len(),
             "started, step {step}"
         );
-        assert_eq!(ch.ended, sap.pairs().ended().len(), "ended, step {step}");
+        assert_eq!(ch.ended, sap_changes.ended.len(), "ended, step {step}");
         assert!(
             rapier.pair_count() >= pairs,
             "change detection lost pairs, step {step}"
@@ -489,19 +495,23 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
 
     // State lives outside the routines (called once per sample): each timed
     // frame follows the previous one. All three start at frame 0.
+    // One `PairChanges` per broad phase, reused: draining allocates nothing
+    // once its lists have grown.
     let mut ring = PingPong::new(RING);
+    let mut changes = PairChanges::default();
     group.bench_function(BenchmarkId::new("sap", n), |b| {
         b.iter(|| {
-            sap_frame(&mut sap, &frames.boxes[ring.next()]);
-            black_box(sap.pairs().started().len() + sap.pairs().ended().len())
+            sap_frame(&mut sap, &frames.boxes[ring.next()], &mut changes);
+            black_box(changes.started.len() + changes.ended.len())
         })
     });
 
     let mut ring = PingPong::new(RING);
+    let mut changes = PairChanges::default();
     group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
         b.iter(|| {
-            grid_frame(&mut grid, &frames.boxes[ring.next()]);
-            black_box(grid.pairs().started().len() + grid.pairs().ended().len())
+            grid_frame(&mut grid, &frames.boxes[ring.next()], &mut changes);
+            black_box(changes.started.len() + changes.ended.len())
         })
     });
 
@@ -546,27 +556,29 @@ fn bench_sparse(c: &mut Criterion, frames: &Frames) {
     let mut grid = new_grid(&boxes[0]);
     let mut exact = ParryBvhBroadPhase::exact(&boxes[0]);
     let mut rapier = ParryBvhBroadPhase::with_change_detection(&boxes[0], RAPIER_MARGIN);
-    let step = |grid: &mut GridSweepAndPrune, b: &[Aabb]| {
+    let step = |grid: &mut GridSweepAndPrune, b: &[Aabb], changes: &mut PairChanges| {
         for &i in &moved {
             grid.set_aabb(i, b[i as usize])
                 .expect("live proxy, valid box");
         }
-        grid.update();
+        grid.update(&AllowAll);
+        grid.drain_changes(changes);
     };
+    let mut changes = PairChanges::default();
     // One checked period: the grid and the exact BVH agree on every frame.
     let mut ring = PingPong::new(RING);
     for s in 0..ring.period() {
         let f = ring.next();
-        step(&mut grid, &boxes[f]);
+        step(&mut grid, &boxes[f], &mut changes);
         let ch = exact.update_subset(&boxes[f], &moved);
         rapier.update_subset(&boxes[f], &moved);
         assert_eq!(
-            grid.pairs().len(),
+            grid.box_pairs(),
             exact.pair_count(),
             "sparse pair count, step {s}"
         );
         assert_eq!(
-            grid.pairs().started().len(),
+            changes.started.len(),
             ch.started,
             "sparse started, step {s}"
         );
@@ -575,15 +587,15 @@ fn bench_sparse(c: &mut Criterion, frames: &Frames) {
     println!(
         "[check] N={n}: sparse scene ({} of {n} bodies move), grid SAP and exact BVH agree on every frame; {} pairs",
         moved.len(),
-        grid.pairs().len()
+        grid.box_pairs()
     );
     let mut group = c.benchmark_group("broad_phase_sparse");
     configure(&mut group, n);
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
         b.iter(|| {
-            step(&mut grid, &boxes[ring.next()]);
-            black_box(grid.pairs().started().len())
+            step(&mut grid, &boxes[ring.next()], &mut changes);
+            black_box(changes.started.len())
         })
     });
     let mut ring = PingPong::new(RING);

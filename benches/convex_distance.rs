@@ -53,9 +53,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bevy_icollide::geometry::gjk::{GjkCache, gjk_distance};
 use bevy_icollide::math::Pose;
-use bevy_icollide::narrow_phase::gjk::{GjkCache, gjk_distance};
-use bevy_icollide::narrow_phase::lin_canny::{ConvexCache, closest_features};
+use bevy_icollide::query::lin_canny::{ConvexCache, closest_features};
 use bevy_icollide::shape::ConvexPolytope;
 use criterion::{
     Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,

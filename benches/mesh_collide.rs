@@ -71,10 +71,11 @@ use bevy_icollide::bvh::{
     CollideScratch, CollideStats, ContactMode, MeshSide, ObbNode, ObbTree, ObbTreeOptions,
     SplitRule, collide, mapped_triangle,
 };
+use bevy_icollide::geometry::tritri::triangles_intersect;
+use bevy_icollide::io::load_obj;
 use bevy_icollide::math::Pose;
-use bevy_icollide::narrow_phase::tritri::triangles_intersect;
-use bevy_icollide::scenes::{Rng, torus};
-use bevy_icollide::shape::{TriMesh, load_obj};
+use bevy_icollide::shape::TriMesh;
+use bevy_icollide::testkit::{Rng, torus};
 use criterion::{
     Bencher, BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main,
     measurement::WallTime,

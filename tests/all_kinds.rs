@@ -18,12 +18,12 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use bevy_icollide::bvh::mapped_triangle;
+use bevy_icollide::collider::{CompoundPiece, SharedShape};
+use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::Pose;
-use bevy_icollide::narrow_phase::PairCache;
-use bevy_icollide::narrow_phase::tritri::triangles_intersect;
-use bevy_icollide::scenes::{Rng, sphere_hull, torus};
-use bevy_icollide::shape::{CompoundPiece, SharedShape};
-use bevy_icollide::world::{BodyDesc, BodyId, CollisionWorld, ContactEvent, WorldConfig};
+use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, ContactEvent, WorldConfig};
+use bevy_icollide::query::PairCache;
+use bevy_icollide::testkit::{Rng, sphere_hull, torus};
 use glam::{DVec3, Quat, Vec3};
 
 const N: usize = 48;
@@ -226,7 +226,12 @@ impl Scene {
 }
 
 /// The touching piece pairs the world reports for `(i, j)`, `i < j`.
-fn world_pieces(world: &CollisionWorld, ids: &[BodyId], i: usize, j: usize) -> BTreeSet<[u32; 2]> {
+fn world_pieces(
+    world: &CollisionWorld,
+    ids: &[BodyHandle],
+    i: usize,
+    j: usize,
+) -> BTreeSet<[u32; 2]> {
     match world.pair(ids[i], ids[j]).map(|s| &s.cache) {
         Some(PairCache::Compound(c)) => c.touching().map(|p| p.pieces).collect(),
         _ => BTreeSet::new(),
@@ -238,7 +243,7 @@ fn world_pieces(world: &CollisionWorld, ids: &[BodyId], i: usize, j: usize) -> B
 fn check_frame(
     scene: &Scene,
     world: &CollisionWorld,
-    ids: &[BodyId],
+    ids: &[BodyHandle],
     run: &mut Run,
 ) -> BTreeMap<(usize, usize), bool> {
     let leaves: Vec<Vec<Leaf>> = (0..N)
@@ -288,8 +293,8 @@ fn check_frame(
 
 fn run(tasks: Option<usize>, check: bool) -> Run {
     let mut scene = Scene::new(7);
-    let mut world = CollisionWorld::new(WorldConfig::default());
-    let ids: Vec<BodyId> = (0..N)
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
+    let ids: Vec<BodyHandle> = (0..N)
         .map(|i| {
             let mut desc = BodyDesc::new(scene.shapes[i].clone());
             desc.user_data = i as u64;
@@ -305,6 +310,7 @@ fn run(tasks: Option<usize>, check: bool) -> Run {
         world.update_bounds();
         world.update_broad_phase();
         common::narrow_phase(&mut world, tasks);
+        let events: Vec<ContactEvent> = world.drain_events().collect();
         if check {
             let expected = check_frame(&scene, &world, &ids, &mut out);
             let now: BTreeSet<(usize, usize)> =
@@ -317,11 +323,11 @@ fn run(tasks: Option<usize>, check: bool) -> Run {
                     started: now.contains(&(i, j)),
                 })
                 .collect();
-            want.sort_unstable_by_key(|e| (e.user_data, e.bodies[0].0, e.bodies[1].0, e.started));
-            assert_eq!(world.events(), want.as_slice());
+            want.sort_unstable_by_key(|e| (e.user_data, e.bodies[0], e.bodies[1], e.started));
+            assert_eq!(events, want);
             before = now;
         }
-        out.events.push(world.events().to_vec());
+        out.events.push(events);
         scene.step();
     }
     out

@@ -49,6 +49,18 @@ fn at(x: f32) -> Transform {
     Transform::from_xyz(x, 0.0, 0.0)
 }
 
+/// Runs `f` on the pair configuration, as a gameplay system would.
+fn configure(app: &mut App, f: impl FnOnce(&mut CollisionPairConfig) + Send + Sync + 'static) {
+    let mut f = Some(f);
+    app.world_mut()
+        .run_system_once(move |mut c: CollisionPairConfig| {
+            if let Some(f) = f.take() {
+                f(&mut c);
+            }
+        })
+        .expect("the plugin is installed");
+}
+
 fn take(app: &mut App) -> Vec<Ev> {
     std::mem::take(&mut app.world_mut().resource_mut::<Log>().0)
 }
@@ -253,30 +265,20 @@ fn pair_configuration_deactivates_and_reactivates() {
     let c = app.world_mut().spawn((cube(), at(-0.6))).id();
     app.update();
     take(&mut app);
-    app.world_mut()
-        .resource_mut::<CollisionPairConfig>()
-        .deactivate_pair(b, a);
+    configure(&mut app, move |cfg| cfg.deactivate_pair(b, a));
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);
-    app.world_mut()
-        .resource_mut::<CollisionPairConfig>()
-        .deactivate_entity(c);
+    configure(&mut app, move |cfg| cfg.deactivate_entity(c));
     app.update();
     assert_eq!(take(&mut app), vec![end(a, c)]);
-    app.world_mut()
-        .resource_mut::<CollisionPairConfig>()
-        .activate_pair(a, b);
-    app.world_mut()
-        .resource_mut::<CollisionPairConfig>()
-        .activate_entity(c);
+    configure(&mut app, move |cfg| cfg.activate_pair(a, b));
+    configure(&mut app, move |cfg| cfg.activate_entity(c));
     app.update();
     let want = by_pair(vec![start(a, b), start(a, c)]);
     assert_eq!(take(&mut app), want);
     // Configuration made before a collider exists applies when it spawns.
     let d = app.world_mut().spawn_empty().id();
-    app.world_mut()
-        .resource_mut::<CollisionPairConfig>()
-        .deactivate_pair(a, d);
+    configure(&mut app, move |cfg| cfg.deactivate_pair(a, d));
     app.world_mut().entity_mut(d).insert((cube(), at(0.1)));
     app.update();
     let got = take(&mut app);
@@ -381,7 +383,7 @@ fn collider_pose_without_transform() {
 
 fn scripted_run() -> Vec<Ev> {
     let mut app = app();
-    let mut rng = bevy_icollide::scenes::Rng::new(5);
+    let mut rng = bevy_icollide::testkit::Rng::new(5);
     let mut entities = Vec::new();
     for _ in 0..60 {
         let t = Transform::from_translation(rng.in_cube(4.0)).with_rotation(rng.rotation());
@@ -484,7 +486,7 @@ fn penetration_depth_can_be_turned_off() {
 
 #[test]
 fn mesh_pairs_are_exact_and_list_their_triangles() {
-    let (pos, tris) = bevy_icollide::scenes::torus(1.0, 0.2, 24, 12);
+    let (pos, tris) = bevy_icollide::testkit::torus(1.0, 0.2, 24, 12);
     let torus = Collider::trimesh(pos, tris).expect("valid mesh");
     let mut app = app();
     let a = app.world_mut().spawn((torus.clone(), at(0.0))).id();

@@ -1,8 +1,9 @@
 //! Bad input gets a clear error at build time, never a panic.
 
+use bevy_icollide::collider::{ShapeError, SharedShape};
 use bevy_icollide::math::{Pose, PoseError};
-use bevy_icollide::shape::{HullError, MeshError, ShapeError, SharedShape};
-use bevy_icollide::world::{BodyDesc, CollisionWorld, WorldConfig, WorldError};
+use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig, WorldError};
+use bevy_icollide::shape::{HullError, MeshError};
 use glam::{Quat, Vec3};
 
 #[test]
@@ -122,7 +123,7 @@ fn mesh_errors_name_the_problem() {
 
 #[test]
 fn world_refuses_bad_poses_and_unknown_bodies() {
-    let mut world = CollisionWorld::new(WorldConfig::default());
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
     let id = world.add_body(BodyDesc::new(
         SharedShape::cuboid(Vec3::ONE).expect("valid"),
     ));
@@ -154,7 +155,7 @@ fn obj_models_load_and_bad_files_are_errors() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/meshes");
     let torus = SharedShape::trimesh_from_obj(dir.join("odedstein_torus.obj")).expect("torus");
     match torus.kind() {
-        bevy_icollide::shape::ShapeKind::TriMesh(m) => assert_eq!(m.triangles().len(), 4608),
+        bevy_icollide::collider::ShapeKind::TriMesh(m) => assert_eq!(m.triangles().len(), 4608),
         other => panic!("expected a mesh, got {other:?}"),
     }
     // The FCL environment starts with a count line: skipped with a warning.
@@ -165,13 +166,13 @@ fn obj_models_load_and_bad_files_are_errors() {
     assert_eq!((p.vertices().len(), p.faces().len()), (12, 20));
     let missing = SharedShape::trimesh_from_obj(dir.join("no_such_file.obj")).unwrap_err();
     assert!(matches!(missing, ShapeError::Obj(_)), "{missing}");
-    let bad = bevy_icollide::shape::parse_obj("v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap_err();
+    let bad = bevy_icollide::io::parse_obj("v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap_err();
     assert!(bad.to_string().contains("line 3"), "{bad}");
 }
 
 #[test]
 fn bad_primitives_and_compounds_are_errors() {
-    use bevy_icollide::shape::CompoundPiece;
+    use bevy_icollide::collider::CompoundPiece;
     for r in [0.0, -1.0, f32::NAN, f32::INFINITY] {
         assert!(matches!(
             SharedShape::sphere(r),

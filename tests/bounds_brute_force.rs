@@ -10,10 +10,10 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use bevy_icollide::bounds::{BoundsMode, DynamicBox};
+use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
-use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene, Rng};
-use bevy_icollide::shape::SharedShape;
-use bevy_icollide::world::{BodyDesc, BodyId, CollisionWorld, WorldConfig};
+use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, WorldConfig};
+use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene, Rng};
 
 fn brute_box(shape: &SharedShape, pose: &Pose) -> Aabb {
     let hull = shape.hull().expect("hull shape");
@@ -34,7 +34,7 @@ fn assert_box_eq(got: Aabb, want: Aabb, what: &str) {
 fn dynamic_box_hill_climbing_equals_brute_force() {
     let mut rng = Rng::new(7);
     for points in [8, 40, 200, 1000] {
-        let shape = bevy_icollide::scenes::sphere_hull(&mut rng, points, 1.0);
+        let shape = bevy_icollide::testkit::sphere_hull(&mut rng, points, 1.0);
         let hull = shape.hull().expect("hull");
         let mut dbox = DynamicBox::new();
         let spin = glam::Quat::from_axis_angle(rng.unit_vector(), 0.17);
@@ -69,7 +69,7 @@ struct Run {
     world: CollisionWorld,
     scene: MultiBodyScene,
     /// scene index → body
-    bodies: BTreeMap<usize, BodyId>,
+    bodies: BTreeMap<usize, BodyHandle>,
     modes: Vec<BoundsMode>,
     statics: Vec<bool>,
 }
@@ -192,7 +192,8 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
             margin: 0.05,
             cell_size: Some(3.0),
             ..Default::default()
-        }),
+        })
+        .expect("valid config"),
         scene,
         bodies: BTreeMap::new(),
         modes,
@@ -223,8 +224,8 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
                 run.add(i);
             }
         }
-        run.world.step();
-        for ev in run.world.events() {
+        let events: Vec<_> = run.world.step().collect();
+        for ev in &events {
             let key = (ev.user_data[0], ev.user_data[1]);
             assert!(key.0 < key.1, "events list the smaller user data first");
             events_seen += 1;
@@ -240,7 +241,6 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
                 );
             }
         }
-        let events = run.world.events();
         assert!(
             events
                 .windows(2)

@@ -1,89 +1,72 @@
-//! Sweep and prune against brute force: after every frame of seeded random
-//! motion (with spawns, despawns, static proxies, layer changes and pair
-//! deactivation), the active pairs equal the O(n²) set of overlapping,
-//! allowed box pairs, and `started` / `ended` equal the difference between
-//! consecutive frames.
+//! Every broad phase through one harness, against brute force: after every
+//! frame of seeded random motion (with spawns, despawns, static proxies,
+//! filter changes and pair deactivation), the active pairs equal the O(n²)
+//! set of overlapping, allowed box pairs (`testkit::box_pairs`), the
+//! drained `started` / `ended` equal the difference since the last drain
+//! (drained every frame, or every few frames), the invariants hold
+//! (`validate`), and box queries find exactly the overlapping boxes.
 
 use std::collections::BTreeSet;
 
 use bevy_icollide::broad_phase::{
-    BroadPhaseError, GridSweepAndPrune, PairKey, ProxyFilter, ProxyId, ProxyOptions, SweepAndPrune,
-    pair_key,
+    BroadPhase, BruteForce, GridSweepAndPrune, PairChanges, PairKey, ProxyKey, SweepAndPrune,
+    pair_ids, pair_key,
 };
 use bevy_icollide::math::Aabb;
-use bevy_icollide::scenes::Rng;
+use bevy_icollide::testkit::{Rng, box_pairs};
 use glam::Vec3;
 
-/// The interface both broad phases share, for one test body.
-trait Bp {
-    fn insert(&mut self, aabb: Aabb, o: ProxyOptions) -> Result<ProxyId, BroadPhaseError>;
-    fn remove(&mut self, id: ProxyId) -> Result<(), BroadPhaseError>;
-    fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<(), BroadPhaseError>;
-    fn set_static(&mut self, id: ProxyId, s: bool) -> Result<(), BroadPhaseError>;
-    fn set_filter(&mut self, id: ProxyId, f: ProxyFilter) -> Result<(), BroadPhaseError>;
-    fn set_pair_enabled(&mut self, a: ProxyId, b: ProxyId, e: bool);
-    fn update(&mut self);
-    fn active(&self) -> BTreeSet<PairKey>;
-    fn started(&self) -> &[PairKey];
-    fn ended(&self) -> &[PairKey];
+/// Layers and activity of a proxy, as the world keeps them.
+#[derive(Clone, Copy, Debug)]
+struct Rules {
+    memberships: u32,
+    filters: u32,
+    active: bool,
 }
 
-macro_rules! impl_bp {
-    ($t:ty) => {
-        impl Bp for $t {
-            fn insert(&mut self, aabb: Aabb, o: ProxyOptions) -> Result<ProxyId, BroadPhaseError> {
-                <$t>::insert(self, aabb, o)
-            }
-            fn remove(&mut self, id: ProxyId) -> Result<(), BroadPhaseError> {
-                <$t>::remove(self, id)
-            }
-            fn set_aabb(&mut self, id: ProxyId, aabb: Aabb) -> Result<(), BroadPhaseError> {
-                <$t>::set_aabb(self, id, aabb)
-            }
-            fn set_static(&mut self, id: ProxyId, s: bool) -> Result<(), BroadPhaseError> {
-                <$t>::set_static(self, id, s)
-            }
-            fn set_filter(&mut self, id: ProxyId, f: ProxyFilter) -> Result<(), BroadPhaseError> {
-                <$t>::set_filter(self, id, f)
-            }
-            fn set_pair_enabled(&mut self, a: ProxyId, b: ProxyId, e: bool) {
-                <$t>::set_pair_enabled(self, a, b, e)
-            }
-            fn update(&mut self) {
-                <$t>::update(self)
-            }
-            fn active(&self) -> BTreeSet<PairKey> {
-                self.pairs().active().collect()
-            }
-            fn started(&self) -> &[PairKey] {
-                self.pairs().started()
-            }
-            fn ended(&self) -> &[PairKey] {
-                self.pairs().ended()
-            }
-        }
-    };
+impl Rules {
+    fn allows(&self, o: &Rules) -> bool {
+        self.active
+            && o.active
+            && self.memberships & o.filters != 0
+            && o.memberships & self.filters != 0
+    }
 }
-impl_bp!(SweepAndPrune);
-impl_bp!(GridSweepAndPrune);
 
 struct Proxy {
-    id: ProxyId,
     aabb: Aabb,
     velocity: Vec3,
     is_static: bool,
-    filter: ProxyFilter,
 }
 
-struct Sim<B: Bp> {
+/// The proxies by key (`None`: free), their rules and the deactivated pairs.
+struct Sim<B: BroadPhase> {
     rng: Rng,
-    sap: B,
-    proxies: Vec<Proxy>,
+    bp: B,
+    proxies: Vec<Option<Proxy>>,
+    rules: Vec<Rules>,
     disabled: BTreeSet<PairKey>,
+    /// Keys free for reuse, and keys removed since the last update (reused
+    /// after it).
+    free: Vec<ProxyKey>,
+    freed: Vec<ProxyKey>,
     half: f32,
 }
 
-impl<B: Bp> Sim<B> {
+impl<B: BroadPhase> Sim<B> {
+    fn new(bp: B, seed: u64, half: f32) -> Self {
+        Sim {
+            rng: Rng::new(seed),
+            bp,
+            proxies: Vec::new(),
+            rules: Vec::new(),
+            disabled: BTreeSet::new(),
+            free: Vec::new(),
+            freed: Vec::new(),
+            half,
+        }
+    }
+
     fn random_box(&mut self) -> Aabb {
         let c = self.rng.in_cube(self.half);
         let h = Vec3::new(
@@ -105,8 +88,8 @@ impl<B: Bp> Sim<B> {
         Aabb::from_center_half_extents(c, h)
     }
 
-    fn random_filter(&mut self) -> ProxyFilter {
-        ProxyFilter {
+    fn random_rules(&mut self) -> Rules {
+        Rules {
             memberships: 1 << self.rng.below(3),
             filters: if self.rng.below(3) == 0 {
                 0b101
@@ -117,180 +100,191 @@ impl<B: Bp> Sim<B> {
         }
     }
 
+    fn live_keys(&self) -> Vec<ProxyKey> {
+        (0..self.proxies.len() as ProxyKey)
+            .filter(|&k| self.proxies[k as usize].is_some())
+            .collect()
+    }
+
     fn spawn(&mut self) {
         let aabb = self.random_box();
         let is_static = self.rng.below(4) == 0;
-        let filter = self.random_filter();
-        let id = self
-            .sap
-            .insert(aabb, ProxyOptions { is_static, filter })
-            .expect("valid box");
+        let rules = self.random_rules();
+        let key = self.free.pop().unwrap_or(self.proxies.len() as ProxyKey);
+        if key as usize == self.proxies.len() {
+            self.proxies.push(None);
+            self.rules.push(rules);
+        }
+        self.rules[key as usize] = rules;
+        self.bp
+            .insert(key, aabb, is_static)
+            .expect("free key, valid box");
         let speed = if is_static {
             0.0
         } else {
             self.rng.range(0.0, 0.3)
         };
         let velocity = self.rng.unit_vector() * speed;
-        self.proxies.push(Proxy {
-            id,
+        self.proxies[key as usize] = Some(Proxy {
             aabb,
             velocity,
             is_static,
-            filter,
         });
     }
 
     fn despawn(&mut self) {
-        let i = self.rng.below(self.proxies.len());
-        let p = self.proxies.swap_remove(i);
-        self.sap.remove(p.id).expect("live proxy");
-        self.disabled
-            .retain(|&k| (k >> 32) as u32 != p.id && k as u32 != p.id);
+        let keys = self.live_keys();
+        let key = keys[self.rng.below(keys.len())];
+        self.proxies[key as usize] = None;
+        self.bp.remove(key).expect("live proxy");
+        self.disabled.retain(|&k| {
+            let (a, b) = pair_ids(k);
+            a != key && b != key
+        });
+        self.freed.push(key);
     }
 
     fn move_all(&mut self) {
-        for i in 0..self.proxies.len() {
-            let p = &mut self.proxies[i];
+        let half = self.half;
+        for key in self.live_keys() {
+            let grow = 1.0 + self.rng.range(-0.05, 0.05);
+            let Some(p) = self.proxies[key as usize].as_mut() else {
+                continue;
+            };
             if p.is_static {
                 continue;
             }
             let mut c = p.aabb.center() + p.velocity;
             for k in 0..3 {
-                if c[k].abs() > self.half {
+                if c[k].abs() > half {
                     p.velocity[k] = -p.velocity[k];
                     c[k] = p.aabb.center()[k] + p.velocity[k];
                 }
             }
             // Boxes also grow and shrink, as dynamic boxes of turning objects do.
-            let grow = 1.0 + self.rng.range(-0.05, 0.05);
             let h = (p.aabb.half_extents() * grow).clamp(Vec3::splat(0.1), Vec3::splat(20.0));
             p.aabb = Aabb::from_center_half_extents(c, h);
-            self.sap.set_aabb(p.id, p.aabb).expect("valid box");
+            self.bp.set_aabb(key, p.aabb).expect("valid box");
         }
     }
 
     fn tweak_config(&mut self) {
-        let n = self.proxies.len();
-        if n < 2 {
+        let keys = self.live_keys();
+        if keys.len() < 2 {
             return;
         }
+        let key = keys[self.rng.below(keys.len())];
         match self.rng.below(3) {
             0 => {
-                let i = self.rng.below(n);
-                let f = self.random_filter();
-                self.proxies[i].filter = f;
-                self.sap
-                    .set_filter(self.proxies[i].id, f)
-                    .expect("live proxy");
+                self.rules[key as usize] = self.random_rules();
+                self.bp.refilter(key);
             }
             1 => {
-                let i = self.rng.below(n);
-                let s = !self.proxies[i].is_static;
-                self.proxies[i].is_static = s;
-                self.sap
-                    .set_static(self.proxies[i].id, s)
-                    .expect("live proxy");
+                let p = self.proxies[key as usize].as_mut().expect("live");
+                p.is_static = !p.is_static;
+                self.bp.set_static(key, p.is_static).expect("live proxy");
             }
             _ => {
-                let (a, b) = (
-                    self.proxies[self.rng.below(n)].id,
-                    self.proxies[self.rng.below(n)].id,
-                );
-                if a != b {
-                    let key = pair_key(a, b);
-                    let enable = self.disabled.contains(&key);
-                    if enable {
-                        self.disabled.remove(&key);
-                    } else {
-                        self.disabled.insert(key);
+                let other = keys[self.rng.below(keys.len())];
+                if key != other {
+                    let pair = pair_key(key, other);
+                    if !self.disabled.remove(&pair) {
+                        self.disabled.insert(pair);
                     }
-                    self.sap.set_pair_enabled(a, b, enable);
+                    self.bp.refilter_pair(key, other);
                 }
             }
         }
+    }
+
+    fn update(&mut self) {
+        let (rules, disabled) = (&self.rules, &self.disabled);
+        let filter = |a: ProxyKey, b: ProxyKey| {
+            rules[a as usize].allows(&rules[b as usize]) && !disabled.contains(&pair_key(a, b))
+        };
+        self.bp.update(&filter);
+        self.free.append(&mut self.freed);
+        self.bp.validate().expect("invariants hold after an update");
+    }
+
+    fn active(&self) -> BTreeSet<PairKey> {
+        let mut out = BTreeSet::new();
+        self.bp.for_each_active(&mut |k| {
+            out.insert(k);
+        });
+        out
     }
 
     fn brute_force(&self) -> BTreeSet<PairKey> {
-        let mut set = BTreeSet::new();
-        for (i, a) in self.proxies.iter().enumerate() {
-            for b in &self.proxies[i + 1..] {
-                let key = pair_key(a.id, b.id);
-                if !(a.is_static && b.is_static)
-                    && a.aabb.overlaps(&b.aabb)
-                    && a.filter.allows(&b.filter)
-                    && !self.disabled.contains(&key)
-                {
-                    set.insert(key);
-                }
-            }
-        }
-        set
+        let boxes: Vec<Option<Aabb>> = self
+            .proxies
+            .iter()
+            .map(|p| p.as_ref().map(|p| p.aabb))
+            .collect();
+        let is_static = |i: usize| self.proxies[i].as_ref().is_some_and(|p| p.is_static);
+        box_pairs(&boxes, is_static)
+            .into_iter()
+            .filter(|&k| {
+                let (a, b) = pair_ids(k);
+                self.rules[a as usize].allows(&self.rules[b as usize])
+                    && !self.disabled.contains(&k)
+            })
+            .collect()
+    }
+
+    /// Box queries find exactly the proxies whose boxes overlap.
+    fn check_queries(&mut self) {
+        let q = self.random_box();
+        let mut got = BTreeSet::new();
+        self.bp.query_aabb(&q, &mut |k| {
+            assert!(got.insert(k), "proxy {k} reported twice");
+        });
+        let want: BTreeSet<ProxyKey> = self
+            .live_keys()
+            .into_iter()
+            .filter(|&k| self.proxies[k as usize].as_ref().unwrap().aabb.overlaps(&q))
+            .collect();
+        assert_eq!(got, want, "box query");
     }
 }
 
-fn run<B: Bp>(sap: B, seed: u64, n: usize, frames: usize, half: f32) {
-    let mut sim = Sim {
-        rng: Rng::new(seed),
-        sap,
-        proxies: Vec::new(),
-        disabled: BTreeSet::new(),
-        half,
-    };
+/// Runs `frames` frames, draining the pair changes every `drain_every`
+/// frames, and checks everything against brute force.
+fn run<B: BroadPhase>(bp: B, seed: u64, n: usize, frames: usize, half: f32, drain_every: usize) {
+    let mut sim = Sim::new(bp, seed, half);
     for _ in 0..n {
         sim.spawn();
     }
-    let mut previous = BTreeSet::new();
+    let mut at_drain = BTreeSet::new();
+    let mut changes = PairChanges::default();
     let mut total_pairs = 0;
     for frame in 0..frames {
         sim.move_all();
         if frame % 7 == 0 {
             sim.spawn();
         }
-        if frame % 11 == 0 && !sim.proxies.is_empty() {
+        if frame % 11 == 0 && !sim.live_keys().is_empty() {
             sim.despawn();
         }
         if frame % 5 == 0 {
             sim.tweak_config();
         }
-        sim.sap.update();
-        let active = sim.sap.active();
+        sim.update();
         let expected = sim.brute_force();
         assert_eq!(
-            active, expected,
+            sim.active(),
+            expected,
             "seed {seed}, frame {frame}: active pairs differ from brute force"
         );
-        let started: BTreeSet<PairKey> = expected.difference(&previous).copied().collect();
-        let ended: BTreeSet<PairKey> = previous.difference(&expected).copied().collect();
-        // Ids are reused: a pair that ended and a new pair with the same ids
-        // can be in both; compare net changes.
-        let got_started: BTreeSet<PairKey> = sim.sap.started().iter().copied().collect();
-        let got_ended: BTreeSet<PairKey> = sim.sap.ended().iter().copied().collect();
-        assert!(
-            sim.sap.ended().windows(2).all(|w| w[0] < w[1]),
-            "ended is sorted"
-        );
-        assert_eq!(
-            got_started
-                .difference(&got_ended)
-                .copied()
-                .collect::<BTreeSet<_>>(),
-            started.difference(&ended).copied().collect::<BTreeSet<_>>(),
-            "seed {seed}, frame {frame}: started"
-        );
-        assert_eq!(
-            got_ended
-                .difference(&got_started)
-                .copied()
-                .collect::<BTreeSet<_>>(),
-            ended.difference(&started).copied().collect::<BTreeSet<_>>(),
-            "seed {seed}, frame {frame}: ended"
-        );
-        assert!(
-            sim.sap.started().windows(2).all(|w| w[0] < w[1]),
-            "started is sorted"
-        );
-        total_pairs += active.len();
-        previous = expected;
+        if frame % 13 == 0 {
+            sim.check_queries();
+        }
+        if frame % drain_every == 0 {
+            sim.bp.drain_changes(&mut changes);
+            check_changes(&changes, &at_drain, &expected, seed, frame);
+            at_drain = expected.clone();
+        }
+        total_pairs += expected.len();
     }
     assert!(
         total_pairs > frames,
@@ -298,71 +292,138 @@ fn run<B: Bp>(sap: B, seed: u64, n: usize, frames: usize, half: f32) {
     );
 }
 
-#[test]
-fn sweep_and_prune_equals_brute_force_dense() {
-    run(SweepAndPrune::new(), 1, 300, 2000, 12.0);
+/// The drained changes are sorted and equal the net difference between the
+/// pairs at the last drain and now (keys are reused only after an update,
+/// so a pair key names one pair between two drains only if no proxy in it
+/// was removed; compare net sets).
+fn check_changes(
+    changes: &PairChanges,
+    before: &BTreeSet<PairKey>,
+    now: &BTreeSet<PairKey>,
+    seed: u64,
+    frame: usize,
+) {
+    assert!(changes.started.windows(2).all(|w| w[0] < w[1]), "sorted");
+    assert!(changes.ended.windows(2).all(|w| w[0] < w[1]), "sorted");
+    let started: BTreeSet<PairKey> = now.difference(before).copied().collect();
+    let ended: BTreeSet<PairKey> = before.difference(now).copied().collect();
+    let got_started: BTreeSet<PairKey> = changes.started.iter().copied().collect();
+    let got_ended: BTreeSet<PairKey> = changes.ended.iter().copied().collect();
+    let net = |a: &BTreeSet<PairKey>, b: &BTreeSet<PairKey>| -> BTreeSet<PairKey> {
+        a.difference(b).copied().collect()
+    };
+    assert_eq!(
+        net(&got_started, &got_ended),
+        net(&started, &ended),
+        "seed {seed}, frame {frame}: started"
+    );
+    assert_eq!(
+        net(&got_ended, &got_started),
+        net(&ended, &started),
+        "seed {seed}, frame {frame}: ended"
+    );
+}
+
+/// Every implementation, the same scenes.
+fn every_broad_phase(seed: u64, n: usize, frames: usize, half: f32, drain_every: usize) {
+    run(SweepAndPrune::new(), seed, n, frames, half, drain_every);
+    run(
+        GridSweepAndPrune::new(Some(half / 6.0)),
+        seed,
+        n,
+        frames,
+        half,
+        drain_every,
+    );
+    run(
+        GridSweepAndPrune::new(None),
+        seed,
+        n,
+        frames,
+        half,
+        drain_every,
+    );
+    run(BruteForce::new(), seed, n, frames / 4, half, drain_every);
 }
 
 #[test]
-fn sweep_and_prune_equals_brute_force_sparse_many_seeds() {
+fn every_broad_phase_equals_brute_force_dense() {
+    every_broad_phase(1, 300, 1200, 12.0, 1);
+}
+
+#[test]
+fn every_broad_phase_equals_brute_force_sparse_many_seeds() {
     for seed in 2..6 {
-        run(SweepAndPrune::new(), seed, 150, 500, 25.0);
+        every_broad_phase(seed, 150, 400, 25.0, 1);
     }
 }
 
 #[test]
-fn grid_sweep_and_prune_equals_brute_force() {
+fn changes_accumulate_between_drains() {
+    // Updating several times before one drain loses nothing.
+    for seed in 6..9 {
+        every_broad_phase(seed, 150, 400, 12.0, 3);
+    }
+}
+
+#[test]
+fn grid_with_small_cells_and_oversized_boxes() {
     // Cells of 2 with boxes up to 3 wide: most boxes live in several cells,
     // the huge ones are oversized.
-    run(GridSweepAndPrune::new(Some(2.0)), 1, 300, 2000, 12.0);
-    for seed in 2..6 {
-        run(GridSweepAndPrune::new(Some(5.0)), seed, 150, 500, 25.0);
-    }
-    run(GridSweepAndPrune::new(None), 7, 300, 500, 12.0);
+    run(GridSweepAndPrune::new(Some(2.0)), 1, 300, 2000, 12.0, 1);
 }
 
 #[test]
 fn bulk_insert_rebuild_equals_brute_force() {
     // 2000 insertions in one update take the full sort-and-sweep path.
-    let mut sim = Sim {
-        rng: Rng::new(99),
-        sap: SweepAndPrune::new(),
-        proxies: Vec::new(),
-        disabled: BTreeSet::new(),
-        half: 30.0,
-    };
+    let mut sim = Sim::new(SweepAndPrune::new(), 99, 30.0);
     for _ in 0..2000 {
         sim.spawn();
     }
-    sim.sap.update();
-    assert!(sim.sap.stats().rebuilt);
-    let active = sim.sap.active();
+    sim.update();
+    assert!(sim.bp.stats().rebuilt);
+    let active = sim.active();
     assert_eq!(active, sim.brute_force());
-    assert_eq!(Bp::started(&sim.sap).len(), active.len());
+    let mut changes = PairChanges::default();
+    sim.bp.drain_changes(&mut changes);
+    assert_eq!(changes.started.len(), active.len());
     for frame in 0..100 {
         sim.move_all();
-        sim.sap.update();
-        let active = sim.sap.active();
-        assert_eq!(active, sim.brute_force(), "frame {frame}");
+        sim.update();
+        assert_eq!(sim.active(), sim.brute_force(), "frame {frame}");
     }
 }
 
 #[test]
-fn lists_stay_sorted_and_invalid_boxes_are_refused() {
+fn bad_calls_are_errors() {
+    let mut bps: [Box<dyn BroadPhase>; 3] = [
+        Box::new(SweepAndPrune::new()),
+        Box::new(GridSweepAndPrune::new(None)),
+        Box::new(BruteForce::new()),
+    ];
+    for bp in &mut bps {
+        let bad = Aabb::new(Vec3::ZERO, Vec3::new(f32::NAN, 1.0, 1.0));
+        let unit = Aabb::new(Vec3::ZERO, Vec3::ONE);
+        assert!(bp.insert(0, bad, false).is_err());
+        let inverted = Aabb::new(Vec3::ONE, Vec3::ZERO);
+        assert!(bp.insert(0, inverted, false).is_err());
+        assert!(bp.insert(1 << 31, unit, false).is_err());
+        bp.insert(0, unit, false).expect("valid");
+        assert!(bp.insert(0, unit, false).is_err(), "key in use");
+        assert!(bp.set_aabb(0, bad).is_err());
+        assert!(bp.set_aabb(7, unit).is_err());
+        assert!(bp.remove(7).is_err());
+        bp.update(&|_, _| true);
+        bp.validate().expect("valid");
+    }
+}
+
+#[test]
+fn sweep_and_prune_lists_stay_sorted() {
     let mut sap = SweepAndPrune::new();
-    let bad = Aabb::new(Vec3::ZERO, Vec3::new(f32::NAN, 1.0, 1.0));
-    assert!(sap.insert(bad, ProxyOptions::default()).is_err());
-    let inverted = Aabb::new(Vec3::ONE, Vec3::ZERO);
-    assert!(sap.insert(inverted, ProxyOptions::default()).is_err());
-    let id = sap
-        .insert(Aabb::new(Vec3::ZERO, Vec3::ONE), ProxyOptions::default())
+    sap.insert(0, Aabb::new(Vec3::ZERO, Vec3::ONE), false)
         .expect("valid");
-    assert!(sap.set_aabb(id, bad).is_err());
-    assert!(
-        sap.set_aabb(id + 7, Aabb::new(Vec3::ZERO, Vec3::ONE))
-            .is_err()
-    );
-    sap.update();
+    sap.update(&|_, _| true);
     for axis in 0..3 {
         let list = sap.endpoints(axis);
         assert_eq!(list.len(), 2);

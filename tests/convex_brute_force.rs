@@ -4,12 +4,12 @@
 
 mod common;
 
+use bevy_icollide::collider::SharedShape;
+use bevy_icollide::geometry::epa::penetration;
+use bevy_icollide::geometry::gjk::{GjkCache, gjk_distance};
 use bevy_icollide::math::Pose;
-use bevy_icollide::narrow_phase::epa::penetration;
-use bevy_icollide::narrow_phase::gjk::{GjkCache, gjk_distance};
-use bevy_icollide::narrow_phase::lin_canny::{self, ClosestFeatures, ConvexCache};
-use bevy_icollide::scenes::Rng;
-use bevy_icollide::shape::SharedShape;
+use bevy_icollide::query::lin_canny::{self, ClosestFeatures, ConvexCache};
+use bevy_icollide::testkit::Rng;
 use common::{Body, brute_distance, sat_separation};
 use glam::{Quat, Vec3};
 

@@ -10,7 +10,7 @@ mod svg;
 mod sweep;
 
 use bevy_icollide::prelude::BoundsMode;
-use bevy_icollide::scenes::MultiBodyParams;
+use bevy_icollide::testkit::MultiBodyParams;
 use sim::{RunParams, run};
 
 fn dense(bounds: BoundsMode) -> RunParams {

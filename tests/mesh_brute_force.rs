@@ -9,10 +9,11 @@ use std::collections::BTreeSet;
 use bevy_icollide::bvh::{
     CollideScratch, ContactMode, MeshSide, ObbTree, SplitRule, collide, mapped_triangle,
 };
+use bevy_icollide::geometry::tritri::triangles_intersect;
+use bevy_icollide::io::load_obj;
 use bevy_icollide::math::{Aabb, Pose};
-use bevy_icollide::narrow_phase::tritri::triangles_intersect;
-use bevy_icollide::scenes::Rng;
-use bevy_icollide::shape::{TriMesh, load_obj};
+use bevy_icollide::shape::TriMesh;
+use bevy_icollide::testkit::Rng;
 use glam::Vec3;
 
 fn model(name: &str) -> TriMesh {
@@ -154,9 +155,9 @@ fn a_mesh_against_itself_and_a_mesh_inside_another() {
     );
     // A thin torus inside a thick one's tube: a surface query reports no
     // contact for a mesh fully inside another with no triangles crossing.
-    let (p, t) = bevy_icollide::scenes::torus(1.0, 0.3, 24, 12);
+    let (p, t) = bevy_icollide::testkit::torus(1.0, 0.3, 24, 12);
     let big = TriMesh::new(p, t).expect("big");
-    let (p, t) = bevy_icollide::scenes::torus(1.0, 0.05, 24, 12);
+    let (p, t) = bevy_icollide::testkit::torus(1.0, 0.05, 24, 12);
     let small = TriMesh::new(p, t).expect("small");
     let (tb, ts) = (tree_of(&big), tree_of(&small));
     let sb = MeshSide {
@@ -181,7 +182,7 @@ fn a_mesh_against_itself_and_a_mesh_inside_another() {
 fn soups_with_cracks_duplicates_and_degenerate_triangles() {
     // A torus with holes punched, duplicated triangles, zero-area triangles
     // (repeated vertices, collinear vertices) and a dangling segment.
-    let (mut pos, mut tris) = bevy_icollide::scenes::torus(1.0, 0.3, 16, 12);
+    let (mut pos, mut tris) = bevy_icollide::testkit::torus(1.0, 0.3, 16, 12);
     tris.retain(|t| t[0] % 7 != 3);
     let dups: Vec<[u32; 3]> = tris.iter().step_by(5).copied().collect();
     tris.extend(dups);
@@ -198,7 +199,7 @@ fn soups_with_cracks_duplicates_and_degenerate_triangles() {
 
 #[test]
 fn rapid_tori() {
-    let (pos, tris) = bevy_icollide::scenes::torus(1.0, 0.2, 50, 50);
+    let (pos, tris) = bevy_icollide::testkit::torus(1.0, 0.2, 50, 50);
     assert_eq!(tris.len(), 5000);
     let t = TriMesh::new(pos, tris).expect("torus");
     let tree = ObbTree::build(t.vertices(), t.triangles(), SplitRule::Mean, 1);

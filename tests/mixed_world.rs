@@ -8,11 +8,11 @@ mod common;
 use std::collections::BTreeSet;
 
 use bevy_icollide::bvh::mapped_triangle;
+use bevy_icollide::collider::SharedShape;
+use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::Pose;
-use bevy_icollide::narrow_phase::tritri::triangles_intersect;
-use bevy_icollide::scenes::{Rng, sphere_hull, torus};
-use bevy_icollide::shape::SharedShape;
-use bevy_icollide::world::{BodyDesc, CollisionWorld, WorldConfig};
+use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
+use bevy_icollide::testkit::{Rng, sphere_hull, torus};
 use glam::{Quat, Vec3};
 
 /// All triangle pairs of the two surfaces, B mapped into A's frame as the
@@ -51,7 +51,7 @@ fn mixed_convex_and_mesh_world_matches_brute_force() {
             )
         })
         .collect();
-    let mut world = CollisionWorld::new(WorldConfig::default());
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
     let ids: Vec<_> = shapes
         .iter()
         .map(|s| world.add_body(BodyDesc::new(s.clone())))
@@ -65,12 +65,9 @@ fn mixed_convex_and_mesh_world_matches_brute_force() {
             poses[i] = Pose::new((w * poses[i].rotation).normalize(), t);
             world.set_pose(ids[i], poses[i]).expect("valid pose");
         }
-        world.step();
-        for ev in world.events() {
-            let key = (
-                ev.bodies[0].0.min(ev.bodies[1].0) as usize,
-                ev.bodies[0].0.max(ev.bodies[1].0) as usize,
-            );
+        for ev in world.step() {
+            let (a, b) = (ev.bodies[0].index(), ev.bodies[1].index());
+            let key = (a.min(b) as usize, a.max(b) as usize);
             if ev.started {
                 assert!(touching.insert(key));
             } else {

@@ -5,10 +5,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use bevy_icollide::bounds::BoundsMode;
+use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::math::Pose;
-use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene};
-use bevy_icollide::shape::{CompoundPiece, SharedShape};
-use bevy_icollide::world::{BodyDesc, CollisionWorld, WorldConfig};
+use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
+use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
 use glam::Vec3;
 
 struct Counting;
@@ -64,7 +64,8 @@ fn run(
     let mut world = CollisionWorld::new(WorldConfig {
         margin: 0.02,
         ..Default::default()
-    });
+    })
+    .expect("valid config");
     let ids: Vec<_> = (0..params.count)
         .map(|i| {
             let mut d = BodyDesc::new(shape_of(&scene, i));
@@ -88,11 +89,11 @@ fn run(
         for (i, &id) in ids.iter().enumerate() {
             world.set_pose(id, scene.bodies[i].pose).expect("valid");
         }
-        world.step();
+        let events = world.step().len();
         COUNTING.store(false, Ordering::Relaxed);
         if counting {
             let n = ALLOCS.load(Ordering::Relaxed);
-            c.events += world.events().len();
+            c.events += events;
             c.allocs += n;
             c.frames_with_allocs += u32::from(n > 0);
         }
@@ -134,7 +135,7 @@ fn steady_state_frames_do_not_allocate() {
 /// allocation per new pair.
 #[test]
 fn steady_state_frames_with_every_kind_allocate_only_amortized_growth() {
-    let (p, t) = bevy_icollide::scenes::torus(0.5, 0.15, 12, 8);
+    let (p, t) = bevy_icollide::testkit::torus(0.5, 0.15, 12, 8);
     let ring = SharedShape::trimesh(p, t).expect("torus");
     let ball = SharedShape::sphere(0.5).expect("sphere");
     let capsule = SharedShape::capsule(0.3, 0.6).expect("capsule");

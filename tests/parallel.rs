@@ -3,8 +3,8 @@
 
 mod common;
 
-use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene};
-use bevy_icollide::world::{BodyDesc, CollisionWorld, ContactEvent, WorldConfig};
+use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, ContactEvent, WorldConfig};
+use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
 
 fn run(tasks: Option<usize>) -> (Vec<Vec<ContactEvent>>, u64) {
     let params = MultiBodyParams {
@@ -16,7 +16,7 @@ fn run(tasks: Option<usize>) -> (Vec<Vec<ContactEvent>>, u64) {
         ..Default::default()
     };
     let mut scene = MultiBodyScene::new(&params);
-    let mut world = CollisionWorld::new(WorldConfig::default());
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
     let ids: Vec<_> = (0..params.count)
         .map(|i| world.add_body(BodyDesc::new(scene.shape_of(i).clone())))
         .collect();
@@ -32,7 +32,7 @@ fn run(tasks: Option<usize>) -> (Vec<Vec<ContactEvent>>, u64) {
         world.update_broad_phase();
         common::narrow_phase(&mut world, tasks);
         tests += u64::from(world.stats().pair_tests);
-        frames.push(world.events().to_vec());
+        frames.push(world.drain_events().collect::<Vec<_>>());
         scene.step();
     }
     (frames, tests)

@@ -3,10 +3,10 @@
 
 mod common;
 
+use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Pose, PoseError};
 use bevy_icollide::query::{self, QueryError};
-use bevy_icollide::scenes::{Rng, sphere_hull};
-use bevy_icollide::shape::SharedShape;
+use bevy_icollide::testkit::{Rng, sphere_hull};
 use glam::{Quat, Vec3};
 
 fn cube() -> SharedShape {

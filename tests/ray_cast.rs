@@ -2,12 +2,14 @@
 //! triangle (and parameter) that testing every triangle finds; on convex
 //! shapes Cyrus–Beck agrees with the nearest hull triangle.
 
-use bevy_icollide::bvh::ray::{ray_cast_brute_force, ray_cast_tree};
+use bevy_icollide::bvh::ray::ray_cast_tree;
+use bevy_icollide::collider::SharedShape;
+use bevy_icollide::geometry::ray::ray_triangle;
 use bevy_icollide::math::Pose;
-use bevy_icollide::narrow_phase::ray::ray_triangle;
 use bevy_icollide::query::{self, Ray};
-use bevy_icollide::scenes::{Rng, sphere_hull};
-use bevy_icollide::shape::{SharedShape, TriMesh};
+use bevy_icollide::shape::TriMesh;
+use bevy_icollide::testkit::ray_mesh as ray_cast_brute_force;
+use bevy_icollide::testkit::{Rng, sphere_hull};
 use glam::Vec3;
 
 fn hand() -> SharedShape {

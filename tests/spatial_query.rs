@@ -16,16 +16,16 @@
 mod common;
 
 use bevy_icollide::bounds::BoundsMode;
-use bevy_icollide::broad_phase::{GridSweepAndPrune, ProxyFilter, ProxyOptions};
-use bevy_icollide::bvh::ray::ray_cast_brute_force;
+use bevy_icollide::broad_phase::GridSweepAndPrune;
+use bevy_icollide::collider::{ShapeKind, SharedShape};
+use bevy_icollide::geometry::ray::ray_triangle;
 use bevy_icollide::math::{Aabb, Pose};
-use bevy_icollide::narrow_phase::ray::ray_triangle;
-use bevy_icollide::query::{self, Ray};
-use bevy_icollide::scenes::{Rng, sphere_hull, torus};
-use bevy_icollide::shape::{ShapeKind, SharedShape};
-use bevy_icollide::world::{
-    BodyDesc, BodyId, CollisionWorld, QueryFilter, WorldConfig, WorldRayHit,
+use bevy_icollide::pipeline::{
+    BodyDesc, BodyHandle, CollisionWorld, Layers, QueryFilter, WorldConfig, WorldRayHit,
 };
+use bevy_icollide::query::{self, Ray};
+use bevy_icollide::testkit::ray_mesh as ray_cast_brute_force;
+use bevy_icollide::testkit::{Rng, sphere_hull, torus};
 use glam::{DVec3, Quat, Vec3};
 
 /// Half-size of the cube the bodies live in.
@@ -33,7 +33,7 @@ const HALF: f32 = 12.0;
 
 struct Scene {
     world: CollisionWorld,
-    ids: Vec<BodyId>,
+    ids: Vec<BodyHandle>,
     rng: Rng,
 }
 
@@ -95,7 +95,8 @@ fn scene(seed: u64, n: usize, cell_size: Option<f32>) -> Scene {
         margin: 0.05,
         cell_size,
         ..Default::default()
-    });
+    })
+    .expect("valid config");
     let mut ids = Vec::new();
     for i in 0..n + 2 {
         let (shape, pose) = match i {
@@ -109,7 +110,7 @@ fn scene(seed: u64, n: usize, cell_size: Option<f32>) -> Scene {
         let mut desc = BodyDesc::new(shape);
         desc.is_static = rng.below(5) == 0;
         desc.bounds = [BoundsMode::DynamicBox, BoundsMode::FixedCube][rng.below(2)];
-        desc.filter = ProxyFilter {
+        desc.layers = Layers {
             memberships: 1 << rng.below(4),
             ..Default::default()
         };
@@ -147,7 +148,7 @@ impl Scene {
     }
 
     /// A random filter: all layers, or some; sometimes a few excluded bodies.
-    fn filter(&mut self, exclude: &mut Vec<BodyId>) -> u32 {
+    fn filter(&mut self, exclude: &mut Vec<BodyHandle>) -> u32 {
         exclude.clear();
         if self.rng.below(4) == 0 {
             for _ in 0..1 + self.rng.below(3) {
@@ -161,20 +162,20 @@ impl Scene {
         }
     }
 
-    fn shape(&self, id: BodyId) -> SharedShape {
+    fn shape(&self, id: BodyHandle) -> SharedShape {
         self.world.shape(id).expect("live body").clone()
     }
 }
 
-fn seen(filter: &QueryFilter<'_>, layers: &[u32], id: BodyId) -> bool {
-    filter.accepts(id, layers[id.0 as usize])
+fn seen(filter: &QueryFilter<'_>, layers: &[u32], id: BodyHandle) -> bool {
+    filter.accepts(id, layers[id.index() as usize])
 }
 
 /// Every body's layer memberships, by body id.
 fn all_layers(s: &Scene) -> Vec<u32> {
     let mut layers = vec![0; s.ids.len()];
     for &id in &s.ids {
-        layers[id.0 as usize] = s.world.filter(id).expect("live body").memberships;
+        layers[id.index() as usize] = s.world.layers(id).expect("live body").memberships;
     }
     layers
 }
@@ -214,7 +215,7 @@ fn box_queries_equal_brute_force() {
                 random_box(&mut s.rng)
             };
             s.world.aabb_query(q, filter, &mut got);
-            let want: Vec<BodyId> = s
+            let want: Vec<BodyHandle> = s
                 .ids
                 .iter()
                 .copied()
@@ -252,7 +253,7 @@ fn shape_queries_equal_brute_force() {
             s.world
                 .intersect_shape(probe, pose, filter, &mut got)
                 .expect("valid pose");
-            let want: Vec<BodyId> = s
+            let want: Vec<BodyHandle> = s
                 .ids
                 .iter()
                 .copied()
@@ -292,7 +293,7 @@ fn every_body(
     s: &Scene,
     ray: &Ray,
     max_toi: f32,
-    pass: impl Fn(BodyId) -> bool,
+    pass: impl Fn(BodyHandle) -> bool,
 ) -> Vec<WorldRayHit> {
     let mut hits: Vec<WorldRayHit> = s
         .ids
@@ -382,7 +383,13 @@ fn grazes(shape: &SharedShape, pose: &Pose, ray: &Ray, toi: f32) -> bool {
 
 /// One body's hit against its triangles; returns whether it agreed (a
 /// disagreement must be a grazing ray on a convex body).
-fn check_hit(s: &Scene, hit: Option<&WorldRayHit>, id: BodyId, ray: &Ray, max_toi: f32) -> bool {
+fn check_hit(
+    s: &Scene,
+    hit: Option<&WorldRayHit>,
+    id: BodyHandle,
+    ray: &Ray,
+    max_toi: f32,
+) -> bool {
     let (shape, pose) = (s.shape(id), s.world.pose(id).expect("posed"));
     let want = triangles_brute_force(&shape, &pose, ray, max_toi);
     let is_mesh = matches!(shape.kind(), ShapeKind::TriMesh(_));
@@ -447,7 +454,7 @@ fn check_nearest(
     first: Option<WorldRayHit>,
     ray: &Ray,
     max_toi: f32,
-    pass: impl Fn(BodyId) -> bool,
+    pass: impl Fn(BodyHandle) -> bool,
 ) {
     let best = s
         .ids
@@ -491,7 +498,7 @@ fn check_nearest(
 }
 
 /// Every query's answer, for comparing two states of a world.
-fn answers(s: &Scene, seed: u64) -> (Vec<Vec<BodyId>>, Vec<Vec<WorldRayHit>>) {
+fn answers(s: &Scene, seed: u64) -> (Vec<Vec<BodyHandle>>, Vec<Vec<WorldRayHit>>) {
     let mut rng = Rng::new(seed);
     let probe = sphere_hull(&mut rng, 16, 1.5);
     let (mut shapes, mut rays) = (Vec::new(), Vec::new());
@@ -547,11 +554,11 @@ fn queries_between_stages_see_current_poses() {
 }
 
 /// Three unit cubes on the x axis, in layers 1, 2 and 4.
-fn row() -> (CollisionWorld, [BodyId; 3]) {
-    let mut world = CollisionWorld::new(WorldConfig::default());
+fn row() -> (CollisionWorld, [BodyHandle; 3]) {
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
     let ids = [0, 1, 2].map(|i| {
         let mut desc = BodyDesc::new(SharedShape::cuboid(Vec3::splat(0.5)).expect("cube"));
-        desc.filter.memberships = 1 << i;
+        desc.layers.memberships = 1 << i;
         let id = world.add_body(desc);
         let at = Vec3::new(3.0 * i as f32, 0.0, 0.0);
         world
@@ -631,7 +638,8 @@ fn rays_across_many_empty_cells() {
     let mut world = CollisionWorld::new(WorldConfig {
         cell_size: Some(1.0),
         ..Default::default()
-    });
+    })
+    .expect("valid config");
     let ids = [-5000.0, 0.0, 5000.0].map(|x| {
         let id = world.add_body(BodyDesc::new(
             SharedShape::cuboid(Vec3::splat(0.5)).expect("cube"),
@@ -737,14 +745,13 @@ fn grid_queries_equal_brute_force() {
         };
         Aabb::from_center_half_extents(rng.in_cube(HALF), h)
     };
-    for _ in 0..400 {
+    for p in 0..400 {
         let b = random(&mut rng);
-        let p = grid.insert(b, ProxyOptions::default()).expect("valid box") as usize;
-        boxes.resize(boxes.len().max(p + 1), None);
-        boxes[p] = Some(b);
+        grid.insert(p, b, false).expect("valid box");
+        boxes.push(Some(b));
     }
     for frame in 0..6 {
-        grid.update();
+        grid.update(&|_, _| true);
         grid_queries_match(&grid, &boxes, &mut rng);
         // Changes pending until the next update: moves, removals, inserts.
         for _ in 0..60 {
@@ -764,9 +771,9 @@ fn grid_queries_equal_brute_force() {
         }
         for _ in 0..10 {
             let b = random(&mut rng);
-            let p = grid.insert(b, ProxyOptions::default()).expect("valid box") as usize;
-            boxes.resize(boxes.len().max(p + 1), None);
-            boxes[p] = Some(b);
+            grid.insert(boxes.len() as u32, b, false)
+                .expect("valid box");
+            boxes.push(Some(b));
         }
         grid_queries_match(&grid, &boxes, &mut rng);
         assert!(grid.cell_count() > 10, "frame {frame}: few cells");

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use bevy_icollide::prelude::BoundsMode;
-use bevy_icollide::scenes::MultiBodyParams;
+use bevy_icollide::testkit::MultiBodyParams;
 
 use sim::{RunParams, Summary, ms};
 

@@ -8,7 +8,7 @@ use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
 use bevy_icollide::plugin::StageTimes;
 use bevy_icollide::prelude::*;
-use bevy_icollide::scenes::{MultiBodyParams, MultiBodyScene};
+use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
 use bevy_transform::prelude::*;
 
 /// What to run.

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use bevy_icollide::prelude::BoundsMode;
-use bevy_icollide::scenes::MultiBodyParams;
+use bevy_icollide::testkit::MultiBodyParams;
 
 use crate::sim::{RunParams, Summary, ms, run};
 use crate::svg::{Plot, Series, render};

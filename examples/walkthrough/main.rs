@@ -244,7 +244,7 @@ fn spawn_room(world: &mut World) -> Result<Vec3, Box<dyn std::error::Error>> {
     for model in scene::models() {
         let path = model.path();
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-        let obj = bevy_icollide::shape::parse_obj(&text).map_err(|e| format!("{path}: {e}"))?;
+        let obj = bevy_icollide::io::parse_obj(&text).map_err(|e| format!("{path}: {e}"))?;
         let collider =
             Collider::trimesh(obj.positions, obj.triangles).map_err(|e| format!("{path}: {e}"))?;
         let transform = model.transform(&text)?;
@@ -361,7 +361,7 @@ fn grab(
     script: Res<Script>,
     hand: Query<(Entity, &GlobalTransform), With<Hand>>,
     objects: Query<(&Label, &GlobalTransform)>,
-    mut pairs: ResMut<CollisionPairConfig>,
+    mut pairs: CollisionPairConfig,
     mut commands: Commands,
 ) {
     for _ in requests.read() {
@@ -386,7 +386,7 @@ fn release(
     script: Res<Script>,
     hand: Query<Entity, With<Hand>>,
     held: Query<(Entity, &Label, &GlobalTransform), With<Held>>,
-    mut pairs: ResMut<CollisionPairConfig>,
+    mut pairs: CollisionPairConfig,
     mut commands: Commands,
 ) {
     for _ in requests.read() {
@@ -410,9 +410,9 @@ fn outlines(world: &mut World) -> Vec<picture::Outline> {
         .iter(world)
         .map(|(label, collider, global, is_hand)| {
             let pts = match collider.shape().bounds_geometry() {
-                bevy_icollide::shape::BoundsGeometry::Hull(h) => h.vertices().to_vec(),
-                bevy_icollide::shape::BoundsGeometry::Points(p) => p.clone(),
-                bevy_icollide::shape::BoundsGeometry::Rounded(r) => r.core().to_vec(),
+                bevy_icollide::collider::BoundsGeometry::Hull(h) => h.vertices().to_vec(),
+                bevy_icollide::collider::BoundsGeometry::Points(p) => p.clone(),
+                bevy_icollide::collider::BoundsGeometry::Rounded(r) => r.core().to_vec(),
             };
             picture::Outline {
                 name: label.0.to_string(),

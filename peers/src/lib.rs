@@ -18,9 +18,10 @@
 //!   [`to_parry_trimesh`] and [`ParryMeshContacts`] (parry3d's contact
 //!   manifolds between two triangle meshes), [`log_log_slope`].
 
+use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
-use bevy_icollide::scenes::{Rng, sphere_hull};
-use bevy_icollide::shape::{ConvexPolytope, SharedShape};
+use bevy_icollide::shape::ConvexPolytope;
+use bevy_icollide::testkit::{Rng, sphere_hull};
 use glam::{Mat3, Quat, Vec3};
 use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
@@ -686,14 +687,11 @@ mod tests {
             .map(|b| Aabb::new(b.min + Vec3::X * 0.3, b.max + Vec3::X * 0.1))
             .collect();
         bp.update(&moved);
-        let mut brute = Vec::new();
-        for i in 0..moved.len() {
-            for j in i + 1..moved.len() {
-                if moved[i].overlaps(&moved[j]) {
-                    brute.push((i as u32, j as u32));
-                }
-            }
-        }
+        let boxes: Vec<Option<Aabb>> = moved.into_iter().map(Some).collect();
+        let brute: Vec<(u32, u32)> = bevy_icollide::testkit::box_pairs(&boxes, |_| false)
+            .into_iter()
+            .map(bevy_icollide::broad_phase::pair_ids)
+            .collect();
         assert_eq!(bp.sorted_pairs(), brute);
     }
 

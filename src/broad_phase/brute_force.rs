@@ -6,8 +6,8 @@ use glam::Vec3;
 
 use super::pairs::{PairTable, pair_ids, pair_key};
 use super::{
-    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter,
-    PairKey, ProxyKey, ray_box, ray_is_valid,
+    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
+    ProxyKey, ray_box, ray_is_valid,
 };
 use crate::math::Aabb;
 
@@ -48,7 +48,12 @@ impl BruteForce {
 }
 
 impl BroadPhase for BruteForce {
-    fn insert(&mut self, key: ProxyKey, aabb: Aabb, is_static: bool) -> Result<(), BroadPhaseError> {
+    fn insert(
+        &mut self,
+        key: ProxyKey,
+        aabb: Aabb,
+        is_static: bool,
+    ) -> Result<(), BroadPhaseError> {
         if !aabb.is_valid() {
             return Err(BroadPhaseError::InvalidAabb);
         }

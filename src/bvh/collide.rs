@@ -19,8 +19,8 @@ use glam::{Mat3, Quat, Vec3};
 
 use super::obb::{OBB_EPS, obb_overlap};
 use super::obb_tree::ObbTree;
-use crate::math::Pose;
 use crate::geometry::tritri::triangles_intersect;
+use crate::math::Pose;
 use crate::shape::TriMesh;
 
 /// Stop at the first intersecting triangle pair, or find them all.

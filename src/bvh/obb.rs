@@ -43,8 +43,8 @@
 use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
-use crate::math::eigen::symmetric_eigen;
 use crate::math::Aabb;
+use crate::math::eigen::symmetric_eigen;
 use crate::shape::ConvexHull;
 
 /// A good `eps` for [`obb_overlap`] with `f32` boxes of unit-ish proportions:

@@ -91,4 +91,3 @@ fn inside_prism(x: Vec3, [a, b, c]: [Vec3; 3], n: Vec3) -> bool {
         .iter()
         .all(|&(u, v)| (v - u).cross(x - u).dot(n) >= 0.0)
 }
-

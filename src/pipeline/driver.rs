@@ -21,7 +21,6 @@ use crate::query::PairSide;
 
 /// The contact events of a step, drained from the world's queue as they
 /// are read (dropping this value drops the rest).
-#[must_use = "the step's contact events are drained by this value"]
 pub struct ContactEvents<'a>(std::vec::Drain<'a, ContactEvent>);
 
 impl Iterator for ContactEvents<'_> {

@@ -350,9 +350,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
 
     /// The pairs in the narrow phase with their last result.
     pub fn pairs(&self) -> impl Iterator<Item = ([BodyHandle; 2], &PairState)> + '_ {
-        self.narrow
-            .pairs()
-            .map(|(k, s)| (self.pair_handles(k), s))
+        self.narrow.pairs().map(|(k, s)| (self.pair_handles(k), s))
     }
 
     /// The last result of a pair, if its boxes overlap and it is enabled.

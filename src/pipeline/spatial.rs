@@ -236,14 +236,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
                 limit = f(h, body, limit);
             }
         }
-        self.broad.query_ray(ray.origin, ray.dir, limit, &mut |i, _| {
-            let body = &self.bodies[i as usize];
-            let h = self.handle(i);
-            if body.alive && !body.dirty && filter.accepts(h, body.layers.memberships) {
-                limit = f(h, body, limit);
-            }
-            limit
-        });
+        self.broad
+            .query_ray(ray.origin, ray.dir, limit, &mut |i, _| {
+                let body = &self.bodies[i as usize];
+                let h = self.handle(i);
+                if body.alive && !body.dirty && filter.accepts(h, body.layers.memberships) {
+                    limit = f(h, body, limit);
+                }
+                limit
+            });
     }
 }
 

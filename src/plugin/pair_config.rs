@@ -47,10 +47,17 @@ impl CollisionPairConfig<'_> {
 
     /// Whether the pair itself is active (entity activity aside).
     pub fn is_pair_active(&self, a: Entity, b: Entity) -> bool {
-        let pending = self.state.pending_config.iter().rev().find_map(|r| match *r {
-            PairConfigRequest::Pair(x, y, on) if (x, y) == (a, b) || (x, y) == (b, a) => Some(on),
-            _ => None,
-        });
+        let pending = self
+            .state
+            .pending_config
+            .iter()
+            .rev()
+            .find_map(|r| match *r {
+                PairConfigRequest::Pair(x, y, on) if (x, y) == (a, b) || (x, y) == (b, a) => {
+                    Some(on)
+                }
+                _ => None,
+            });
         pending.unwrap_or_else(|| {
             self.state
                 .bodies(a, b)
@@ -61,10 +68,15 @@ impl CollisionPairConfig<'_> {
 
     /// Whether the entity is active.
     pub fn is_entity_active(&self, e: Entity) -> bool {
-        let pending = self.state.pending_config.iter().rev().find_map(|r| match *r {
-            PairConfigRequest::Entity(x, on) if x == e => Some(on),
-            _ => None,
-        });
+        let pending = self
+            .state
+            .pending_config
+            .iter()
+            .rev()
+            .find_map(|r| match *r {
+                PairConfigRequest::Entity(x, on) if x == e => Some(on),
+                _ => None,
+            });
         pending.unwrap_or_else(|| {
             self.state
                 .entity_body
@@ -81,9 +93,7 @@ fn set_pair(state: &mut CollisionState, a: Entity, b: Entity, on: bool) {
         Some((ha, hb)) => {
             let _ = state.world.set_pair_enabled(ha, hb, on);
         }
-        None => state
-            .pending_config
-            .push(PairConfigRequest::Pair(a, b, on)),
+        None => state.pending_config.push(PairConfigRequest::Pair(a, b, on)),
     }
 }
 

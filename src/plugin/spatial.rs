@@ -9,8 +9,8 @@ use glam::{Quat, Vec3};
 use super::components::{Collider, LayerMask};
 use super::resources::CollisionState;
 use crate::math::{Aabb, Pose};
-use crate::query::Ray;
 use crate::pipeline::{BodyHandle, QueryFilter, WorldRayHit};
+use crate::query::Ray;
 
 /// Which colliders a spatial query sees: those with a
 /// [`CollisionLayers`](super::CollisionLayers) membership in `mask` (no

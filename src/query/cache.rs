@@ -99,4 +99,3 @@ pub struct QueryScratch {
     /// The candidate pieces of both sides of a compound pair.
     pub(super) pieces: [Vec<PieceAt>; 2],
 }
-

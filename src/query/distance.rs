@@ -166,4 +166,3 @@ pub fn penetration(
     })?;
     Ok(best)
 }
-

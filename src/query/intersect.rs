@@ -75,4 +75,3 @@ pub fn intersecting_triangles(
     );
     Ok(out)
 }
-

@@ -68,4 +68,3 @@ pub struct PairResult {
     /// boolean-only pairs skip it: they only report start and end).
     pub contact: Option<ContactData>,
 }
-

@@ -47,11 +47,9 @@ pub fn ray_cast(
     let hit = match shape.kind() {
         ShapeKind::Convex(p) => ray_polytope(p, &local, max_toi),
         ShapeKind::Rounded(r) => ray_rounded(r, &local, max_toi),
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => {
-            shape.surface().and_then(|(mesh, tree)| {
-                ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())
-            })
-        }
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => shape
+            .surface()
+            .and_then(|(mesh, tree)| ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())),
     };
     Ok(hit.map(|h| RayHit {
         normal: pose.transform_vector(h.normal),
@@ -101,7 +99,6 @@ pub fn ray_polytope(poly: &ConvexPolytope, ray: &Ray, max_toi: f32) -> Option<Ra
     })
 }
 
-
 /// The first hit of `ray` (in the shape's frame) on a sphere or capsule
 /// within `max_toi`: the nearest of the ray's hits on the two end balls and
 /// on the cylinder between them (closed form). A ray starting inside hits
@@ -148,4 +145,3 @@ pub fn ray_rounded(r: &Rounded, ray: &Ray, max_toi: f32) -> Option<RayHit> {
         piece: 0,
     })
 }
-

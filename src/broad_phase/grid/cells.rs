@@ -4,8 +4,8 @@
 use smallvec::SmallVec;
 
 use super::{
-    AllowAll, Cell, Proxy, GridSweepAndPrune, MAX_CELLS, PairFilter, ProxyKey, Region, State,
-    SweepAndPrune, CELL_CAPACITY, cell_key, cell_max, cell_min, mark_dirty, pair_ids, pair_key,
+    AllowAll, CELL_CAPACITY, Cell, GridSweepAndPrune, MAX_CELLS, PairFilter, Proxy, ProxyKey,
+    Region, State, SweepAndPrune, cell_key, cell_max, cell_min, mark_dirty, pair_ids, pair_key,
 };
 
 impl GridSweepAndPrune {
@@ -151,7 +151,12 @@ impl GridSweepAndPrune {
         self.check_oversized.clear();
     }
 
-    pub(super) fn set_pair_exact<F: PairFilter + ?Sized>(&mut self, a: ProxyKey, b: ProxyKey, filter: &F) {
+    pub(super) fn set_pair_exact<F: PairFilter + ?Sized>(
+        &mut self,
+        a: ProxyKey,
+        b: ProxyKey,
+        filter: &F,
+    ) {
         let (pa, pb) = (&self.proxies[a as usize], &self.proxies[b as usize]);
         let key = pair_key(a, b);
         if !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb) {
@@ -194,7 +199,12 @@ impl GridSweepAndPrune {
     }
 
     /// Leaves the cells outside `new`, moves in the kept ones, enters the new ones.
-    pub(super) fn reslot(&mut self, id: ProxyKey, slots: &mut SmallVec<[(u32, u32); 8]>, new: [Cell; 2]) {
+    pub(super) fn reslot(
+        &mut self,
+        id: ProxyKey,
+        slots: &mut SmallVec<[(u32, u32); 8]>,
+        new: [Cell; 2],
+    ) {
         let aabb = self.proxies[id as usize].aabb;
         let inside = |c: &Cell| (0..3).all(|k| new[0][k] <= c[k] && c[k] <= new[1][k]);
         let mut kept: SmallVec<[Cell; 8]> = SmallVec::new();

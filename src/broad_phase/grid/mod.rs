@@ -84,15 +84,15 @@ struct Proxy {
 impl Proxy {
     fn free() -> Proxy {
         Proxy {
-        aabb: Aabb::EMPTY,
-        state: State::Free,
-        is_static: false,
-        range: None,
-        slots: SmallVec::new(),
-        oversized: false,
-        queued: false,
-        refresh: false,
-    }
+            aabb: Aabb::EMPTY,
+            state: State::Free,
+            is_static: false,
+            range: None,
+            slots: SmallVec::new(),
+            oversized: false,
+            queued: false,
+            refresh: false,
+        }
     }
 }
 
@@ -310,7 +310,6 @@ impl GridSweepAndPrune {
         }
     }
 
-
     /// 8 × the median largest extent of the boxes (1 if there are none).
     fn choose_cell_size(&mut self) {
         let mut extents: Vec<f32> = self
@@ -337,7 +336,6 @@ impl GridSweepAndPrune {
         let c = (v * (1.0 / self.cell)).clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
         [fast_floor(c.x), fast_floor(c.y), fast_floor(c.z)]
     }
-
 }
 
 /// `floor` for values within ±1e9 (the libm call does not inline).
@@ -390,7 +388,10 @@ impl GridSweepAndPrune {
                 (0..3).map(|k| (hi[k] - lo[k]) as usize + 1).product()
             });
             if p.slots.len() != cells || p.oversized != p.range.is_none() {
-                return err(format!("proxy {key}: {} slots for {cells} cells", p.slots.len()));
+                return err(format!(
+                    "proxy {key}: {} slots for {cells} cells",
+                    p.slots.len()
+                ));
             }
             for &(r, local) in &p.slots {
                 let region = &self.regions[r as usize];
@@ -415,7 +416,9 @@ impl GridSweepAndPrune {
                 let (pa, pb) = (&self.proxies[a], &self.proxies[b]);
                 let pair = !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb);
                 if pair != self.table.contains(pair_key(a as u32, b as u32)) {
-                    return Err(InvariantError(format!("pair ({a}, {b}) wrong in the table")));
+                    return Err(InvariantError(format!(
+                        "pair ({a}, {b}) wrong in the table"
+                    )));
                 }
                 want += usize::from(pair);
             }
@@ -428,7 +431,12 @@ impl GridSweepAndPrune {
 }
 
 impl BroadPhase for GridSweepAndPrune {
-    fn insert(&mut self, key: ProxyKey, aabb: Aabb, is_static: bool) -> Result<(), BroadPhaseError> {
+    fn insert(
+        &mut self,
+        key: ProxyKey,
+        aabb: Aabb,
+        is_static: bool,
+    ) -> Result<(), BroadPhaseError> {
         GridSweepAndPrune::insert(self, key, aabb, is_static)
     }
     fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {

@@ -90,10 +90,13 @@ impl SweepAndPrune {
         let mut want = 0;
         for (i, &a) in live.iter().enumerate() {
             for &b in &live[i + 1..] {
-                let both_static = self.info[a as usize].is_static && self.info[b as usize].is_static;
+                let both_static =
+                    self.info[a as usize].is_static && self.info[b as usize].is_static;
                 let overlap = self.aabbs[a as usize].overlaps(&self.aabbs[b as usize]);
                 if (overlap && !both_static) != self.table.contains(pair_key(a, b)) {
-                    return Err(InvariantError(format!("pair ({a}, {b}) wrong in the table")));
+                    return Err(InvariantError(format!(
+                        "pair ({a}, {b}) wrong in the table"
+                    )));
                 }
                 want += usize::from(overlap && !both_static);
             }
@@ -122,7 +125,12 @@ pub(crate) fn x_candidates(xs: &[Endpoint], lo: f32, hi: f32) -> impl Iterator<I
 }
 
 impl BroadPhase for SweepAndPrune {
-    fn insert(&mut self, key: ProxyKey, aabb: Aabb, is_static: bool) -> Result<(), BroadPhaseError> {
+    fn insert(
+        &mut self,
+        key: ProxyKey,
+        aabb: Aabb,
+        is_static: bool,
+    ) -> Result<(), BroadPhaseError> {
         SweepAndPrune::insert(self, key, aabb, is_static)
     }
     fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {

@@ -94,7 +94,11 @@ impl SweepAndPrune {
         let pairs = std::mem::take(&mut self.refresh_pairs);
         for &key in &pairs {
             let (a, b) = pair_ids(key);
-            let live = |p: u32| self.info.get(p as usize).is_some_and(|i| i.state == State::Live);
+            let live = |p: u32| {
+                self.info
+                    .get(p as usize)
+                    .is_some_and(|i| i.state == State::Live)
+            };
             if live(a) && live(b) {
                 self.refresh_pair(a, b, filter);
             }

@@ -68,8 +68,8 @@ use glam::{Mat3, Vec3};
 
 use super::epa::EpaScratch;
 use super::support::SupportMap;
-pub(crate) use simplex::Simplex;
 use crate::math::Pose;
+pub(crate) use simplex::Simplex;
 
 /// Maximum number of GJK iterations (support evaluations of the main loop).
 pub const GJK_MAX_ITERATIONS: u32 = 64;

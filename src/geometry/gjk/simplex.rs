@@ -329,4 +329,3 @@ fn s3d(w: &[Vec3; 4]) -> Sub {
     }
     best.map(|b| b.0).unwrap_or(Sub::vertex(0))
 }
-

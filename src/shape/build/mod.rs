@@ -57,7 +57,6 @@
 //! list; the live triangles are compacted at the end. Memory stays linear in
 //! the number of input points, and the main loop runs at most once per point.
 
-
 mod prune;
 mod quickhull;
 #[cfg(test)]
@@ -214,4 +213,3 @@ impl ConvexHull {
         }
     }
 }
-

@@ -163,4 +163,3 @@ fn point_segment_distance(p: DVec3, a: DVec3, b: DVec3) -> f64 {
     };
     p.distance(a + ab * t)
 }
-

@@ -529,4 +529,3 @@ impl<'a> Builder<'a> {
         }
     }
 }
-

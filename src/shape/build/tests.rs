@@ -3,7 +3,6 @@
 
 use super::*;
 
-
 /// The crate's seeded generator, with the sampling these tests need.
 struct Rng(crate::testkit::Rng);
 

@@ -2,12 +2,12 @@ use crate::shape::ConvexHull;
 use crate::testkit as reference;
 use glam::{DVec3, Quat, Vec3};
 
-use crate::math::Pose;
 use crate::geometry::epa::penetration;
 use crate::geometry::gjk::{GjkCache, GjkResult, gjk_distance, gjk_intersect};
 use crate::geometry::support::{Cuboid, HullSupport, Sphere, SupportMap, VertexAdjacency};
-use reference::{Poly, dpose};
+use crate::math::Pose;
 use crate::testkit::Rng;
+use reference::{Poly, dpose};
 
 impl VertexAdjacency for ConvexHull {
     fn neighbors(&self, v: u32) -> &[u32] {
