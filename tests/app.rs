@@ -382,7 +382,10 @@ fn collider_pose_without_transform() {
 }
 
 fn scripted_run() -> Vec<Ev> {
-    let mut app = app();
+    scripted_run_in(app())
+}
+
+fn scripted_run_in(mut app: App) -> Vec<Ev> {
     let mut rng = bevy_icollide::testkit::Rng::new(5);
     let mut entities = Vec::new();
     for _ in 0..60 {
@@ -411,6 +414,57 @@ fn same_inputs_give_the_same_events_in_the_same_order() {
     let first = scripted_run();
     assert!(first.len() > 20, "the scene must produce events");
     assert_eq!(first, scripted_run());
+}
+
+/// A frame counter for run conditions.
+#[derive(Resource, Default)]
+struct Frame(u32);
+
+/// An app that counts frames, with run conditions on the plugin's sets
+/// added by `configure` (the same resources and systems in every variant,
+/// so that entity ids match).
+fn counting_app(configure: impl FnOnce(&mut App)) -> App {
+    let mut app = app();
+    app.init_resource::<Frame>()
+        .add_systems(First, |mut f: ResMut<Frame>| f.0 += 1);
+    configure(&mut app);
+    app
+}
+
+#[test]
+fn skipped_or_repeated_stages_give_the_same_events() {
+    let want = scripted_run_in(counting_app(|app| {
+        app.configure_sets(PostUpdate, CollisionSystems::Report.run_if(|| true));
+    }));
+    // The bounds and broad-phase sets skipped every other frame: the
+    // narrow phase catches up on them.
+    let skipping = counting_app(|app| {
+        app.configure_sets(
+            PostUpdate,
+            (CollisionSystems::UpdateBounds, CollisionSystems::BroadPhase)
+                .run_if(|f: Res<Frame>| f.0 % 2 == 0),
+        );
+    });
+    assert_eq!(scripted_run_in(skipping), want, "skipped stages");
+    // The report set skipped every third frame: its events come a frame
+    // later, none lost.
+    let late = counting_app(|app| {
+        app.configure_sets(
+            PostUpdate,
+            CollisionSystems::Report.run_if(|f: Res<Frame>| f.0 % 3 != 0),
+        );
+    });
+    let got = scripted_run_in(late);
+    assert_eq!(got.len(), want.len(), "late reports");
+    assert_eq!(sorted(got), sorted(want.clone()), "late reports");
+}
+
+fn sorted(mut v: Vec<Ev>) -> Vec<Ev> {
+    v.sort_by_key(|e| match *e {
+        Ev::Start(a, b) => (a, b, 0),
+        Ev::End(a, b) => (a, b, 1),
+    });
+    v
 }
 
 #[derive(Resource, Default)]
