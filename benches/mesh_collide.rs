@@ -34,7 +34,7 @@
 //!    196)`, mean split, leaves of 1 triangle), ms per build (target
 //!    < 150 ms), parry3d's `TriMesh::new` (which builds its AABB tree)
 //!    beside it; bytes per triangle of tree + mesh: nodes × 48 +
-//!    `tri_order` × 4 + positions × 12 + triangles × 12, over the triangle
+//!    `order` × 4 + positions × 12 + triangles × 12, over the triangle
 //!    count (RAPID: 412).
 //! 4. **parry3d side by side** on the placements of 1 (a) and (b):
 //!    `parry3d::query::intersection_test` on two `TriMesh`es (against our
@@ -893,21 +893,21 @@ fn bench_build(c: &mut Criterion) -> (f64, f64, f64) {
     let n = triangles.len();
     let tree = ObbTree::build(&positions, &triangles, SplitRule::Mean, 1);
     let bytes = tree.nodes.len() * size_of::<ObbNode>()
-        + tree.tri_order.len() * size_of::<u32>()
+        + tree.order.len() * size_of::<u32>()
         + positions.len() * size_of::<Vec3>()
         + triangles.len() * size_of::<[u32; 3]>();
     let per_tri = bytes as f64 / n as f64;
     println!(
         "[build] torus(1, 0.2, 256, 196): {n} triangles, {} vertices; tree: {} nodes x {} B, \
-         depth {}, {} tri_order entries; tree + mesh {bytes} B = {per_tri:.1} B/triangle \
-         (nodes {:.1}, tri_order {:.1}, positions {:.1}, triangles {:.1}; RAPID: 412)",
+         depth {}, {} order entries; tree + mesh {bytes} B = {per_tri:.1} B/triangle \
+         (nodes {:.1}, order {:.1}, positions {:.1}, triangles {:.1}; RAPID: 412)",
         positions.len(),
         tree.nodes.len(),
         size_of::<ObbNode>(),
         tree.depth(),
-        tree.tri_order.len(),
+        tree.order.len(),
         (tree.nodes.len() * size_of::<ObbNode>()) as f64 / n as f64,
-        (tree.tri_order.len() * 4) as f64 / n as f64,
+        (tree.order.len() * 4) as f64 / n as f64,
         (positions.len() * 12) as f64 / n as f64,
         (triangles.len() * 12) as f64 / n as f64,
     );

@@ -22,7 +22,6 @@ use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::Pose;
 use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, ContactEvent, WorldConfig};
-use bevy_icollide::query::PairCache;
 use bevy_icollide::testkit::{Rng, sphere_hull, torus};
 use glam::{DVec3, Quat, Vec3};
 
@@ -232,10 +231,10 @@ fn world_pieces(
     i: usize,
     j: usize,
 ) -> BTreeSet<[u32; 2]> {
-    match world.pair(ids[i], ids[j]).map(|s| &s.cache) {
-        Some(PairCache::Compound(c)) => c.touching().map(|p| p.pieces).collect(),
-        _ => BTreeSet::new(),
-    }
+    world
+        .pair(ids[i], ids[j])
+        .and_then(|s| s.touching_pieces())
+        .map_or_else(BTreeSet::new, |t| t.map(|p| p.pieces).collect())
 }
 
 /// Checks one frame against brute force; returns the expected touching

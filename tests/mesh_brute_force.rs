@@ -256,6 +256,23 @@ fn prebuilt_trees_round_trip_through_serde() {
     let json = serde_json::to_string(&tree).expect("serialize");
     let back: ObbTree = serde_json::from_str(&json).expect("deserialize");
     assert_eq!(back, tree);
+    back.validate(&hand).expect("a built tree is valid");
+    // Corrupt trees read from a file are refused, never used: a child
+    // pointing back at its root, a leaf out of range, a box too small.
+    let mut cycle = back.clone();
+    let inner = cycle.nodes.iter().position(|n| !n.is_leaf()).expect("inner");
+    cycle.nodes[inner + 1].count = 0;
+    cycle.nodes[inner + 1].first = 0;
+    assert!(cycle.validate(&hand).is_err());
+    let mut far = back.clone();
+    let leaf = far.nodes.iter().position(|n| n.is_leaf()).expect("leaf");
+    far.nodes[leaf].first = u32::MAX - 1;
+    assert!(far.validate(&hand).is_err());
+    let mut small = back.clone();
+    small.nodes[0].half_extents *= 0.5;
+    assert!(small.validate(&hand).is_err());
+    let other = model("odedstein_torus.obj");
+    assert!(back.validate(&other).is_err(), "a tree of another mesh");
     // The shipped tree answers like the built one.
     let mut scratch = CollideScratch::default();
     let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -182,8 +182,8 @@ impl Query<'_, '_> {
     ) -> bool {
         let (a, b) = (self.a, self.b);
         let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
-        let tris_a = &a.tree.tri_order[la.first as usize..(la.first + la.count) as usize];
-        let tris_b = &b.tree.tri_order[lb.first as usize..(lb.first + lb.count) as usize];
+        let tris_a = &a.tree.order[la.first as usize..(la.first + la.count) as usize];
+        let tris_b = &b.tree.order[lb.first as usize..(lb.first + lb.count) as usize];
         for &tb in tris_b {
             let tri_b = mapped_triangle(b.mesh, tb, &self.rel);
             for &ta in tris_a {

@@ -9,9 +9,13 @@
 //! with the 15-axis separating axis test and exact triangle tests at the
 //! leaves ([`collide()`]).
 //!
-//! Nodes live in one array, children after their parent; a node is 48 bytes
-//! (rotation as a quaternion, center, half-extents, first child or triangle,
-//! triangle count). Trees serialize with serde.
+//! Every tree has the same layout ([`tree`]: [`Bvh`] over a node type):
+//! nodes in one array, the two children side by side after their parent,
+//! leaves pointing at a range of one primitive-index array. An OBB node is
+//! 48 bytes (rotation as a quaternion, center, half-extents, first child or
+//! triangle, triangle count); an AABB node ([`AabbTree`], used for the
+//! pieces of compound shapes) is 32. Trees serialize with serde, and
+//! `validate` checks one read from outside.
 //!
 //! The cost of a query follows the model `T = N_v C_v + N_p C_p` (box tests
 //! times their cost plus triangle tests times theirs): [`CollideStats`]
@@ -21,9 +25,11 @@ pub mod collide;
 pub mod obb;
 pub mod obb_tree;
 pub mod ray;
+pub mod tree;
 
 pub use collide::{
     CollideScratch, CollideStats, ContactMode, MeshSide, collide, collide_with_eps, mapped_triangle,
 };
 pub use obb::{OBB_EPS, Obb, obb_overlap};
 pub use obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
+pub use tree::{AabbNode, AabbTree, BvNode, Bvh, BvhError};

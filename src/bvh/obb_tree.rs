@@ -15,7 +15,7 @@
 //!
 //! The build is iterative (an explicit stack), partitions one index array in
 //! place (every node owns a contiguous range of it, which for a leaf is
-//! [`ObbTree::tri_order`]`[first..first + count]`), and allocates nothing per
+//! [`ObbTree::order`]`[first..first + count]`), and allocates nothing per
 //! node except the convex hulls.
 //!
 //! # Hull or triangles
@@ -67,7 +67,8 @@ use glam::{DVec3, Mat3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::obb::{Moments, Obb, bbox_middle, triangle_axes};
-use crate::shape::ConvexHull;
+use super::tree::{BvNode, Bvh, BvhError};
+use crate::shape::{ConvexHull, TriMesh};
 
 /// Groups of at least this many triangles get their axes from their convex
 /// hull's surface (the paper's method); smaller ones from their triangles.
@@ -84,7 +85,7 @@ pub struct ObbNode {
     /// Half the box size along each axis.
     pub half_extents: Vec3,
     /// Internal node: index of the first child (the second is `first + 1`).
-    /// Leaf: index of the first triangle in [`ObbTree::tri_order`].
+    /// Leaf: index of the first triangle in [`Bvh::order`].
     pub first: u32,
     /// Leaf: number of triangles (at least 1). Internal node: 0.
     pub count: u32,
@@ -139,17 +140,22 @@ impl Default for ObbTreeOptions {
     }
 }
 
-/// A binary tree of oriented bounding boxes over a triangle soup.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct ObbTree {
-    /// The nodes; the root is at 0 and children come after their parent.
-    /// Empty only when the tree was built from no triangles.
-    pub nodes: Vec<ObbNode>,
-    /// Triangle indices (into the build's `triangles`), grouped by leaf.
-    pub tri_order: Vec<u32>,
+/// A binary tree of oriented bounding boxes over a triangle soup, in the
+/// shared layout of [`Bvh`]: [`Bvh::order`] holds triangle indices.
+pub type ObbTree = Bvh<ObbNode>;
+
+impl BvNode for ObbNode {
+    #[inline]
+    fn first(&self) -> u32 {
+        self.first
+    }
+    #[inline]
+    fn count(&self) -> u32 {
+        self.count
+    }
 }
 
-impl ObbTree {
+impl Bvh<ObbNode> {
     /// Builds the tree top-down over `triangles` (indices into `positions`),
     /// with the default hull threshold ([`DEFAULT_HULL_MIN_TRIANGLES`]).
     /// Degenerate and duplicate triangles are fine.
@@ -327,28 +333,7 @@ impl ObbTree {
                 count,
             };
         }
-        ObbTree {
-            nodes,
-            tri_order: order,
-        }
-    }
-
-    /// Number of levels: 0 for an empty tree, 1 for a single leaf.
-    pub fn depth(&self) -> usize {
-        if self.nodes.is_empty() {
-            return 0;
-        }
-        let mut max = 0;
-        let mut stack = vec![(0usize, 1usize)];
-        while let Some((i, d)) = stack.pop() {
-            max = max.max(d);
-            let node = &self.nodes[i];
-            if !node.is_leaf() {
-                stack.push((node.first as usize, d + 1));
-                stack.push((node.first as usize + 1, d + 1));
-            }
-        }
-        max
+        ObbTree { nodes, order }
     }
 
     /// The box of node `i`, axes decoded. Panics if `i` is out of range.
@@ -357,10 +342,42 @@ impl ObbTree {
     }
 
     /// The triangle indices of leaf `i` (empty for an internal node).
+    #[inline]
     pub fn leaf_triangles(&self, i: usize) -> &[u32] {
-        let node = &self.nodes[i];
-        let first = node.first as usize;
-        &self.tri_order[first..first + node.count as usize]
+        self.leaf_primitives(i)
+    }
+
+    /// Checks a tree over the triangles of `mesh` (one read from a file,
+    /// say): [`Bvh::validate_layout`], and every node's box holding the
+    /// vertices of the triangles below it (within a relative `1e-4`). Never
+    /// loops or panics, whatever the data.
+    pub fn validate(&self, mesh: &TriMesh) -> Result<(), BvhError> {
+        self.validate_layout(mesh.triangles().len())?;
+        let scale = mesh.vertices().iter().fold(0.0f32, |m, v| m.max(v.abs().max_element()));
+        let eps = 1e-4 * scale.max(f32::MIN_POSITIVE);
+        // Each node's triangles: a leaf's, or its children's (children
+        // come after their parent, so a reverse pass sees them first).
+        let mut ranges = vec![(u32::MAX, 0u32); self.nodes.len()];
+        for i in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[i];
+            ranges[i] = if node.is_leaf() {
+                (node.first, node.first + node.count)
+            } else {
+                let (a, b) = (ranges[node.first as usize], ranges[node.first as usize + 1]);
+                (a.0.min(b.0), a.1.max(b.1))
+            };
+            let obb = node.obb();
+            let tris = &self.order[ranges[i].0 as usize..ranges[i].1 as usize];
+            let held = tris.iter().all(|&t| {
+                mesh.triangle(t as usize)
+                    .iter()
+                    .all(|&v| obb.contains_point(v, eps))
+            });
+            if !held {
+                return Err(BvhError::NotContained { node: i });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -432,9 +449,9 @@ mod tests {
     /// Checks every structural invariant and the containment of every node.
     fn validate(tree: &ObbTree, pos: &[Vec3], tris: &[[u32; 3]], leaf_size: usize) {
         let n = tris.len();
-        assert_eq!(tree.tri_order.len(), n);
+        assert_eq!(tree.order.len(), n);
         let mut seen = vec![false; n];
-        for &t in &tree.tri_order {
+        for &t in &tree.order {
             assert!(!seen[t as usize], "triangle {t} twice");
             seen[t as usize] = true;
         }
@@ -445,7 +462,7 @@ mod tests {
         let nn = tree.nodes.len();
         let mut parents = vec![0u32; nn];
         let mut covered = vec![0u32; n];
-        // range[i]: the node's contiguous slice of tri_order.
+        // range[i]: the node's contiguous slice of order.
         let mut range = vec![(usize::MAX, 0usize); nn];
         for (i, node) in tree.nodes.iter().enumerate() {
             if node.is_leaf() {
@@ -464,7 +481,7 @@ mod tests {
         }
         assert!(
             covered.iter().all(|&c| c == 1),
-            "leaves must cover tri_order once"
+            "leaves must cover order once"
         );
         assert_eq!(parents[0], 0);
         assert!(parents[1..].iter().all(|&p| p == 1));
@@ -482,7 +499,7 @@ mod tests {
         for (i, &(a, b)) in range.iter().enumerate() {
             let obb = tree.node_obb(i);
             assert!(obb.center.is_finite() && obb.half_extents.is_finite());
-            for &t in &tree.tri_order[a..b] {
+            for &t in &tree.order[a..b] {
                 for v in tris[t as usize] {
                     let p = pos[v as usize];
                     assert!(obb.contains_point(p, eps), "node {i}: {p} outside {obb:?}");
@@ -664,7 +681,7 @@ mod tests {
         }
         // Empty and single-triangle trees.
         let tree = ObbTree::build(&pos, &[], SplitRule::Mean, 1);
-        assert!(tree.nodes.is_empty() && tree.tri_order.is_empty());
+        assert!(tree.nodes.is_empty() && tree.order.is_empty());
         assert_eq!(tree.depth(), 0);
         let tree = ObbTree::build(&pos, &tris[..1], SplitRule::Mean, 1);
         validate(&tree, &pos, &tris[..1], 1);
@@ -699,7 +716,7 @@ mod tests {
         pos[7] = Vec3::INFINITY;
         for rule in [SplitRule::Mean, SplitRule::Median] {
             let tree = ObbTree::build(&pos, &tris, rule, 1);
-            assert_eq!(tree.tri_order.len(), tris.len());
+            assert_eq!(tree.order.len(), tris.len());
             assert!(tree.nodes.iter().all(|n| n.center.is_finite()));
         }
     }

@@ -39,7 +39,7 @@ pub fn ray_cast_tree(
             stack.push(node.first);
             continue;
         }
-        for &t in &tree.tri_order[node.first as usize..(node.first + node.count) as usize] {
+        for &t in &tree.order[node.first as usize..(node.first + node.count) as usize] {
             let limit = best.map_or(max_toi, |b| b.0);
             if let Some(toi) = ray_triangle(ray, mesh.triangle(t as usize), limit)
                 && best.is_none_or(|(bt, bi)| toi < bt || (toi == bt && t < bi))

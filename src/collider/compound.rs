@@ -2,8 +2,9 @@
 //! pieces (a hand: palm and finger segments).
 //!
 //! A [`Compound`] holds its pieces (each a [`SharedShape`] at a local
-//! [`Pose`]) under a small AABB tree built top-down by a median split of the
-//! piece centers along the longest axis (one piece per leaf). The narrow
+//! [`Pose`]) under a small AABB tree ([`AabbTree`], the crate's one tree
+//! layout) built top-down by a median split of the piece centers along the
+//! longest axis (one piece per leaf). The narrow
 //! phase descends the tree with the other shape's box expressed in the
 //! compound's frame and tests only the pieces whose boxes overlap it; each
 //! tested piece pair keeps its own cache (a Lin–Canny feature pair for two
@@ -12,9 +13,8 @@
 //! Pieces may be convex polytopes or triangle meshes, not compounds: the
 //! hierarchy has one level of pieces, as in I-COLLIDE.
 
-use smallvec::SmallVec;
-
 use super::{ShapeError, SharedShape};
+use crate::bvh::AabbTree;
 use crate::math::{Aabb, Pose};
 
 /// One piece of a compound: a shape at a pose in the compound's frame.
@@ -26,23 +26,13 @@ pub struct CompoundPiece {
     pub shape: SharedShape,
 }
 
-/// A node of the piece tree. The left child of an inner node is the next
-/// node in the array; `right` is the index of the right child. A leaf's
-/// `right` is its piece index.
-#[derive(Clone, Copy, Debug)]
-struct PieceNode {
-    aabb: Aabb,
-    right: u32,
-    leaf: bool,
-}
-
 /// Convex (or mesh) pieces under an AABB tree. See the module docs.
 #[derive(Clone, Debug)]
 pub struct Compound {
     pieces: Vec<CompoundPiece>,
     /// Each piece's box in the compound's frame.
     boxes: Vec<Aabb>,
-    nodes: Vec<PieceNode>,
+    tree: AabbTree,
 }
 
 impl Compound {
@@ -70,13 +60,11 @@ impl Compound {
             .iter()
             .map(|p| p.shape.local_aabb().transformed(&p.pose))
             .collect();
-        let mut order: Vec<u32> = (0..pieces.len() as u32).collect();
-        let mut nodes = Vec::with_capacity(2 * pieces.len());
-        build(&boxes, &mut order, &mut nodes);
+        let tree = AabbTree::from_boxes(&boxes);
         Ok(Self {
             pieces,
             boxes,
-            nodes,
+            tree,
         })
     }
 
@@ -93,23 +81,13 @@ impl Compound {
     /// Calls `visit(piece)` for every piece whose box (compound frame)
     /// overlaps `query` (compound frame), in tree order. `visit` returns
     /// `false` to stop early.
-    pub fn for_each_overlap(&self, query: &Aabb, mut visit: impl FnMut(u32) -> bool) {
-        let mut stack: SmallVec<[u32; 32]> = SmallVec::new();
-        stack.push(0);
-        while let Some(i) = stack.pop() {
-            let node = &self.nodes[i as usize];
-            if !node.aabb.overlaps(query) {
-                continue;
-            }
-            if node.leaf {
-                if !visit(node.right) {
-                    return;
-                }
-            } else {
-                stack.push(node.right);
-                stack.push(i + 1);
-            }
-        }
+    pub fn for_each_overlap(&self, query: &Aabb, visit: impl FnMut(u32) -> bool) {
+        self.tree.for_each_overlap(query, visit);
+    }
+
+    /// The piece tree (leaves are piece indices).
+    pub fn tree(&self) -> &AabbTree {
+        &self.tree
     }
 
     /// All the pieces' vertices in the compound's frame (what its bounds
@@ -133,34 +111,6 @@ impl Compound {
         }
         out
     }
-}
-
-/// Top-down build: median split of the piece centers along the longest
-/// axis of their bounds. Appends the subtree of `order` to `nodes`.
-fn build(boxes: &[Aabb], order: &mut [u32], nodes: &mut Vec<PieceNode>) {
-    let aabb = order
-        .iter()
-        .fold(Aabb::EMPTY, |b, &i| b.union(boxes[i as usize]));
-    let at = nodes.len();
-    nodes.push(PieceNode {
-        aabb,
-        right: order[0],
-        leaf: order.len() == 1,
-    });
-    if order.len() == 1 {
-        return;
-    }
-    let centers = Aabb::from_points(order.iter().map(|&i| boxes[i as usize].center()));
-    let axis = centers.half_extents().max_position();
-    // Ties broken by piece index: the tree does not depend on the sort.
-    order.sort_by(|&a, &b| {
-        let (ca, cb) = (boxes[a as usize].center(), boxes[b as usize].center());
-        ca[axis].total_cmp(&cb[axis]).then(a.cmp(&b))
-    });
-    let (left, right) = order.split_at_mut(order.len() / 2);
-    build(boxes, left, nodes);
-    nodes[at].right = nodes.len() as u32;
-    build(boxes, right, nodes);
 }
 
 #[cfg(test)]
@@ -192,6 +142,7 @@ mod tests {
                 got.sort_unstable();
                 let want: Vec<u32> = (0..9).filter(|&i| c.piece_box(i).overlaps(&q)).collect();
                 assert_eq!(got, want);
+                c.tree().validate(&c.boxes).expect("valid piece tree");
             }
         }
     }

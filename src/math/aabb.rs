@@ -65,7 +65,13 @@ impl Aabb {
         self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
     }
 
-    /// Whether `p` is inside or on the box.
+    /// Whether `other` is inside this box (closed boxes).
+    #[inline]
+    pub fn contains(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.min).all() && other.max.cmple(self.max).all()
+    }
+
+    /// Whether `p` is inside (closed box).
     #[inline]
     pub fn contains_point(&self, p: Vec3) -> bool {
         self.min.cmple(p).all() && p.cmple(self.max).all()

@@ -14,19 +14,63 @@ mod tasks;
 
 pub use tasks::NarrowTask;
 
+
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
 use crate::query::{CachePool, PairCache, PairResult, PairSide, QueryScratch, test_pair};
 
-/// Cached state of an active pair.
+/// Cached state of an active pair: its last result, and what its test keeps
+/// between frames (Lin–Canny features, triangle pairs, piece pairs).
 #[derive(Clone, Debug, Default)]
 pub struct PairState {
     /// Last result.
     pub result: PairResult,
     /// Warm-start data.
-    pub cache: PairCache,
+    pub(crate) cache: PairCache,
     /// Not tested since it started.
     fresh: bool,
+}
+
+/// A touching piece pair of a pair involving a compound (see
+/// [`PairState::touching_pieces`]).
+#[derive(Clone, Copy, Debug)]
+pub struct PieceTouch<'a> {
+    /// `[piece of the first body, piece of the second]` (0 for a side that
+    /// is not a compound).
+    pub pieces: [u32; 2],
+    /// The piece pair's result (contact data for two convex pieces).
+    pub result: PairResult,
+    /// Intersecting triangle pairs, when a piece is a mesh.
+    pub triangles: &'a [[u32; 2]],
+}
+
+impl PairState {
+    /// For pairs with a triangle mesh: the intersecting triangle pairs
+    /// `[of the first body, of the second]` (all of them; the first one
+    /// only when a sensor is involved). `None` for other pair kinds.
+    pub fn triangle_pairs(&self) -> Option<&[[u32; 2]]> {
+        match &self.cache {
+            PairCache::Mesh(pairs) => Some(pairs),
+            _ => None,
+        }
+    }
+
+    /// For pairs with a compound: the touching piece pairs, sorted by
+    /// pieces. `None` for other pair kinds.
+    pub fn touching_pieces(&self) -> Option<impl Iterator<Item = PieceTouch<'_>> + '_> {
+        let PairCache::Compound(c) = &self.cache else {
+            return None;
+        };
+        let pairs = c.piece_pairs().iter().filter(|p| p.result.touching);
+        Some(pairs.map(|p| PieceTouch {
+            pieces: p.pieces,
+            result: p.result,
+            triangles: match &p.cache {
+                PairCache::Mesh(t) => t,
+                _ => &[],
+            },
+        }))
+    }
 }
 
 /// What the narrow phase needs to know of the bodies, by the broad phase's

@@ -7,10 +7,9 @@ use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
 
-use crate::narrow_phase::PairState;
+use crate::narrow_phase::{PairState, PieceTouch};
 use crate::pipeline::{BodyHandle, CollisionWorld, WorldStats};
-use crate::query::compound::PiecePair;
-use crate::query::{ContactData, PairCache};
+use crate::query::ContactData;
 
 /// The collision world and the entity → body map. Read it through
 /// [`Collisions`] and [`SpatialQuery`](super::SpatialQuery), change the pair
@@ -93,14 +92,12 @@ impl Collisions<'_> {
     /// sensor is involved). `None` for other pair kinds or when the boxes do
     /// not overlap.
     pub fn triangle_pairs(&self, a: Entity, b: Entity) -> Option<Vec<[u32; 2]>> {
-        let PairCache::Mesh(pairs) = &self.pair(a, b)?.cache else {
-            return None;
-        };
+        let pairs = self.pair(a, b)?.triangle_pairs()?;
         // The pair stores the body in the smaller slot first.
         Some(if self.flipped(a, b)? {
             pairs.iter().map(|&[x, y]| [y, x]).collect()
         } else {
-            pairs.clone()
+            pairs.to_vec()
         })
     }
 
@@ -110,11 +107,12 @@ impl Collisions<'_> {
     /// two convex pieces, triangle pairs with a mesh. Sorted by pieces.
     /// `None` for other pair kinds or when the boxes do not overlap.
     pub fn touching_pieces(&self, a: Entity, b: Entity) -> Option<Vec<PieceContact>> {
-        let PairCache::Compound(c) = &self.pair(a, b)?.cache else {
-            return None;
-        };
         let flip = self.flipped(a, b)?;
-        let mut out: Vec<PieceContact> = c.touching().map(|p| PieceContact::new(p, flip)).collect();
+        let mut out: Vec<PieceContact> = self
+            .pair(a, b)?
+            .touching_pieces()?
+            .map(|p| PieceContact::new(&p, flip))
+            .collect();
         out.sort_by_key(|p| p.pieces);
         Some(out)
     }
@@ -154,11 +152,8 @@ pub struct PieceContact {
 }
 
 impl PieceContact {
-    fn new(p: &PiecePair, flip: bool) -> Self {
-        let triangles = match &p.cache {
-            PairCache::Mesh(t) => t.clone(),
-            _ => Vec::new(),
-        };
+    fn new(p: &PieceTouch<'_>, flip: bool) -> Self {
+        let triangles = p.triangles.to_vec();
         let contact = p.result.contact.map(|c| ContactData {
             pieces: p.pieces,
             ..c

@@ -1,5 +1,5 @@
 //! Compound pairs: recurse through the piece trees to the piece pairs whose
-//! boxes overlap, and test each with [`test_pair`](super::test_pair) from its
+//! boxes overlap, and test each with `test_pair` from its
 //! own cache (Cohen et al., I-COLLIDE, 1995, §5: a non-convex object as a
 //! hierarchy of convex pieces, each piece pair with its own closest
 //! features).
@@ -49,11 +49,6 @@ impl CompoundCache {
     /// sorted by piece indices.
     pub fn piece_pairs(&self) -> &[PiecePair] {
         &self.pairs
-    }
-
-    /// The touching piece pairs.
-    pub fn touching(&self) -> impl Iterator<Item = &PiecePair> {
-        self.pairs.iter().filter(|p| p.result.touching)
     }
 
     pub(super) fn recycle(&mut self) {

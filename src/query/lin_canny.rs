@@ -12,7 +12,7 @@
 //! right or one step away — and repeats:
 //!
 //! 1. compute `pa`, `pb` (closest points of the two features, see
-//!    [`closest`](super::closest));
+//!    `features.rs`);
 //! 2. if `pb` violates a plane of the region of `fa` by more than the
 //!    tolerance, replace `fa` by the neighbor feature across the most
 //!    violated plane (vertex → edge, edge → vertex or face, face → edge);

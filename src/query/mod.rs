@@ -5,18 +5,18 @@
 //!
 //! This layer sits *below* the narrow phase, as parry's queries sit below
 //! rapier's narrow phase: the narrow phase keeps the pairs and their caches
-//! and calls [`test_pair`]; the one-shot [`intersects`] calls the same
-//! function with a fresh cache, so it answers exactly what the world would.
-//! One dispatch, one answer.
+//! (crate-internal) and calls the pair test, `test_pair`; the one-shot
+//! [`intersects`] calls the same function with a fresh cache, so it answers
+//! exactly what the world would. One dispatch, one answer.
 //!
-//! ## The pair test ([`test_pair`]), by shape kinds
+//! ## The pair test, by shape kinds
 //!
 //! | pair | test | contact data |
 //! |------|------|--------------|
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`](crate::geometry::epa)) | closest features, distance or depth, normal, points |
-//! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs ([`PairCache::Mesh`]) |
-//! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, OBB-tree descent and segment–triangle distances with a mesh ([`rounded`]) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
-//! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache ([`compound`]) | per piece pair, what its row gives ([`PairCache::Compound`]); the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
+//! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs |
+//! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, OBB-tree descent and segment–triangle distances with a mesh (`rounded.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
+//! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache (`compound.rs`) | per piece pair, what its row gives; the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
 //!
 //! The match has one arm per kind pair; a pair with a compound on either
 //! side goes to one arm, which recurses to non-compound piece pairs. Every
@@ -47,7 +47,7 @@
 //! a compound.
 
 mod cache;
-pub mod compound;
+pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
@@ -55,13 +55,14 @@ mod intersect;
 pub mod lin_canny;
 mod pair;
 mod ray_cast;
-pub mod rounded;
+mod rounded;
 
-pub use cache::{CachePool, PairCache, QueryScratch};
-pub use dispatch::test_pair;
+pub(crate) use cache::{CachePool, PairCache, QueryScratch};
+pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
 pub use intersect::{intersecting_triangles, intersects};
-pub use pair::{ContactData, PairResult, PairSide};
+pub(crate) use pair::PairSide;
+pub use pair::{ContactData, PairResult};
 pub use ray_cast::ray_cast;
 
 pub use crate::geometry::epa::Penetration;

@@ -46,7 +46,7 @@
 //! A pair the caller's [`PairFilter`] refuses stays in the table, marked
 //! disabled: it never becomes active, and re-enabling it is O(1).
 //!
-//! **Output.** See [`BroadPhase`]: the active pairs and their net changes
+//! **Output.** See [`BroadPhase`](super::BroadPhase): the active pairs and their net changes
 //! since the last drain. In steady state an update allocates nothing.
 
 mod endpoint;
