@@ -35,6 +35,26 @@ impl Pose {
         }
     }
 
+    /// A pose from a rotation matrix and a translation. Errors: a NaN or
+    /// infinite entry, or a matrix that is not a rotation (orthonormal with
+    /// determinant +1, within `1e-3`: a mirror or a scale is refused).
+    pub fn from_rotation_matrix(rotation: Mat3, translation: Vec3) -> Result<Self, PoseError> {
+        if !rotation.is_finite() || !translation.is_finite() {
+            return Err(PoseError::NonFinite);
+        }
+        let gram = rotation.transpose() * rotation;
+        let off = (gram - Mat3::IDENTITY).to_cols_array();
+        if off.iter().any(|x| x.abs() > 1e-3) {
+            return Err(PoseError::UnsupportedScale);
+        }
+        if rotation.determinant() < 0.0 {
+            return Err(PoseError::NonPositiveScale);
+        }
+        let pose = Self::new(Quat::from_mat3(&rotation).normalize(), translation);
+        pose.validate()?;
+        Ok(pose)
+    }
+
     /// A pure translation.
     pub fn from_translation(translation: Vec3) -> Self {
         Self::new(Quat::IDENTITY, translation)
@@ -140,5 +160,27 @@ mod tests {
         assert_eq!(p.validate(), Err(PoseError::NonFinite));
         let p = Pose::new(Quat::from_xyzw(0.0, 0.0, 0.0, 2.0), Vec3::ZERO);
         assert_eq!(p.validate(), Err(PoseError::NotNormalized));
+    }
+
+    #[test]
+    fn rotation_matrices_convert_or_are_refused() {
+        let q = Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.2, 2.0);
+        let t = Vec3::new(1.0, 2.0, 3.0);
+        let p = Pose::from_rotation_matrix(Mat3::from_quat(q), t).expect("a rotation");
+        let x = Vec3::new(0.5, -0.25, 4.0);
+        assert!((p.transform_point(x) - (q * x + t)).length() < 1e-5);
+        let m = Mat3::from_quat(q);
+        assert_eq!(
+            Pose::from_rotation_matrix(m * 2.0, t),
+            Err(PoseError::UnsupportedScale)
+        );
+        assert_eq!(
+            Pose::from_rotation_matrix(-m, t),
+            Err(PoseError::NonPositiveScale)
+        );
+        assert_eq!(
+            Pose::from_rotation_matrix(m, Vec3::NAN),
+            Err(PoseError::NonFinite)
+        );
     }
 }

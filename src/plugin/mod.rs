@@ -32,6 +32,8 @@
 mod components;
 mod events;
 mod pair_config;
+#[cfg(feature = "bevy_transform")]
+mod pose;
 mod resources;
 mod spatial;
 mod systems;

@@ -165,7 +165,7 @@ fn sync_transforms(p: &mut SyncParams) {
         state, transforms, ..
     } = p;
     for (e, global, mut pose) in transforms.iter_mut() {
-        let converted = pose_from_global(global);
+        let converted = Pose::try_from(global);
         if let Ok(new) = converted
             && pose.0 != new
         {
@@ -173,27 +173,6 @@ fn sync_transforms(p: &mut SyncParams) {
         }
         apply_pose(state, e, converted);
     }
-}
-
-/// A rigid pose from a `GlobalTransform`; the scale must be 1.
-#[cfg(feature = "bevy_transform")]
-pub(crate) fn pose_from_global(
-    global: &bevy_transform::components::GlobalTransform,
-) -> Result<Pose, crate::math::PoseError> {
-    use crate::math::PoseError;
-    let (scale, rotation, translation) = global.to_scale_rotation_translation();
-    if !scale.is_finite() || !rotation.is_finite() || !translation.is_finite() {
-        return Err(PoseError::NonFinite);
-    }
-    if scale.min_element() <= 1e-6 {
-        return Err(PoseError::NonPositiveScale);
-    }
-    if (scale - glam::Vec3::ONE).abs().max_element() > 1e-3 {
-        return Err(PoseError::UnsupportedScale);
-    }
-    let pose = Pose::new(rotation.normalize(), translation);
-    pose.validate()?;
-    Ok(pose)
 }
 
 /// Sets a body's pose, or warns once and keeps the last valid pose.
