@@ -148,7 +148,11 @@ fn no_module_imports_a_higher_layer() {
         }
     }
     let bad = upward_imports(&files);
-    assert!(bad.is_empty(), "imports against the layers:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "imports against the layers:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -159,9 +163,15 @@ fn the_check_finds_an_upward_import() {
         code: code_part(code),
     };
     let files = [
-        fake("geometry", "use crate::math::Pose;\nuse crate::collider::SharedShape;"),
+        fake(
+            "geometry",
+            "use crate::math::Pose;\nuse crate::collider::SharedShape;",
+        ),
         fake("broad_phase", "use crate::query::test_pair;"),
-        fake("pipeline", "// use crate::plugin::X;\nuse crate::narrow_phase::N;"),
+        fake(
+            "pipeline",
+            "// use crate::plugin::X;\nuse crate::narrow_phase::N;",
+        ),
         fake(
             "shape",
             "use crate::math::Aabb;\n#[cfg(test)]\nmod tests { use crate::testkit::Rng; }",

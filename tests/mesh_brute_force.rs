@@ -260,7 +260,11 @@ fn prebuilt_trees_round_trip_through_serde() {
     // Corrupt trees read from a file are refused, never used: a child
     // pointing back at its root, a leaf out of range, a box too small.
     let mut cycle = back.clone();
-    let inner = cycle.nodes.iter().position(|n| !n.is_leaf()).expect("inner");
+    let inner = cycle
+        .nodes
+        .iter()
+        .position(|n| !n.is_leaf())
+        .expect("inner");
     cycle.nodes[inner + 1].count = 0;
     cycle.nodes[inner + 1].first = 0;
     assert!(cycle.validate(&hand).is_err());

@@ -244,7 +244,11 @@ fn a_stale_handle_never_names_the_new_body() {
         world.set_pose(old, bevy_icollide::math::Pose::IDENTITY),
         Err(WorldError::StaleHandle(old))
     );
-    assert!(world.set_pose(new, bevy_icollide::math::Pose::IDENTITY).is_ok());
+    assert!(
+        world
+            .set_pose(new, bevy_icollide::math::Pose::IDENTITY)
+            .is_ok()
+    );
     assert_eq!(world.remove_body(old), Err(WorldError::StaleHandle(old)));
     assert!(world.contains(new) && !world.contains(old));
 }

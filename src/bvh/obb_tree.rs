@@ -353,7 +353,10 @@ impl Bvh<ObbNode> {
     /// loops or panics, whatever the data.
     pub fn validate(&self, mesh: &TriMesh) -> Result<(), BvhError> {
         self.validate_layout(mesh.triangles().len())?;
-        let scale = mesh.vertices().iter().fold(0.0f32, |m, v| m.max(v.abs().max_element()));
+        let scale = mesh
+            .vertices()
+            .iter()
+            .fold(0.0f32, |m, v| m.max(v.abs().max_element()));
         let eps = 1e-4 * scale.max(f32::MIN_POSITIVE);
         // Each node's triangles: a leaf's, or its children's (children
         // come after their parent, so a reverse pass sees them first).

@@ -14,7 +14,6 @@ mod tasks;
 
 pub use tasks::NarrowTask;
 
-
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
 use crate::query::{CachePool, PairCache, PairResult, PairSide, QueryScratch, test_pair};
