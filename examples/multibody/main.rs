@@ -23,6 +23,12 @@
 //! fixed cubes and dynamic boxes) from the given base parameters and writes
 //! `DIR/vs_*.csv` and `DIR/vs_*.svg` (1000 frames per point unless
 //! `--frames` says otherwise).
+//!
+//! The collision side is a plain user program on the public API (the
+//! prelude: `CollisionPlugin`, `Collider`, `CollisionStart`). The scene
+//! generator, `MultiBodyScene`, comes from the crate's test support
+//! (`testkit`) so that this example, the tests and the criterion benches
+//! all run the same seeded scene.
 
 mod sim;
 mod svg;
