@@ -14,7 +14,7 @@
 //!   [`geometry::tritri`]).
 //! - Non-convex objects as **hierarchies of convex pieces** (I-COLLIDE's
 //!   hand): [`collider::Compound`], tested piece pair by piece pair
-//!   ([`query::compound`]).
+//!   (the compound arm of the pair test in [`query`]).
 //! - **AABB trees for deformable models** (van den Bergen, 1997): planned.
 //!
 //! ## Layers
@@ -26,14 +26,14 @@
 //! |---|---|
 //! | [`math`] | poses, boxes, the symmetric eigen-solver |
 //! | [`geometry`] | primitive tests, support maps, GJK, EPA (no shapes) |
-//! | [`shape`], [`io`] | plain shape data and its validation; mesh files |
+//! | [`shape`], `io` | plain shape data and its validation; mesh files (feature `obj`) |
 //! | [`bvh`] | bounding-volume trees over triangles or pieces |
 //! | [`bounds`] | fixed cubes and dynamic boxes |
 //! | [`collider`] | shapes with what is prebuilt for them, shared by `Arc` |
 //! | [`broad_phase`], [`query`] | box pairs; tests on two shapes |
 //! | [`narrow_phase`] | active pairs, their caches, events |
 //! | [`pipeline`] | the world: bodies, handles, pair configuration, the frame driver |
-//! | [`plugin`] | Bevy (the only module that imports `bevy_*`) |
+//! | `plugin` | Bevy (feature `bevy`; the only module that imports `bevy_*`) |
 //!
 //! Public API in tiers: [`prelude`] for game code; [`pipeline`] for the core
 //! without Bevy (`default-features = false`); [`geometry`], [`bvh`] and

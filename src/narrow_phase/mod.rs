@@ -5,7 +5,7 @@
 //! state ([`PairState`]) lives from the update its boxes start overlapping
 //! to the one they stop. Each update only pairs with a moved body, and new
 //! pairs, are retested (coherence: work grows with what moved). The tests
-//! themselves are [`crate::query::test_pair`]: this module keeps pairs and
+//! themselves are the pair test of [`crate::query`]: this module keeps pairs and
 //! their caches (recycled by kind, so a new pair does not allocate), runs
 //! the tests serially or as tasks on the caller's threads, and reports which
 //! pairs started or stopped touching, in pair order.
