@@ -442,7 +442,7 @@ fn skipped_or_repeated_stages_give_the_same_events() {
         app.configure_sets(
             PostUpdate,
             (CollisionSystems::UpdateBounds, CollisionSystems::BroadPhase)
-                .run_if(|f: Res<Frame>| f.0 % 2 == 0),
+                .run_if(|f: Res<Frame>| f.0.is_multiple_of(2)),
         );
     });
     assert_eq!(scripted_run_in(skipping), want, "skipped stages");
@@ -451,7 +451,7 @@ fn skipped_or_repeated_stages_give_the_same_events() {
     let late = counting_app(|app| {
         app.configure_sets(
             PostUpdate,
-            CollisionSystems::Report.run_if(|f: Res<Frame>| f.0 % 3 != 0),
+            CollisionSystems::Report.run_if(|f: Res<Frame>| !f.0.is_multiple_of(3)),
         );
     });
     let got = scripted_run_in(late);

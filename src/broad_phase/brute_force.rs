@@ -4,7 +4,7 @@
 
 use glam::Vec3;
 
-use super::pairs::{PairTable, pair_ids, pair_key};
+use super::pairs::{PairTable, pair_key};
 use super::{
     BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
     ProxyKey, ray_box, ray_is_valid,
@@ -107,7 +107,10 @@ impl BroadPhase for BruteForce {
         let live: Vec<(ProxyKey, Proxy)> = self.live().map(|(k, p)| (k, *p)).collect();
         for (i, &(a, pa)) in live.iter().enumerate() {
             for &(b, pb) in &live[i + 1..] {
-                if !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb) {
+                if !(pa.is_static && pb.is_static)
+                    && pa.aabb.overlaps(&pb.aabb)
+                    && filter.allows(a, b)
+                {
                     found.push(pair_key(a, b));
                 }
             }
@@ -116,13 +119,7 @@ impl BroadPhase for BruteForce {
         self.table
             .remove_where(|k| found.binary_search(&k).is_err());
         for &key in &found {
-            let (a, b) = pair_ids(key);
-            let enabled = filter.allows(a, b);
-            if self.table.contains(key) {
-                self.table.set_enabled(key, enabled);
-            } else {
-                self.table.add(key, enabled);
-            }
+            self.table.add(key);
         }
         self.found = found;
         let mut moved = 0;
@@ -188,9 +185,24 @@ impl BroadPhase for BruteForce {
         self.stats
     }
 
-    fn validate(&self) -> Result<(), InvariantError> {
+    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
         self.table.validate().map_err(InvariantError)?;
-        if self.table.len() != self.found.len() {
+        let live: Vec<(ProxyKey, &Proxy)> = self.live().collect();
+        let mut want = 0;
+        for (i, &(a, pa)) in live.iter().enumerate() {
+            for &(b, pb) in &live[i + 1..] {
+                let pair = !(pa.is_static && pb.is_static)
+                    && pa.aabb.overlaps(&pb.aabb)
+                    && filter.allows(a, b);
+                if pair != self.table.contains(pair_key(a, b)) {
+                    return Err(InvariantError(format!(
+                        "pair ({a}, {b}) wrong in the table"
+                    )));
+                }
+                want += usize::from(pair);
+            }
+        }
+        if want != self.table.len() {
             return Err(InvariantError("the pair table holds dead pairs".into()));
         }
         Ok(())

@@ -23,8 +23,9 @@
 //! each [`update`](BroadPhase::update) when a pair's boxes start to overlap;
 //! after the caller changes that data it says which keys to ask again
 //! ([`refilter`](BroadPhase::refilter),
-//! [`refilter_pair`](BroadPhase::refilter_pair)). Static proxies never pair
-//! with each other: that rule is the broad phase's own.
+//! [`refilter_pair`](BroadPhase::refilter_pair)). A pair the filter refuses
+//! is not stored: it costs no memory. Static proxies never pair with each
+//! other: that rule is the broad phase's own.
 //!
 //! **Output.** The active pairs (boxes overlap and the filter allows them)
 //! and their net changes since the last
@@ -189,7 +190,7 @@ pub trait BroadPhase {
     /// Calls `visit` for every active pair, in no particular order.
     fn for_each_active(&self, visit: &mut dyn FnMut(PairKey));
 
-    /// Number of pairs whose boxes overlap (active or filtered out).
+    /// Number of pairs stored: the active ones.
     fn box_pairs(&self) -> usize;
 
     /// A proxy's latest box.
@@ -217,9 +218,10 @@ pub trait BroadPhase {
     /// Counters of the last update.
     fn stats(&self) -> BroadPhaseStats;
 
-    /// Checks the invariants (sorted lists, positions, pair table equal to
-    /// the overlapping pairs, …) after an update.
-    fn validate(&self) -> Result<(), InvariantError>;
+    /// Checks the invariants after an update with `filter`: sorted lists,
+    /// positions, cells, and the stored pairs equal to the overlapping,
+    /// non-static, allowed pairs.
+    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError>;
 }
 
 /// Relative padding of boxes in ray tests: rounding never culls a ray that

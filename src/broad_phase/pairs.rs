@@ -55,25 +55,17 @@ pub type PairMap<V> = HashMap<PairKey, V, PairBuildHasher>;
 /// A set of pairs.
 pub type PairSet = HashSet<PairKey, PairBuildHasher>;
 
-/// A pair's entry: in how many places it overlaps (one for a single sweep
-/// and prune; the number of grid cells for [`GridSweepAndPrune`](super::GridSweepAndPrune))
-/// and whether layers and the pair configuration allow it.
-#[derive(Clone, Copy, Debug)]
-struct PairEntry {
-    count: u32,
-    enabled: bool,
-}
-
-/// Box-overlapping pairs with their "enabled" bit (the caller's
-/// [`PairFilter`](super::PairFilter) allows them), and the log of changes
-/// since the last [`drain`](PairTable::drain).
+/// The stored pairs (box-overlapping, not static–static, allowed by the
+/// caller's [`PairFilter`](super::PairFilter)), each with the number of
+/// places it overlaps in (one for a single sweep and prune; the number of
+/// grid cells for [`GridSweepAndPrune`](super::GridSweepAndPrune)), and the
+/// log of changes since the last [`drain`](PairTable::drain).
 #[derive(Default)]
 pub(crate) struct PairTable {
-    /// Overlapping pairs.
-    pairs: PairMap<PairEntry>,
+    /// Stored pairs and their counts.
+    pairs: PairMap<u32>,
     /// Every change since the last drain: the pair, its sequence number and
-    /// whether it was live (present and enabled) before the change. Its
-    /// memory is reused.
+    /// whether it was stored before the change. Its memory is reused.
     log: Vec<(PairKey, u32, bool)>,
     /// Pairs per proxy, to skip hash lookups for proxies without pairs.
     per_proxy: Vec<u32>,
@@ -107,64 +99,47 @@ impl PairTable {
     }
 
     #[inline]
-    fn push_log(&mut self, key: PairKey, was_live: bool) {
+    fn push_log(&mut self, key: PairKey, was_stored: bool) {
         let seq = self.log.len() as u32;
-        self.log.push((key, seq, was_live));
-    }
-
-    /// Whether the pair is present and enabled.
-    #[inline]
-    pub(crate) fn live(&self, key: PairKey) -> bool {
-        self.pairs.get(&key).is_some_and(|e| e.enabled)
+        self.log.push((key, seq, was_stored));
     }
 
     /// Adds a pair (no-op when present).
     #[inline]
-    pub(crate) fn add(&mut self, key: PairKey, enabled: bool) {
+    pub(crate) fn add(&mut self, key: PairKey) {
         if !self.pairs.contains_key(&key) {
             self.push_log(key, false);
             self.count_proxies(key, 1);
-            self.pairs.insert(key, PairEntry { count: 1, enabled });
+            self.pairs.insert(key, 1);
         }
     }
 
     /// Removes a pair (no-op when absent).
     #[inline]
     pub(crate) fn remove(&mut self, key: PairKey) {
-        if let Some(e) = self.pairs.remove(&key) {
-            self.push_log(key, e.enabled);
+        if self.pairs.remove(&key).is_some() {
+            self.push_log(key, true);
             self.count_proxies(key, -1);
         }
     }
 
     /// Counts one more place where the pair overlaps, adding it if new.
     #[inline]
-    pub(crate) fn acquire(&mut self, key: PairKey, enabled: bool) {
+    pub(crate) fn acquire(&mut self, key: PairKey) {
         match self.pairs.get_mut(&key) {
-            Some(e) => e.count += 1,
-            None => self.add(key, enabled),
+            Some(count) => *count += 1,
+            None => self.add(key),
         }
     }
 
     /// Counts one place less, removing the pair at zero.
     #[inline]
     pub(crate) fn release(&mut self, key: PairKey) {
-        if let Some(e) = self.pairs.get_mut(&key) {
-            e.count -= 1;
-            if e.count == 0 {
+        if let Some(count) = self.pairs.get_mut(&key) {
+            *count -= 1;
+            if *count == 0 {
                 self.remove(key);
             }
-        }
-    }
-
-    /// Sets a present pair's enabled bit.
-    pub(crate) fn set_enabled(&mut self, key: PairKey, enabled: bool) {
-        if let Some(e) = self.pairs.get_mut(&key)
-            && e.enabled != enabled
-        {
-            let was = e.enabled;
-            e.enabled = enabled;
-            self.push_log(key, was);
         }
     }
 
@@ -172,10 +147,10 @@ impl PairTable {
     pub(crate) fn remove_where(&mut self, mut dead: impl FnMut(PairKey) -> bool) {
         let log = &mut self.log;
         let per_proxy = &mut self.per_proxy;
-        self.pairs.retain(|&k, e| {
+        self.pairs.retain(|&k, _| {
             let d = dead(k);
             if d {
-                log.push((k, log.len() as u32, e.enabled));
+                log.push((k, log.len() as u32, true));
                 let (a, b) = pair_ids(k);
                 per_proxy[a as usize] -= 1;
                 per_proxy[b as usize] -= 1;
@@ -184,24 +159,23 @@ impl PairTable {
         });
     }
 
-    /// Number of box-overlapping pairs (enabled or not).
+    /// Number of stored pairs.
     pub(crate) fn len(&self) -> usize {
         self.pairs.len()
     }
 
-    /// The active pairs: box-overlapping and enabled (reproducible order).
+    /// The stored pairs (reproducible order).
     pub(crate) fn active(&self) -> impl Iterator<Item = PairKey> + '_ {
-        self.pairs
-            .iter()
-            .filter_map(|(&k, e)| e.enabled.then_some(k))
+        self.pairs.keys().copied()
     }
 
-    /// Whether the pair of `a` and `b` is active.
+    /// Whether the pair of `a` and `b` is stored.
     pub(crate) fn is_active(&self, a: ProxyKey, b: ProxyKey) -> bool {
-        self.live(pair_key(a, b))
+        self.contains(pair_key(a, b))
     }
 
-    /// Whether the pair is present.
+    /// Whether the pair is stored.
+    #[inline]
     pub(crate) fn contains(&self, key: PairKey) -> bool {
         self.pairs.contains_key(&key)
     }
@@ -221,7 +195,7 @@ impl PairTable {
                 continue;
             }
             prev = Some(key);
-            match (was_live, self.live(key)) {
+            match (was_live, self.contains(key)) {
                 (false, true) => out.started.push(key),
                 (true, false) => out.ended.push(key),
                 _ => {}
@@ -233,17 +207,6 @@ impl PairTable {
     /// Whether changes wait to be drained.
     pub(crate) fn has_changes(&self) -> bool {
         !self.log.is_empty()
-    }
-
-    /// Keys of the pairs of proxy `p`, into `out` (scans every pair).
-    pub(crate) fn pairs_of(&self, p: ProxyKey, out: &mut Vec<PairKey>) {
-        out.clear();
-        if self.has_pairs(p) {
-            out.extend(self.pairs.keys().copied().filter(|&k| {
-                let (a, b) = pair_ids(k);
-                a == p || b == p
-            }));
-        }
     }
 
     /// Checks the per-proxy counts against the pairs.

@@ -132,7 +132,7 @@ pub struct WorldStats {
     pub hill_climb_visits: u64,
     /// Endpoint swaps per axis.
     pub swaps: [u64; 3],
-    /// Box-overlapping pairs (enabled or not).
+    /// Pairs the broad phase stores: box-overlapping and allowed.
     pub box_pairs: u32,
     /// Pairs in the narrow phase.
     pub active_pairs: u32,

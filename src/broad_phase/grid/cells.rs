@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::{
-    AllowAll, CELL_CAPACITY, Cell, GridSweepAndPrune, MAX_CELLS, PairFilter, Proxy, ProxyKey,
+    CELL_CAPACITY, Cell, CellFilter, GridSweepAndPrune, MAX_CELLS, PairFilter, Proxy, ProxyKey,
     Region, State, SweepAndPrune, cell_key, cell_max, cell_min, mark_dirty, pair_ids, pair_key,
 };
 
@@ -159,27 +159,29 @@ impl GridSweepAndPrune {
     ) {
         let (pa, pb) = (&self.proxies[a as usize], &self.proxies[b as usize]);
         let key = pair_key(a, b);
-        if !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb) {
-            self.table.add(key, filter.allows(a, b));
+        if !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb) && filter.allows(a, b) {
+            self.table.add(key);
         } else {
             self.table.remove(key);
         }
     }
 
-    /// Re-evaluates the enabled bit of the pairs of proxies whose filter
-    /// answer or static flag changed, then of the single pairs queued.
-    pub(super) fn refresh_queued<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+    /// Passes the filter changes on to the cells, before they update: a
+    /// proxy whose answer may have changed is re-asked in each of its cells,
+    /// a single pair in each cell both share (the cells then report the
+    /// pairs that start or stop being allowed); pairs with an oversized
+    /// proxy are re-tested after the cells.
+    pub(super) fn refresh_queued(&mut self) {
         let refresh = std::mem::take(&mut self.refresh);
         for &id in &refresh {
             self.proxies[id as usize].refresh = false;
             if self.proxies[id as usize].state != State::Live {
                 continue;
             }
-            self.table.pairs_of(id, &mut self.scratch);
-            for i in 0..self.scratch.len() {
-                let key = self.scratch[i];
-                let (a, b) = pair_ids(key);
-                self.table.set_enabled(key, filter.allows(a, b));
+            for &(r, local) in &self.proxies[id as usize].slots {
+                let region = &mut self.regions[r as usize];
+                region.sap.refilter(local);
+                mark_dirty(&mut self.dirty, region, r);
             }
             if !self.oversized.is_empty() {
                 self.check_oversized.push(id);
@@ -188,14 +190,33 @@ impl GridSweepAndPrune {
         self.refresh = refresh;
         self.refresh.clear();
         for i in 0..self.refresh_pairs.len() {
-            let key = self.refresh_pairs[i];
-            let (a, b) = pair_ids(key);
-            // A present pair's proxies are live.
-            if self.table.contains(key) {
-                self.table.set_enabled(key, filter.allows(a, b));
-            }
+            let (a, b) = pair_ids(self.refresh_pairs[i]);
+            self.refresh_pair(a, b);
         }
         self.refresh_pairs.clear();
+    }
+
+    fn refresh_pair(&mut self, a: ProxyKey, b: ProxyKey) {
+        let live = |p: ProxyKey| {
+            self.proxies
+                .get(p as usize)
+                .is_some_and(|p| p.state == State::Live)
+        };
+        if !live(a) || !live(b) {
+            return;
+        }
+        let (pa, pb) = (&self.proxies[a as usize], &self.proxies[b as usize]);
+        if pa.oversized || pb.oversized {
+            self.check_oversized.push(a);
+            return;
+        }
+        for &(r, la) in &pa.slots {
+            if let Some(&(_, lb)) = pb.slots.iter().find(|s| s.0 == r) {
+                let region = &mut self.regions[r as usize];
+                region.sap.refilter_pair(la, lb);
+                mark_dirty(&mut self.dirty, region, r);
+            }
+        }
     }
 
     /// Leaves the cells outside `new`, moves in the kept ones, enters the new ones.
@@ -278,18 +299,24 @@ impl GridSweepAndPrune {
     pub(super) fn update_regions<F: PairFilter + ?Sized>(&mut self, filter: &F) {
         let dirty = std::mem::take(&mut self.dirty);
         for &r in &dirty {
-            let region = &mut self.regions[r as usize];
-            region.dirty = false;
-            region.sap.update(&AllowAll);
-            region.free.append(&mut region.freed);
-            region.sap.drain_changes(&mut self.cell_changes);
+            let Region {
+                sap,
+                globals,
+                dirty,
+                freed,
+                free,
+            } = &mut self.regions[r as usize];
+            *dirty = false;
+            sap.update(&CellFilter { globals, filter });
+            free.append(freed);
+            sap.drain_changes(&mut self.cell_changes);
+            let region = &self.regions[r as usize];
             let s = region.sap.stats();
             for k in 0..3 {
                 self.stats.swaps[k] += s.swaps[k];
             }
             self.stats.moved += s.moved;
             self.stats.rebuilt |= s.rebuilt;
-            let region = &self.regions[r as usize];
             for &local_key in &self.cell_changes.ended {
                 let (a, b) = pair_ids(local_key);
                 let key = pair_key(region.globals[a as usize], region.globals[b as usize]);
@@ -297,8 +324,8 @@ impl GridSweepAndPrune {
             }
             for &local_key in &self.cell_changes.started {
                 let (a, b) = pair_ids(local_key);
-                let (a, b) = (region.globals[a as usize], region.globals[b as usize]);
-                self.table.acquire(pair_key(a, b), filter.allows(a, b));
+                let key = pair_key(region.globals[a as usize], region.globals[b as usize]);
+                self.table.acquire(key);
             }
         }
         self.dirty = dirty;

@@ -31,8 +31,8 @@ mod spatial;
 
 use super::pairs::{PairMap, PairTable, pair_ids, pair_key};
 use super::{
-    AllowAll, BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges,
-    PairFilter, PairKey, ProxyKey, SweepAndPrune,
+    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
+    ProxyKey, SweepAndPrune,
 };
 use crate::math::Aabb;
 
@@ -45,6 +45,21 @@ type Cell = [i32; 3];
 /// Room reserved in each cell, so that steady-state frames do not allocate
 /// when proxies come and go across cell boundaries.
 const CELL_CAPACITY: usize = 64;
+
+/// The caller's filter seen from a cell: local ids mapped to the caller's
+/// keys, so that a cell stores only allowed pairs.
+struct CellFilter<'a, F: ?Sized> {
+    globals: &'a [ProxyKey],
+    filter: &'a F,
+}
+
+impl<F: PairFilter + ?Sized> PairFilter for CellFilter<'_, F> {
+    #[inline]
+    fn allows(&self, a: ProxyKey, b: ProxyKey) -> bool {
+        self.filter
+            .allows(self.globals[a as usize], self.globals[b as usize])
+    }
+}
 
 /// One cell: its sweep and prune (keyed by local ids) and the map from its
 /// local ids to the caller's keys.
@@ -116,7 +131,6 @@ pub struct GridSweepAndPrune {
     /// Proxies to test against the oversized ones after the cells update
     /// (and oversized proxies to test against everything).
     check_oversized: Vec<ProxyKey>,
-    scratch: Vec<PairKey>,
     /// A cell's changes, folded into `table` right after its update.
     cell_changes: PairChanges,
     table: PairTable,
@@ -232,8 +246,8 @@ impl GridSweepAndPrune {
         }
         self.apply_removals();
         self.place_queued();
+        self.refresh_queued();
         self.update_regions(filter);
-        self.refresh_queued(filter);
         self.fix_oversized_pairs(filter);
     }
 
@@ -257,7 +271,7 @@ impl GridSweepAndPrune {
         self.table.active()
     }
 
-    /// Number of box-overlapping pairs (active or filtered out).
+    /// Number of pairs stored: the active ones.
     pub fn box_pairs(&self) -> usize {
         self.table.len()
     }
@@ -367,17 +381,20 @@ fn cell_key(c: Cell) -> u64 {
 }
 
 impl GridSweepAndPrune {
-    /// Checks, after an update: every cell's sweep and prune; each live
-    /// proxy in exactly the cells of its range (none when oversized) under
-    /// the right local ids; the pair table equal to the overlapping
-    /// non-static pairs, each counted once per cell where it overlaps (or
-    /// once when oversized).
-    pub fn validate(&self) -> Result<(), InvariantError> {
+    /// Checks, after an update with `filter`: every cell's sweep and prune;
+    /// each live proxy in exactly the cells of its range (none when
+    /// oversized) under the right local ids; the pair table equal to the
+    /// overlapping, non-static pairs the filter allows.
+    pub fn validate<F: PairFilter + ?Sized>(&self, filter: &F) -> Result<(), InvariantError> {
         let err = |m: String| Err(InvariantError(m));
         for (r, region) in self.regions.iter().enumerate() {
+            let cell = CellFilter {
+                globals: &region.globals,
+                filter,
+            };
             region
                 .sap
-                .validate()
+                .validate(&cell)
                 .map_err(|e| InvariantError(format!("cell {r}: {}", e.0)))?;
         }
         for (key, p) in self.proxies.iter().enumerate() {
@@ -403,10 +420,10 @@ impl GridSweepAndPrune {
             }
         }
         self.table.validate().map_err(InvariantError)?;
-        self.validate_pairs()
+        self.validate_pairs(filter)
     }
 
-    fn validate_pairs(&self) -> Result<(), InvariantError> {
+    fn validate_pairs<F: PairFilter + ?Sized>(&self, filter: &F) -> Result<(), InvariantError> {
         let live: Vec<usize> = (0..self.proxies.len())
             .filter(|&i| self.proxies[i].state == State::Live)
             .collect();
@@ -414,7 +431,9 @@ impl GridSweepAndPrune {
         for (i, &a) in live.iter().enumerate() {
             for &b in &live[i + 1..] {
                 let (pa, pb) = (&self.proxies[a], &self.proxies[b]);
-                let pair = !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb);
+                let pair = !(pa.is_static && pb.is_static)
+                    && pa.aabb.overlaps(&pb.aabb)
+                    && filter.allows(a as u32, b as u32);
                 if pair != self.table.contains(pair_key(a as u32, b as u32)) {
                     return Err(InvariantError(format!(
                         "pair ({a}, {b}) wrong in the table"
@@ -487,7 +506,7 @@ impl BroadPhase for GridSweepAndPrune {
     fn stats(&self) -> BroadPhaseStats {
         GridSweepAndPrune::stats(self)
     }
-    fn validate(&self) -> Result<(), InvariantError> {
-        GridSweepAndPrune::validate(self)
+    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
+        GridSweepAndPrune::validate(self, filter)
     }
 }

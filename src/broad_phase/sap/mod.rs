@@ -42,9 +42,10 @@
 //! at a time, min first when the box moved left and max first otherwise, so
 //! the list is sorted again after each proxy. New proxies are appended and
 //! sifted; many at once trigger a full sort and sweep instead. Removed
-//! proxies are compacted out. Static proxies never pair with each other.
-//! A pair the caller's [`PairFilter`] refuses stays in the table, marked
-//! disabled: it never becomes active, and re-enabling it is O(1).
+//! proxies are compacted out. Static proxies never pair with each other,
+//! and a pair the caller's [`PairFilter`] refuses is never stored: it costs
+//! no memory, and is found again (by a scan of the proxy's overlaps) when
+//! the caller says the answer may have changed.
 //!
 //! **Output.** See [`BroadPhase`](super::BroadPhase): the active pairs and their net changes
 //! since the last drain. In steady state an update allocates nothing.
@@ -280,7 +281,7 @@ impl SweepAndPrune {
         self.table.active()
     }
 
-    /// Number of box-overlapping pairs (active or filtered out).
+    /// Number of pairs stored: the active ones.
     pub fn box_pairs(&self) -> usize {
         self.table.len()
     }

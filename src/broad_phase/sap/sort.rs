@@ -28,9 +28,8 @@ impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
         // sets this axis's flag; the opposite swaps clear it.
         if moving_left != e.is_max() {
             let both_static = self.info[a].is_static && self.info[b].is_static;
-            if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) {
-                let enabled = allowed(self.filter, key);
-                self.table.add(key, enabled);
+            if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) && allowed(self.filter, key) {
+                self.table.add(key);
             }
         } else if self.table.has_pairs(e.proxy()) && self.table.has_pairs(o.proxy()) {
             self.table.remove(key);

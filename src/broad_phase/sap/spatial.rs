@@ -55,10 +55,11 @@ impl SweepAndPrune {
         }
     }
 
-    /// Checks, after an update: every list sorted and holding each live
-    /// proxy's two endpoints at its box's values; the recorded positions;
-    /// the pair table equal to the overlapping non-static pairs.
-    pub fn validate(&self) -> Result<(), InvariantError> {
+    /// Checks, after an update with `filter`: every list sorted and holding
+    /// each live proxy's two endpoints at its box's values; the recorded
+    /// positions; the pair table equal to the overlapping, non-static pairs
+    /// the filter allows.
+    pub fn validate<F: PairFilter + ?Sized>(&self, filter: &F) -> Result<(), InvariantError> {
         let err = |m: String| Err(InvariantError(m));
         let live: Vec<u32> = (0..self.info.len() as u32)
             .filter(|&i| self.info[i as usize].state == State::Live)
@@ -83,22 +84,27 @@ impl SweepAndPrune {
             }
         }
         self.table.validate().map_err(InvariantError)?;
-        self.validate_pairs(&live)
+        self.validate_pairs(&live, filter)
     }
 
-    fn validate_pairs(&self, live: &[u32]) -> Result<(), InvariantError> {
+    fn validate_pairs<F: PairFilter + ?Sized>(
+        &self,
+        live: &[u32],
+        filter: &F,
+    ) -> Result<(), InvariantError> {
         let mut want = 0;
         for (i, &a) in live.iter().enumerate() {
             for &b in &live[i + 1..] {
                 let both_static =
                     self.info[a as usize].is_static && self.info[b as usize].is_static;
                 let overlap = self.aabbs[a as usize].overlaps(&self.aabbs[b as usize]);
-                if (overlap && !both_static) != self.table.contains(pair_key(a, b)) {
+                let pair = overlap && !both_static && filter.allows(a, b);
+                if pair != self.table.contains(pair_key(a, b)) {
                     return Err(InvariantError(format!(
                         "pair ({a}, {b}) wrong in the table"
                     )));
                 }
-                want += usize::from(overlap && !both_static);
+                want += usize::from(pair);
             }
         }
         if want != self.table.len() {
@@ -181,7 +187,7 @@ impl BroadPhase for SweepAndPrune {
     fn stats(&self) -> BroadPhaseStats {
         SweepAndPrune::stats(self)
     }
-    fn validate(&self) -> Result<(), InvariantError> {
-        SweepAndPrune::validate(self)
+    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
+        SweepAndPrune::validate(self, filter)
     }
 }

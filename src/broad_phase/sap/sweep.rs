@@ -36,16 +36,17 @@ impl SweepAndPrune {
             });
         }
         self.reindex();
-        let found = self.sweep_x();
+        let found = self.sweep_x(filter);
         let found_set: PairSet = found.iter().copied().collect();
         self.table.remove_where(|k| !found_set.contains(&k));
         for key in found {
-            self.table.add(key, allowed(filter, key));
+            self.table.add(key);
         }
     }
 
-    /// All overlapping, non-static-static pairs, by a sweep of the x list.
-    fn sweep_x(&mut self) -> Vec<u64> {
+    /// All overlapping, non-static-static pairs the filter allows, by a
+    /// sweep of the x list.
+    fn sweep_x<F: PairFilter + ?Sized>(&mut self, filter: &F) -> Vec<u64> {
         let mut found = Vec::new();
         let mut slot = vec![u32::MAX; self.aabbs.len()];
         let active = &mut self.sweep_active;
@@ -64,6 +65,7 @@ impl SweepAndPrune {
             for &q in active.iter() {
                 if !(static_p && self.info[q as usize].is_static)
                     && box_p.overlaps(&self.aabbs[q as usize])
+                    && filter.allows(p, q)
                 {
                     found.push(pair_key(p, q));
                 }
@@ -110,14 +112,13 @@ impl SweepAndPrune {
     fn refresh_pair<F: PairFilter + ?Sized>(&mut self, a: u32, b: u32, filter: &F) {
         let key = pair_key(a, b);
         let (ia, ib) = (&self.info[a as usize], &self.info[b as usize]);
-        let overlap = !(ia.is_static && ib.is_static)
-            && self.aabbs[a as usize].overlaps(&self.aabbs[b as usize]);
-        if !overlap {
-            self.table.remove(key);
-        } else if self.table.contains(key) {
-            self.table.set_enabled(key, allowed(filter, key));
+        let pair = !(ia.is_static && ib.is_static)
+            && self.aabbs[a as usize].overlaps(&self.aabbs[b as usize])
+            && allowed(filter, key);
+        if pair {
+            self.table.add(key);
         } else {
-            self.table.add(key, allowed(filter, key));
+            self.table.remove(key);
         }
     }
 }
