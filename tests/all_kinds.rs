@@ -93,7 +93,7 @@ fn core_distance(a: &Leaf, b: &Leaf) -> Option<(f64, f64)> {
         };
         (common::segment_body_distance(p, q, &body), r)
     } else {
-        let (m, _) = b.shape.surface().expect("surface");
+        let m = b.shape.surface().expect("surface").mesh;
         let d = (0..m.triangles().len())
             .map(|t| {
                 let tri = m.triangle(t).map(|x| b.pose.transform_point(x).as_dvec3());
@@ -125,9 +125,9 @@ fn leaves_touch(a: &Leaf, b: &Leaf) -> Option<bool> {
         let sep = common::sat_separation(&body(a), &body(b));
         return (sep.abs() > 1e-5).then_some(sep < 0.0);
     }
-    let ((ma, _), (mb, _)) = (
-        a.shape.surface().expect("surface"),
-        b.shape.surface().expect("surface"),
+    let (ma, mb) = (
+        a.shape.surface().expect("surface").mesh,
+        b.shape.surface().expect("surface").mesh,
     );
     let rel = a.pose.inverse().mul(&b.pose);
     let tb: Vec<[Vec3; 3]> = (0..mb.triangles().len() as u32)

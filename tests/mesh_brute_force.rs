@@ -1,13 +1,15 @@
-//! OBB-tree mesh queries against brute force: on real models at seeded
-//! random placements, the intersecting triangle pairs equal the all-pairs
-//! set (each pair tested with the same exact predicate on the same mapped
-//! coordinates), and `First` agrees on whether any exists. Both split rules
-//! are exercised.
+//! Tree mesh queries against brute force: on real models at seeded random
+//! placements, the intersecting triangle pairs equal the all-pairs set
+//! (each pair tested with the same exact predicate on the same mapped
+//! coordinates) for OBB trees, AABB trees (full and lite SAT) and the two
+//! mixed, and `First` agrees on whether any exists. Both split rules are
+//! exercised.
 
 use std::collections::BTreeSet;
 
 use bevy_icollide::bvh::{
-    CollideScratch, ContactMode, MeshSide, ObbTree, SplitRule, collide, mapped_triangle,
+    AabbTree, AabbTreeOptions, CollideOptions, CollideScratch, ContactMode, MeshSide, ObbTree,
+    SatTest, SplitRule, collide, collide_with, mapped_triangle,
 };
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::io::load_obj;
@@ -58,6 +60,11 @@ fn check_placements(a: &TriMesh, b: &TriMesh, placements: usize, seed: u64, spre
         ObbTree::build(a.vertices(), a.triangles(), rule, 1),
         ObbTree::build(b.vertices(), b.triangles(), rule, 1),
     );
+    let options = AabbTreeOptions { rule, leaf_size: 1 };
+    let (aa, ab) = (
+        AabbTree::build_mesh(a, &options),
+        AabbTree::build_mesh(b, &options),
+    );
     let mut rng = Rng::new(seed);
     let mut scratch = CollideScratch::default();
     let (mut out, mut hits) = (Vec::new(), 0);
@@ -83,9 +90,41 @@ fn check_placements(a: &TriMesh, b: &TriMesh, placements: usize, seed: u64, spre
         assert_eq!(got, want, "placement {i}: intersecting triangle pairs");
         collide(&sa, &sb, ContactMode::First, &mut scratch, &mut out);
         assert_eq!(out.is_empty(), want.is_empty(), "placement {i}: First");
+        // AABB trees (SOLID), alone and mixed with the OBB trees: the same
+        // triangle pairs.
+        let (xa, xb) = (
+            MeshSide {
+                mesh: a,
+                tree: &aa,
+                pose: pa,
+            },
+            MeshSide {
+                mesh: b,
+                tree: &ab,
+                pose: pb,
+            },
+        );
+        for sat in [SatTest::Full, SatTest::Lite] {
+            let options = CollideOptions {
+                sat,
+                ..CollideOptions::default()
+            };
+            collide_with(&xa, &xb, &options, &mut scratch, &mut out);
+            assert_eq!(set(&out), want, "placement {i}: AABB trees, {sat:?}");
+        }
+        collide(&sa, &xb, ContactMode::All, &mut scratch, &mut out);
+        assert_eq!(set(&out), want, "placement {i}: OBB against AABB");
+        collide(&xa, &sb, ContactMode::All, &mut scratch, &mut out);
+        assert_eq!(set(&out), want, "placement {i}: AABB against OBB");
         hits += usize::from(!want.is_empty());
     }
     hits
+}
+
+fn set(pairs: &[[u32; 2]]) -> BTreeSet<[u32; 2]> {
+    let s: BTreeSet<[u32; 2]> = pairs.iter().copied().collect();
+    assert_eq!(s.len(), pairs.len(), "no pair twice");
+    s
 }
 
 #[test]

@@ -18,7 +18,10 @@ use glam::{Quat, Vec3};
 /// All triangle pairs of the two surfaces, B mapped into A's frame as the
 /// narrow phase does.
 fn surfaces_touch(a: &SharedShape, pa: &Pose, b: &SharedShape, pb: &Pose) -> bool {
-    let ((ma, _), (mb, _)) = (a.surface().expect("surface"), b.surface().expect("surface"));
+    let (ma, mb) = (
+        a.surface().expect("surface").mesh,
+        b.surface().expect("surface").mesh,
+    );
     let rel = pa.inverse().mul(pb);
     let tb: Vec<[Vec3; 3]> = (0..mb.triangles().len() as u32)
         .map(|t| mapped_triangle(mb, t, &rel))
@@ -80,7 +83,7 @@ fn mixed_convex_and_mesh_world_matches_brute_force() {
         // World boxes of the surfaces: disjoint boxes cannot touch.
         let boxes: Vec<bevy_icollide::math::Aabb> = (0..40)
             .map(|i| {
-                let (m, _) = shapes[i].surface().expect("surface");
+                let m = shapes[i].surface().expect("surface").mesh;
                 bevy_icollide::math::Aabb::from_points(
                     m.vertices().iter().map(|v| poses[i].transform_point(*v)),
                 )

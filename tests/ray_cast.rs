@@ -1,13 +1,13 @@
-//! Ray casts against brute force: on meshes the OBB tree finds exactly the
-//! triangle (and parameter) that testing every triangle finds; on convex
+//! Ray casts against brute force: on meshes the OBB and AABB trees find
+//! exactly the triangle (and parameter) that testing every triangle finds; on convex
 //! shapes Cyrus–Beck agrees with the nearest hull triangle.
 
-use bevy_icollide::bvh::ray::ray_cast_tree;
+use bevy_icollide::bvh::TreeKind;
+use bevy_icollide::bvh::ray::ray_cast_surface;
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::geometry::ray::ray_triangle;
 use bevy_icollide::math::Pose;
 use bevy_icollide::query::{self, Ray};
-use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::ray_mesh as ray_cast_brute_force;
 use bevy_icollide::testkit::{Rng, sphere_hull};
 use glam::Vec3;
@@ -20,21 +20,31 @@ fn hand() -> SharedShape {
 
 #[test]
 fn mesh_rays_equal_brute_force() {
-    let shape = hand();
-    let (mesh, tree): (&TriMesh, _) = shape.surface().expect("surface");
+    // The same rays through the hand's OBB tree and its AABB tree.
+    let obb = hand();
+    let mesh = obb.surface().expect("surface").mesh;
+    let aabb = SharedShape::trimesh_with_tree(
+        mesh.vertices().to_vec(),
+        mesh.triangles().to_vec(),
+        TreeKind::Aabb,
+    )
+    .expect("hand");
     let center = bevy_icollide::math::Aabb::from_points(mesh.vertices().iter().copied()).center();
-    let mut rng = Rng::new(3);
-    let (mut stack, mut hits) = (Vec::new(), 0);
-    for i in 0..3000 {
-        // Rays from around the model towards points near it.
-        let origin = center + rng.unit_vector() * rng.range(0.0, 0.3);
-        let target = center + rng.in_cube(0.1);
-        let ray = Ray::new(origin, target - origin);
-        let got = ray_cast_tree(mesh, tree, &ray, 10.0, &mut stack).map(|h| (h.toi, h.feature));
-        assert_eq!(got, ray_cast_brute_force(mesh, &ray, 10.0), "ray {i}");
-        hits += usize::from(got.is_some());
+    for shape in [&obb, &aabb] {
+        let surface = shape.surface().expect("surface");
+        let mut rng = Rng::new(3);
+        let (mut stack, mut hits) = (Vec::new(), 0);
+        for i in 0..3000 {
+            // Rays from around the model towards points near it.
+            let origin = center + rng.unit_vector() * rng.range(0.0, 0.3);
+            let target = center + rng.in_cube(0.1);
+            let ray = Ray::new(origin, target - origin);
+            let got = ray_cast_surface(surface, &ray, 10.0, &mut stack).map(|h| (h.toi, h.feature));
+            assert_eq!(got, ray_cast_brute_force(mesh, &ray, 10.0), "ray {i}");
+            hits += usize::from(got.is_some());
+        }
+        assert!(hits > 600 && hits < 2900, "{hits} of 3000 rays hit");
     }
-    assert!(hits > 600 && hits < 2900, "{hits} of 3000 rays hit");
 }
 
 #[test]

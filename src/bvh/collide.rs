@@ -1,24 +1,37 @@
-//! Simultaneous traversal of two OBB trees (RAPID): which triangles of two
-//! polygon soups intersect.
+//! Simultaneous traversal of two bounding-volume trees: which triangles of
+//! two polygon soups intersect.
 //!
-//! Gottschalk, Lin, Manocha, *OBBTree: a hierarchical structure for rapid
-//! interference detection*, SIGGRAPH 1996.
+//! - **OBB trees** (Gottschalk, Lin, Manocha, *OBBTree*, SIGGRAPH 1996; the
+//!   RAPID library): B's frame is expressed in A's once per query; for a
+//!   pair of nodes the relative rotation and translation of their boxes are
+//!   `R = A^T R_ab B`, `t = A^T (R_ab c_b + t_ab - c_a)`, and the 15-axis
+//!   separating axis test ([`obb_overlap`]) decides whether to descend
+//!   ([`oriented`]).
+//! - **AABB trees** (van den Bergen, JGT 1997; SOLID): every box of a tree
+//!   shares its model's axes, so the relative rotation `R_ab` and its
+//!   absolute value are computed once per *model* pair and a node pair costs
+//!   one rotated center and the axis tests: all 15 ([`SatTest::Full`]) or
+//!   only the 6 face axes ([`SatTest::Lite`], conservative) ([`solid`]).
+//! - An OBB tree against an AABB tree takes the OBB path, the AABB boxes
+//!   seen as oriented boxes with the identity rotation.
 //!
-//! B's frame is expressed in A's once per query (`R_ab`, `t_ab`). For a pair
-//! of nodes, the relative rotation and translation of their boxes are
-//! `R = A^T R_ab B` and `t = A^T (R_ab c_b + t_ab - c_a)`, and the 15-axis
-//! separating axis test ([`obb_overlap`]) decides whether to descend. The
-//! larger box (by volume) is split first. At two leaves, every pair of their
-//! triangles is tested exactly ([`triangles_intersect`]), with B's triangle
-//! mapped into A's frame: the answer is exact for those mapped coordinates.
+//! The larger box (by volume) is split first. At two leaves every pair of
+//! their triangles is tested exactly ([`triangles_intersect`]) with B's
+//! triangle mapped into A's frame, the same way whatever the trees, so two
+//! tree types give the same triangle pairs.
 //!
 //! **What a surface query reports.** Only triangles are tested: a mesh
 //! entirely inside another (no triangles crossing) reports no contact.
 
-use glam::{Mat3, Quat, Vec3};
+mod oriented;
+mod solid;
 
+use glam::{Quat, Vec3};
+
+use super::aabb_tree::AabbNode;
 use super::obb::{OBB_EPS, obb_overlap};
-use super::obb_tree::ObbTree;
+use super::obb_tree::ObbNode;
+use super::tree::{BvNode, Bvh};
 use crate::geometry::tritri::triangles_intersect;
 use crate::math::Pose;
 use crate::shape::TriMesh;
@@ -33,7 +46,42 @@ pub enum ContactMode {
     All,
 }
 
-/// Work done by one query.
+/// Which axes the box test of two AABB trees tries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SatTest {
+    /// All 15 axes: the exact separating axis test.
+    #[default]
+    Full,
+    /// The 6 face axes only (van den Bergen's "SAT lite"): cheaper, and
+    /// conservative (it never separates overlapping boxes; it may descend
+    /// pairs that an edge axis separates).
+    Lite,
+}
+
+/// Settings of one query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CollideOptions {
+    /// First contact or all.
+    pub mode: ContactMode,
+    /// The box test's relative epsilon (added to every `|R_ij|`, as in
+    /// RAPID): larger values make the box test more conservative, never a
+    /// missed contact; the triangle tests stay exact whatever it is.
+    pub eps: f32,
+    /// The axes tried between two AABB trees.
+    pub sat: SatTest,
+}
+
+impl Default for CollideOptions {
+    fn default() -> Self {
+        Self {
+            mode: ContactMode::All,
+            eps: OBB_EPS,
+            sat: SatTest::Full,
+        }
+    }
+}
+
+/// Work done by one query (the cost model's `N_v` and `N_p`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CollideStats {
     /// Box pairs tested.
@@ -42,108 +90,155 @@ pub struct CollideStats {
     pub triangle_tests: u32,
 }
 
-/// One side of a query: a mesh, its tree and its pose.
+/// One side of a query: a mesh, its tree (OBB by default) and its pose.
 #[derive(Clone, Copy)]
-pub struct MeshSide<'a> {
+pub struct MeshSide<'a, N = ObbNode> {
     /// The triangles.
     pub mesh: &'a TriMesh,
-    /// Its OBB tree.
-    pub tree: &'a ObbTree,
+    /// Its tree over those triangles.
+    pub tree: &'a Bvh<N>,
     /// Its world pose.
     pub pose: Pose,
 }
 
-/// A pending node pair, with B's node box already expressed in A's frame
-/// (rotation and center), so descending A's side reuses it.
-#[derive(Clone, Copy, Debug)]
-struct Pending {
-    na: u32,
-    nb: u32,
-    b_rot: Quat,
-    b_center: Vec3,
-}
-
-/// Reusable traversal stack (no allocation per query once grown).
+/// Reusable traversal stacks (no allocation per query once grown).
 #[derive(Clone, Debug, Default)]
 pub struct CollideScratch {
-    stack: Vec<Pending>,
+    oriented: Vec<oriented::Pending>,
+    pairs: Vec<(u32, u32)>,
+}
+
+/// A node whose volume is a box: oriented, or axis-aligned in its tree's
+/// frame (then with the identity rotation).
+pub trait BoxNode: BvNode {
+    /// The box's axes as a rotation of the tree's frame.
+    fn rotation(&self) -> Quat;
+    /// Center of the box.
+    fn center(&self) -> Vec3;
+    /// Half the box size along each of its axes.
+    fn half_extents(&self) -> Vec3;
+}
+
+impl BoxNode for ObbNode {
+    #[inline]
+    fn rotation(&self) -> Quat {
+        self.rotation
+    }
+    #[inline]
+    fn center(&self) -> Vec3 {
+        self.center
+    }
+    #[inline]
+    fn half_extents(&self) -> Vec3 {
+        self.half_extents
+    }
+}
+
+impl BoxNode for AabbNode {
+    #[inline]
+    fn rotation(&self) -> Quat {
+        Quat::IDENTITY
+    }
+    #[inline]
+    fn center(&self) -> Vec3 {
+        self.aabb.center()
+    }
+    #[inline]
+    fn half_extents(&self) -> Vec3 {
+        self.aabb.half_extents()
+    }
+}
+
+/// The traversal a pair of tree types takes: SOLID's for two AABB trees,
+/// RAPID's otherwise.
+pub trait TreePair<NB: BoxNode>: BoxNode {
+    /// Intersecting triangle pairs of `a` and `b` into `out`.
+    fn collide(
+        a: &MeshSide<'_, Self>,
+        b: &MeshSide<'_, NB>,
+        options: &CollideOptions,
+        scratch: &mut CollideScratch,
+        out: &mut Vec<[u32; 2]>,
+    ) -> CollideStats;
+}
+
+macro_rules! oriented_pair {
+    ($a:ty, $b:ty) => {
+        impl TreePair<$b> for $a {
+            #[inline]
+            fn collide(
+                a: &MeshSide<'_, $a>,
+                b: &MeshSide<'_, $b>,
+                options: &CollideOptions,
+                scratch: &mut CollideScratch,
+                out: &mut Vec<[u32; 2]>,
+            ) -> CollideStats {
+                oriented::collide(a, b, options, &mut scratch.oriented, out)
+            }
+        }
+    };
+}
+oriented_pair!(ObbNode, ObbNode);
+oriented_pair!(ObbNode, AabbNode);
+oriented_pair!(AabbNode, ObbNode);
+
+impl TreePair<AabbNode> for AabbNode {
+    #[inline]
+    fn collide(
+        a: &MeshSide<'_, AabbNode>,
+        b: &MeshSide<'_, AabbNode>,
+        options: &CollideOptions,
+        scratch: &mut CollideScratch,
+        out: &mut Vec<[u32; 2]>,
+    ) -> CollideStats {
+        solid::collide(a, b, options, &mut scratch.pairs, out)
+    }
 }
 
 /// Intersecting triangle pairs `[triangle of a, triangle of b]`, appended
 /// to `out` (cleared first), in traversal order. Returns the work done.
 /// The box test's guard against rounding is [`OBB_EPS`]; see
-/// [`collide_with_eps`] to set it.
-pub fn collide(
-    a: &MeshSide<'_>,
-    b: &MeshSide<'_>,
+/// [`collide_with`] for the other settings.
+pub fn collide<NA: TreePair<NB>, NB: BoxNode>(
+    a: &MeshSide<'_, NA>,
+    b: &MeshSide<'_, NB>,
     mode: ContactMode,
     scratch: &mut CollideScratch,
     out: &mut Vec<[u32; 2]>,
 ) -> CollideStats {
-    collide_with_eps(a, b, mode, OBB_EPS, scratch, out)
+    let options = CollideOptions {
+        mode,
+        ..CollideOptions::default()
+    };
+    NA::collide(a, b, &options, scratch, out)
 }
 
-/// [`collide`] with the box test's relative epsilon `eps` (added to every
-/// `|R_ij|`, as in RAPID): larger values make the box test more
-/// conservative (more box pairs descend, never a missed contact); the
-/// triangle tests stay exact whatever it is.
-pub fn collide_with_eps(
-    a: &MeshSide<'_>,
-    b: &MeshSide<'_>,
+/// [`collide`] with every setting.
+pub fn collide_with<NA: TreePair<NB>, NB: BoxNode>(
+    a: &MeshSide<'_, NA>,
+    b: &MeshSide<'_, NB>,
+    options: &CollideOptions,
+    scratch: &mut CollideScratch,
+    out: &mut Vec<[u32; 2]>,
+) -> CollideStats {
+    NA::collide(a, b, options, scratch, out)
+}
+
+/// [`collide`] with the box test's relative epsilon `eps`.
+pub fn collide_with_eps<NA: TreePair<NB>, NB: BoxNode>(
+    a: &MeshSide<'_, NA>,
+    b: &MeshSide<'_, NB>,
     mode: ContactMode,
     eps: f32,
     scratch: &mut CollideScratch,
     out: &mut Vec<[u32; 2]>,
 ) -> CollideStats {
-    out.clear();
-    let mut stats = CollideStats::default();
-    if a.tree.nodes.is_empty() || b.tree.nodes.is_empty() {
-        return stats;
-    }
-    let q = Query {
-        a,
-        b,
-        rel: a.pose.inverse().mul(&b.pose),
+    let options = CollideOptions {
         mode,
+        eps,
+        ..CollideOptions::default()
     };
-    let stack = &mut scratch.stack;
-    stack.clear();
-    stack.push(q.pending(0, 0));
-    while let Some(p) = stack.pop() {
-        stats.box_tests += 1;
-        let (la, lb) = (&a.tree.nodes[p.na as usize], &b.tree.nodes[p.nb as usize]);
-        // Box B relative to box A: R = A^T B', t = A^T (c_b' - c_a).
-        let inv_a = la.rotation.conjugate();
-        let r = Mat3::from_quat(inv_a * p.b_rot);
-        let t = inv_a * (p.b_center - la.center);
-        // `eps` is relative: conservative against rounding in R and t.
-        if !obb_overlap(la.half_extents, lb.half_extents, &r, t, eps) {
-            continue;
-        }
-        let descend_a = match (la.is_leaf(), lb.is_leaf()) {
-            (true, true) => {
-                if q.leaf_pairs((p.na, p.nb), &mut stats, out) {
-                    return stats;
-                }
-                continue;
-            }
-            (false, true) => true,
-            (true, false) => false,
-            // Descend the larger box first.
-            (false, false) => volume(la.half_extents) >= volume(lb.half_extents),
-        };
-        if descend_a {
-            stack.push(Pending {
-                na: la.first + 1,
-                ..p
-            });
-            stack.push(Pending { na: la.first, ..p });
-        } else {
-            stack.push(q.pending(p.na, lb.first + 1));
-            stack.push(q.pending(p.na, lb.first));
-        }
-    }
-    stats
+    NA::collide(a, b, &options, scratch, out)
 }
 
 #[inline]
@@ -151,39 +246,25 @@ fn volume(h: Vec3) -> f32 {
     h.x * h.y * h.z
 }
 
-/// What one query holds fixed.
-struct Query<'q, 'a> {
-    a: &'q MeshSide<'a>,
-    b: &'q MeshSide<'a>,
-    /// B's frame in A's.
+/// What one query holds fixed: the sides, B's frame in A's, the mode.
+struct Leaves<'q, NA, NB> {
+    a: &'q MeshSide<'q, NA>,
+    b: &'q MeshSide<'q, NB>,
     rel: Pose,
     mode: ContactMode,
 }
 
-impl Query<'_, '_> {
-    /// The pair `(na, nb)` with B's node box mapped into A's frame.
-    #[inline]
-    fn pending(&self, na: u32, nb: u32) -> Pending {
-        let node = &self.b.tree.nodes[nb as usize];
-        Pending {
-            na,
-            nb,
-            b_rot: self.rel.rotation * node.rotation,
-            b_center: self.rel.transform_point(node.center),
-        }
-    }
-
+impl<NA: BvNode, NB: BvNode> Leaves<'_, NA, NB> {
     /// Tests all triangle pairs of two leaves; true when `First` found one.
-    fn leaf_pairs(
+    fn test(
         &self,
         (na, nb): (u32, u32),
         stats: &mut CollideStats,
         out: &mut Vec<[u32; 2]>,
     ) -> bool {
         let (a, b) = (self.a, self.b);
-        let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
-        let tris_a = &a.tree.order[la.first as usize..(la.first + la.count) as usize];
-        let tris_b = &b.tree.order[lb.first as usize..(lb.first + lb.count) as usize];
+        let tris_a = a.tree.leaf_primitives(na as usize);
+        let tris_b = b.tree.leaf_primitives(nb as usize);
         for &tb in tris_b {
             let tri_b = mapped_triangle(b.mesh, tb, &self.rel);
             for &ta in tris_a {

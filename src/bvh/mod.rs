@@ -21,15 +21,20 @@
 //! times their cost plus triangle tests times theirs): [`CollideStats`]
 //! counts both.
 
+pub mod aabb_tree;
 pub mod collide;
 pub mod obb;
 pub mod obb_tree;
 pub mod ray;
+pub mod surface;
 pub mod tree;
 
+pub use aabb_tree::{AabbNode, AabbTree, AabbTreeOptions};
 pub use collide::{
-    CollideScratch, CollideStats, ContactMode, MeshSide, collide, collide_with_eps, mapped_triangle,
+    BoxNode, CollideOptions, CollideScratch, CollideStats, ContactMode, MeshSide, SatTest,
+    TreePair, collide, collide_with, collide_with_eps, mapped_triangle,
 };
 pub use obb::{OBB_EPS, Obb, obb_overlap};
 pub use obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
-pub use tree::{AabbNode, AabbTree, BvNode, Bvh, BvhError};
+pub use surface::{Surface, SurfaceTree, TreeKind, TreeRef, collide_surfaces};
+pub use tree::{BvNode, Bvh, BvhError};

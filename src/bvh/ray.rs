@@ -1,8 +1,10 @@
-//! Ray casts against an OBB tree: descend the boxes the ray reaches (slab
-//! test in each box's frame, padded against rounding), nearest child
-//! first, and test the leaves' triangles (Möller–Trumbore).
+//! Ray casts against a tree of boxes (OBB or AABB): descend the boxes the
+//! ray reaches (slab test in each box's frame, padded against rounding),
+//! and test the leaves' triangles (Möller–Trumbore).
 
-use super::obb_tree::ObbTree;
+use super::collide::BoxNode;
+use super::surface::{Surface, TreeRef};
+use super::tree::Bvh;
 use crate::geometry::ray::{Ray, RayHit, ray_hits_box, ray_triangle};
 use crate::shape::TriMesh;
 
@@ -12,9 +14,9 @@ const PAD: f32 = 1e-5;
 
 /// The first triangle `ray` (mesh frame) meets within `max_toi`; among
 /// triangles hit at the same parameter, the smallest index.
-pub fn ray_cast_tree(
+pub fn ray_cast_tree<N: BoxNode>(
     mesh: &TriMesh,
-    tree: &ObbTree,
+    tree: &Bvh<N>,
     ray: &Ray,
     max_toi: f32,
     stack: &mut Vec<u32>,
@@ -28,18 +30,19 @@ pub fn ray_cast_tree(
     while let Some(n) = stack.pop() {
         let node = &tree.nodes[n as usize];
         let limit = best.map_or(max_toi, |b| b.0);
-        let inv = node.rotation.conjugate();
-        let (o, d) = (inv * (ray.origin - node.center), inv * ray.dir);
-        let pad = PAD * (node.half_extents.max_element() + o.length());
-        if !ray_hits_box(o, d, node.half_extents, pad, limit) {
+        let inv = node.rotation().conjugate();
+        let (o, d) = (inv * (ray.origin - node.center()), inv * ray.dir);
+        let half = node.half_extents();
+        let pad = PAD * (half.max_element() + o.length());
+        if !ray_hits_box(o, d, half, pad, limit) {
             continue;
         }
         if !node.is_leaf() {
-            stack.push(node.first + 1);
-            stack.push(node.first);
+            stack.push(node.first() + 1);
+            stack.push(node.first());
             continue;
         }
-        for &t in &tree.order[node.first as usize..(node.first + node.count) as usize] {
+        for &t in tree.leaf_primitives(n as usize) {
             let limit = best.map_or(max_toi, |b| b.0);
             if let Some(toi) = ray_triangle(ray, mesh.triangle(t as usize), limit)
                 && best.is_none_or(|(bt, bi)| toi < bt || (toi == bt && t < bi))
@@ -58,4 +61,17 @@ pub fn ray_cast_tree(
             feature: t,
         }
     })
+}
+
+/// [`ray_cast_tree`] on a surface, whichever its tree.
+pub fn ray_cast_surface(
+    surface: Surface<'_>,
+    ray: &Ray,
+    max_toi: f32,
+    stack: &mut Vec<u32>,
+) -> Option<RayHit> {
+    match surface.tree {
+        TreeRef::Obb(t) => ray_cast_tree(surface.mesh, t, ray, max_toi, stack),
+        TreeRef::Aabb(t) => ray_cast_tree(surface.mesh, t, ray, max_toi, stack),
+    }
 }

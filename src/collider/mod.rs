@@ -34,7 +34,7 @@ use std::sync::Arc;
 use glam::Vec3;
 
 use crate::bounds::FixedCube;
-use crate::bvh::{ObbTree, SplitRule};
+use crate::bvh::{Surface, SurfaceTree, TreeKind};
 #[cfg(feature = "obj")]
 use crate::io::{ObjError, load_obj};
 use crate::math::{Aabb, Pose};
@@ -127,8 +127,8 @@ pub struct ShapeData {
     /// The hull's triangles as a mesh, for convex shapes (surface queries
     /// against meshes).
     hull_mesh: Option<TriMesh>,
-    /// OBB tree over the surface triangles (the mesh, or the hull's).
-    tree: ObbTree,
+    /// The tree over the surface triangles (the mesh, or the hull's).
+    tree: SurfaceTree,
 }
 
 impl ShapeData {
@@ -197,6 +197,10 @@ impl ShapeData {
     }
 
     fn new(kind: ShapeKind, bounds: BoundsGeometry) -> Self {
+        Self::with_tree(kind, bounds, TreeKind::Obb)
+    }
+
+    fn with_tree(kind: ShapeKind, bounds: BoundsGeometry, tree_kind: TreeKind) -> Self {
         let (cube, local_aabb) = match &bounds {
             BoundsGeometry::Hull(h) => points_bounds(h.vertices()),
             BoundsGeometry::Points(p) => points_bounds(p),
@@ -219,9 +223,7 @@ impl ShapeData {
             ShapeKind::Convex(_) => hull_mesh.as_ref(),
             ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
         };
-        let tree = surface.map_or_else(ObbTree::default, |m| {
-            ObbTree::build(m.vertices(), m.triangles(), SplitRule::Mean, 1)
-        });
+        let tree = surface.map_or_else(SurfaceTree::default, |m| SurfaceTree::build(m, tree_kind));
         Self {
             kind,
             bounds,
@@ -232,15 +234,25 @@ impl ShapeData {
         }
     }
 
-    /// The surface as triangles with its OBB tree: the mesh itself, or the
-    /// convex hull's triangles. `None` for compounds (their pieces have one).
-    pub fn surface(&self) -> Option<(&TriMesh, &ObbTree)> {
+    /// The surface as triangles with its tree: the mesh itself, or the
+    /// convex hull's triangles. `None` for compounds (their pieces have one)
+    /// and spheres and capsules.
+    pub fn surface(&self) -> Option<Surface<'_>> {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
             ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
         };
-        mesh.map(|m| (m, &self.tree))
+        mesh.map(|mesh| Surface {
+            mesh,
+            tree: self.tree.as_ref(),
+        })
+    }
+
+    /// The tree over the surface (an empty OBB tree for compounds, spheres
+    /// and capsules).
+    pub fn surface_tree(&self) -> &SurfaceTree {
+        &self.tree
     }
 }
 
@@ -305,11 +317,24 @@ impl SharedShape {
     /// Errors: no vertices or no triangles, a NaN or infinite vertex, an index
     /// out of range.
     pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
+        Self::trimesh_with_tree(vertices, triangles, TreeKind::Obb)
+    }
+
+    /// [`trimesh`](Self::trimesh) with the tree of your choice: OBB (the
+    /// default: tightest, for rigid models) or AABB (cheaper to build and
+    /// refit; what a deformable body's tree is, see
+    /// [`CollisionWorld::set_vertices`](crate::pipeline::CollisionWorld::set_vertices)).
+    pub fn trimesh_with_tree(
+        vertices: Vec<Vec3>,
+        triangles: Vec<[u32; 3]>,
+        tree: TreeKind,
+    ) -> Result<Self, ShapeError> {
         let mesh = TriMesh::new(vertices, triangles)?;
         let bounds = bounds_of(mesh.used_vertices())?;
-        Ok(Self(Arc::new(ShapeData::new(
+        Ok(Self(Arc::new(ShapeData::with_tree(
             ShapeKind::TriMesh(mesh),
             bounds,
+            tree,
         ))))
     }
 

@@ -232,6 +232,7 @@ impl PairBodies for Bodies<'_> {
             pose: b.pose.unwrap_or_default(),
             tight: b.tight,
             boolean_only: b.sensor || !self.penetration,
+            deformed: None,
         }
     }
 

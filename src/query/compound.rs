@@ -106,6 +106,7 @@ fn side_of<'a>(side: &PairSide<'a>, piece: &PieceAt, boolean_only: bool) -> Pair
         pose: piece.pose,
         tight: piece.tight,
         boolean_only,
+        deformed: None,
     }
 }
 

@@ -7,7 +7,7 @@ use super::cache::{PairCache, QueryScratch};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
 use super::{compound, rounded};
-use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
+use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
 use crate::shape::ConvexPolytope;
@@ -102,7 +102,7 @@ fn rounded_pair(
             if !matches!(cache, PairCache::Mesh(_)) {
                 *cache = PairCache::Mesh(Vec::new());
             }
-            match (cache, b.shape.surface()) {
+            match (cache, b.surface()) {
                 (PairCache::Mesh(pairs), Some(surface)) => {
                     rounded::rounded_mesh(r, a, surface, b, pairs)
                 }
@@ -115,32 +115,26 @@ fn rounded_pair(
     }
 }
 
-/// Surface against surface: the OBB trees traversed together.
+/// Surface against surface: the trees traversed together.
 fn mesh_pair(
     a: &PairSide<'_>,
     b: &PairSide<'_>,
     pairs: &mut Vec<[u32; 2]>,
     scratch: &mut CollideScratch,
 ) -> PairResult {
-    let (Some((ma, ta)), Some((mb, tb))) = (a.shape.surface(), b.shape.surface()) else {
+    let (Some(sa), Some(sb)) = (a.surface(), b.surface()) else {
         return PairResult::default();
-    };
-    let side_a = MeshSide {
-        mesh: ma,
-        tree: ta,
-        pose: a.pose,
-    };
-    let side_b = MeshSide {
-        mesh: mb,
-        tree: tb,
-        pose: b.pose,
     };
     let mode = if a.boolean_only || b.boolean_only {
         ContactMode::First
     } else {
         ContactMode::All
     };
-    collide(&side_a, &side_b, mode, scratch, pairs);
+    let options = CollideOptions {
+        mode,
+        ..CollideOptions::default()
+    };
+    collide_surfaces((sa, a.pose), (sb, b.pose), &options, scratch, pairs);
     PairResult {
         touching: !pairs.is_empty(),
         exact: true,

@@ -5,8 +5,8 @@ use super::QueryError;
 use super::cache::{PairCache, QueryScratch};
 use super::dispatch::test_pair;
 use super::pair::PairSide;
-use crate::bvh::{CollideScratch, ContactMode, MeshSide, collide};
-use crate::collider::{ShapeData, SharedShape};
+use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
+use crate::collider::SharedShape;
 use crate::math::Pose;
 
 /// Whether the shapes intersect (touching counts). With a triangle mesh
@@ -20,7 +20,7 @@ pub fn intersects(
 ) -> Result<bool, QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
-    let (sa, sb) = (pair_side(a, pose_a), pair_side(b, pose_b));
+    let (sa, sb) = (PairSide::of(a, pose_a), PairSide::of(b, pose_b));
     if !sa.tight.overlaps(&sb.tight) {
         return Ok(false);
     }
@@ -28,18 +28,8 @@ pub fn intersects(
     Ok(test_pair(&sa, &sb, &mut PairCache::None, &mut scratch).touching)
 }
 
-/// A shape at a pose as a boolean-only narrow-phase side.
-fn pair_side<'a>(s: &'a ShapeData, pose: &Pose) -> PairSide<'a> {
-    PairSide {
-        tight: s.local_aabb().transformed(pose),
-        shape: s,
-        pose: *pose,
-        boolean_only: true,
-    }
-}
-
 /// The intersecting triangle pairs `[of a, of b]` of two surfaces (a mesh's
-/// triangles, or a convex shape's hull triangles), by OBB-tree traversal.
+/// triangles, or a convex shape's hull triangles), by traversing their trees.
 pub fn intersecting_triangles(
     a: &SharedShape,
     pose_a: &Pose,
@@ -53,23 +43,17 @@ pub fn intersecting_triangles(
         a: a.kind_name(),
         b: b.kind_name(),
     };
-    let (ma, ta) = a.surface().ok_or_else(unsupported)?;
-    let (mb, tb) = b.surface().ok_or_else(unsupported)?;
-    let side_a = MeshSide {
-        mesh: ma,
-        tree: ta,
-        pose: *pose_a,
-    };
-    let side_b = MeshSide {
-        mesh: mb,
-        tree: tb,
-        pose: *pose_b,
-    };
+    let sa = a.surface().ok_or_else(unsupported)?;
+    let sb = b.surface().ok_or_else(unsupported)?;
     let mut out = Vec::new();
-    collide(
-        &side_a,
-        &side_b,
+    let options = CollideOptions {
         mode,
+        ..CollideOptions::default()
+    };
+    collide_surfaces(
+        (sa, *pose_a),
+        (sb, *pose_b),
+        &options,
         &mut CollideScratch::default(),
         &mut out,
     );

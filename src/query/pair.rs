@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use crate::bvh::Surface;
 use crate::collider::ShapeData;
 use crate::math::{Aabb, Pose};
 use crate::shape::Feature;
@@ -17,6 +18,28 @@ pub struct PairSide<'a> {
     pub tight: Aabb,
     /// Skip the penetration depth (sensors, or a world without depth).
     pub boolean_only: bool,
+    /// A deformable body's current surface (its own mesh and AABB tree),
+    /// which replaces the shape's.
+    pub deformed: Option<Surface<'a>>,
+}
+
+impl<'a> PairSide<'a> {
+    /// A shape at a pose, boolean only, its box computed from the shape.
+    pub fn of(shape: &'a ShapeData, pose: &Pose) -> Self {
+        PairSide {
+            tight: shape.local_aabb().transformed(pose),
+            shape,
+            pose: *pose,
+            boolean_only: true,
+            deformed: None,
+        }
+    }
+
+    /// The surface the pair tests use: the deformed one, or the shape's.
+    #[inline]
+    pub fn surface(&self) -> Option<Surface<'a>> {
+        self.deformed.or_else(|| self.shape.surface())
+    }
 }
 
 /// Contact data of a pair whose test computes it (convex – convex).

@@ -10,7 +10,8 @@
 use glam::Vec3;
 
 use super::QueryError;
-use crate::bvh::ray::ray_cast_tree;
+use super::pair::PairSide;
+use crate::bvh::ray::ray_cast_surface;
 use crate::collider::{ShapeKind, SharedShape};
 use crate::geometry::closest::point_segment;
 use crate::geometry::ray::{Ray, RayHit, smallest_root};
@@ -28,6 +29,17 @@ pub fn ray_cast(
     ray: &Ray,
     max_toi: f32,
 ) -> Result<Option<RayHit>, QueryError> {
+    ray_cast_side(&PairSide::of(shape, pose), ray, max_toi)
+}
+
+/// [`ray_cast`] on a pair side (a deformable body's side casts against its
+/// current surface).
+pub(crate) fn ray_cast_side(
+    side: &PairSide<'_>,
+    ray: &Ray,
+    max_toi: f32,
+) -> Result<Option<RayHit>, QueryError> {
+    let (shape, pose) = (side.shape, &side.pose);
     pose.validate().map_err(QueryError::InvalidPose)?;
     if let Some(c) = shape.compound() {
         let mut best: Option<RayHit> = None;
@@ -47,9 +59,9 @@ pub fn ray_cast(
     let hit = match shape.kind() {
         ShapeKind::Convex(p) => ray_polytope(p, &local, max_toi),
         ShapeKind::Rounded(r) => ray_rounded(r, &local, max_toi),
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => shape
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => side
             .surface()
-            .and_then(|(mesh, tree)| ray_cast_tree(mesh, tree, &local, max_toi, &mut Vec::new())),
+            .and_then(|s| ray_cast_surface(s, &local, max_toi, &mut Vec::new())),
     };
     Ok(hit.map(|h| RayHit {
         normal: pose.transform_vector(h.normal),

@@ -18,7 +18,7 @@
 use glam::Vec3;
 
 use super::pair::{ContactData, PairResult, PairSide};
-use crate::bvh::{ObbNode, ObbTree};
+use crate::bvh::{BoxNode, Bvh, Surface, TreeRef};
 use crate::geometry::closest::{segment_segment, segment_triangle_distance};
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -105,7 +105,7 @@ pub(super) fn rounded_convex(
 pub(super) fn rounded_mesh(
     r: &Rounded,
     a: &PairSide<'_>,
-    (mesh, tree): (&TriMesh, &ObbTree),
+    surface: Surface<'_>,
     b: &PairSide<'_>,
     pairs: &mut Vec<[u32; 2]>,
 ) -> PairResult {
@@ -113,31 +113,49 @@ pub(super) fn rounded_mesh(
     let to_mesh = b.pose.inverse().mul(&a.pose);
     let core = world_core(r, &to_mesh);
     let first_only = a.boolean_only || b.boolean_only;
+    let touching = match surface.tree {
+        TreeRef::Obb(t) => near_triangles(r.radius, core, (surface.mesh, t), first_only, pairs),
+        TreeRef::Aabb(t) => near_triangles(r.radius, core, (surface.mesh, t), first_only, pairs),
+    };
+    mesh_result(touching)
+}
+
+/// The triangles within `radius` of the segment `core` (mesh frame), as
+/// pairs `[0, triangle]` (the first one only when `first_only`): the tree
+/// descended with the segment's box in each node's frame grown by the
+/// radius, the exact segment–triangle distance at the leaves.
+fn near_triangles<N: BoxNode>(
+    radius: f32,
+    core: [Vec3; 2],
+    (mesh, tree): (&TriMesh, &Bvh<N>),
+    first_only: bool,
+    pairs: &mut Vec<[u32; 2]>,
+) -> bool {
     let mut stack: smallvec::SmallVec<[u32; 64]> = smallvec::SmallVec::new();
     if !tree.nodes.is_empty() {
         stack.push(0);
     }
     while let Some(n) = stack.pop() {
         let node = &tree.nodes[n as usize];
-        if !segment_near_box(core, r.radius, node) {
+        if !segment_near_box(core, radius, node) {
             continue;
         }
         if !node.is_leaf() {
-            stack.push(node.first + 1);
-            stack.push(node.first);
+            stack.push(node.first() + 1);
+            stack.push(node.first());
             continue;
         }
-        for &t in tree.leaf_triangles(n as usize) {
-            if segment_triangle_distance(core, mesh.triangle(t as usize)) <= r.radius {
+        for &t in tree.leaf_primitives(n as usize) {
+            if segment_triangle_distance(core, mesh.triangle(t as usize)) <= radius {
                 pairs.push([0, t]);
                 if first_only {
-                    return mesh_result(true);
+                    return true;
                 }
             }
         }
     }
     pairs.sort_unstable();
-    mesh_result(!pairs.is_empty())
+    !pairs.is_empty()
 }
 
 fn mesh_result(touching: bool) -> PairResult {
@@ -150,11 +168,12 @@ fn mesh_result(touching: bool) -> PairResult {
 
 /// Conservative: the box of the segment in the node's frame overlaps the
 /// node's box grown by the radius (and a relative pad against rounding).
-fn segment_near_box([p, q]: [Vec3; 2], radius: f32, node: &ObbNode) -> bool {
-    let inv = node.rotation.conjugate();
-    let (lp, lq) = (inv * (p - node.center), inv * (q - node.center));
-    let pad = 1e-5 * (node.half_extents.max_element() + lp.abs().max_element() + radius);
-    let h = node.half_extents + Vec3::splat(radius + pad);
+fn segment_near_box<N: BoxNode>([p, q]: [Vec3; 2], radius: f32, node: &N) -> bool {
+    let inv = node.rotation().conjugate();
+    let (lp, lq) = (inv * (p - node.center()), inv * (q - node.center()));
+    let half = node.half_extents();
+    let pad = 1e-5 * (half.max_element() + lp.abs().max_element() + radius);
+    let h = half + Vec3::splat(radius + pad);
     lp.min(lq).cmple(h).all() && (-h).cmple(lp.max(lq)).all()
 }
 

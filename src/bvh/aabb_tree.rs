@@ -1,0 +1,381 @@
+//! AABB trees (van den Bergen, *Efficient collision detection of complex
+//! deformable models using AABB trees*, JGT 2(4), 1997; the SOLID library).
+//!
+//! Axis-aligned boxes in the model's own frame: looser than OBBs, but cheap
+//! to build and, above all, to *refit* when the model deforms. The tree
+//! keeps the crate's one layout ([`Bvh`]): a node is 32 bytes (the box, the
+//! first child or primitive, the primitive count).
+//!
+//! **Build** (top-down, [`AabbTree::build`]): a group's primitives are
+//! split across the longest axis of their centers' bounds, at the median
+//! (the paper's rule; [`SplitRule::Mean`] splits at the mean), by a linear
+//! selection, so a level costs `O(n)` and the build `O(n log n)`. When all
+//! centers coincide on every axis (duplicate triangles) the group is a
+//! leaf. Boxes are then filled by one refit pass.
+//!
+//! **Refit** ([`AabbTree::refit`]): leaf boxes from the primitives' current
+//! vertices, then every inner box as the union of its children's, in one
+//! reverse pass over the array (children come after their parent): no
+//! recursion, no allocation, `O(n)`. The topology stays that of the rest
+//! pose, so a strongly deformed model ends up with overlapping siblings and
+//! queries slow down (they stay exact); a rebuild ([`AabbTree::build`]) is
+//! then one call.
+
+use glam::Vec3;
+use smallvec::SmallVec;
+
+use serde::{Deserialize, Serialize};
+
+use super::obb_tree::SplitRule;
+use super::tree::{BvNode, Bvh, BvhError};
+use crate::math::Aabb;
+use crate::shape::TriMesh;
+
+/// A node of an AABB tree: 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AabbNode {
+    /// The box.
+    pub aabb: Aabb,
+    /// See [`BvNode::first`].
+    pub first: u32,
+    /// See [`BvNode::count`].
+    pub count: u32,
+}
+
+impl BvNode for AabbNode {
+    #[inline]
+    fn first(&self) -> u32 {
+        self.first
+    }
+    #[inline]
+    fn count(&self) -> u32 {
+        self.count
+    }
+}
+
+/// A tree of axis-aligned boxes.
+pub type AabbTree = Bvh<AabbNode>;
+
+/// Build settings of an AABB tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AabbTreeOptions {
+    /// Where groups are split (the paper: the median).
+    pub rule: SplitRule,
+    /// Groups of at most this many primitives become leaves (0 counts as 1).
+    pub leaf_size: usize,
+}
+
+impl Default for AabbTreeOptions {
+    fn default() -> Self {
+        Self {
+            rule: SplitRule::Median,
+            leaf_size: 1,
+        }
+    }
+}
+
+impl AabbTree {
+    /// A tree over primitives given by their boxes (one per leaf with the
+    /// default options), split by their centers (see the module docs).
+    /// Node boxes are the unions of the primitives' boxes.
+    pub fn build(boxes: &[Aabb], options: &AabbTreeOptions) -> AabbTree {
+        let centers: Vec<Vec3> = boxes.iter().map(|b| b.center()).collect();
+        let mut tree = topology(&centers, options);
+        tree.refit_with(|p| boxes[p as usize]);
+        tree
+    }
+
+    /// [`build`](Self::build) with the default options: median split, one
+    /// primitive per leaf. Compound shapes build their piece trees with it.
+    pub fn from_boxes(boxes: &[Aabb]) -> AabbTree {
+        Self::build(boxes, &AabbTreeOptions::default())
+    }
+
+    /// A tree over the triangles of `mesh` (split by triangle centroids).
+    pub fn build_mesh(mesh: &TriMesh, options: &AabbTreeOptions) -> AabbTree {
+        let centroids: Vec<Vec3> = (0..mesh.triangles().len())
+            .map(|t| {
+                let [p, q, r] = mesh.triangle(t);
+                (p + q + r) / 3.0
+            })
+            .collect();
+        let mut tree = topology(&centroids, options);
+        tree.refit(mesh.vertices(), mesh.triangles());
+        tree
+    }
+
+    /// Refits the boxes to moved vertices (same triangles, same order as at
+    /// the build): leaf boxes from their triangles' vertices, then every
+    /// inner box from its children, in one reverse pass. Returns the number
+    /// of boxes updated (`N_u` of the cost model). Allocates nothing.
+    pub fn refit(&mut self, vertices: &[Vec3], triangles: &[[u32; 3]]) -> u32 {
+        self.refit_with(|t| {
+            let [a, b, c] = triangles[t as usize].map(|v| vertices[v as usize]);
+            Aabb {
+                min: a.min(b).min(c),
+                max: a.max(b).max(c),
+            }
+        })
+    }
+
+    /// The refit pass with the primitives' boxes given by `primitive_box`.
+    fn refit_with(&mut self, primitive_box: impl Fn(u32) -> Aabb) -> u32 {
+        for i in (0..self.nodes.len()).rev() {
+            let node = self.nodes[i];
+            let aabb = if node.is_leaf() {
+                let range = node.first as usize..(node.first + node.count) as usize;
+                self.order[range]
+                    .iter()
+                    .fold(Aabb::EMPTY, |b, &p| b.union(primitive_box(p)))
+            } else {
+                let f = node.first as usize;
+                self.nodes[f].aabb.union(self.nodes[f + 1].aabb)
+            };
+            self.nodes[i].aabb = aabb;
+        }
+        self.nodes.len() as u32
+    }
+
+    /// Calls `visit(primitive)` for every leaf primitive whose node box
+    /// overlaps `query` (the tree's frame), in tree order; `visit` returns
+    /// `false` to stop.
+    pub fn for_each_overlap(&self, query: &Aabb, mut visit: impl FnMut(u32) -> bool) {
+        let mut stack: SmallVec<[u32; 32]> = SmallVec::new();
+        if !self.nodes.is_empty() {
+            stack.push(0);
+        }
+        while let Some(i) = stack.pop() {
+            let node = &self.nodes[i as usize];
+            if !node.aabb.overlaps(query) {
+                continue;
+            }
+            if node.is_leaf() {
+                for &p in self.leaf_primitives(i as usize) {
+                    if !visit(p) {
+                        return;
+                    }
+                }
+            } else {
+                stack.push(node.first + 1);
+                stack.push(node.first);
+            }
+        }
+    }
+
+    /// [`validate_layout`](super::Bvh::validate_layout), and every node's
+    /// box holds its children's boxes, every leaf's box its primitives'
+    /// boxes. Never loops or panics, whatever the data.
+    pub fn validate(&self, boxes: &[Aabb]) -> Result<(), BvhError> {
+        self.validate_layout(boxes.len())?;
+        for (i, node) in self.nodes.iter().enumerate() {
+            let inside = |b: &Aabb| node.aabb.contains(b);
+            let ok = if node.is_leaf() {
+                self.leaf_primitives(i)
+                    .iter()
+                    .all(|&p| inside(&boxes[p as usize]))
+            } else {
+                let f = node.first as usize;
+                inside(&self.nodes[f].aabb) && inside(&self.nodes[f + 1].aabb)
+            };
+            if !ok {
+                return Err(BvhError::NotContained { node: i });
+            }
+        }
+        Ok(())
+    }
+
+    /// [`validate`](Self::validate) for a tree over the triangles of `mesh`.
+    pub fn validate_mesh(&self, mesh: &TriMesh) -> Result<(), BvhError> {
+        let boxes: Vec<Aabb> = (0..mesh.triangles().len())
+            .map(|t| Aabb::from_points(mesh.triangle(t)))
+            .collect();
+        self.validate(&boxes)
+    }
+}
+
+/// The tree's nodes and primitive order (boxes left empty): top-down over
+/// the primitives' centers.
+fn topology(centers: &[Vec3], options: &AabbTreeOptions) -> AabbTree {
+    let n = centers.len();
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut nodes = Vec::with_capacity(2 * n);
+    if n == 0 {
+        return AabbTree { nodes, order };
+    }
+    let leaf_size = options.leaf_size.max(1);
+    nodes.push(node(0, 0));
+    let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, n)];
+    while let Some((at, start, end)) = stack.pop() {
+        let group = &mut order[start..end];
+        let split = if group.len() > leaf_size {
+            split(group, centers, options.rule)
+        } else {
+            None
+        };
+        let Some(mid) = split else {
+            nodes[at] = node(start as u32, (end - start) as u32);
+            continue;
+        };
+        let first = nodes.len();
+        nodes.push(node(0, 0));
+        nodes.push(node(0, 0));
+        nodes[at] = node(first as u32, 0);
+        stack.push((first + 1, start + mid, end));
+        stack.push((first, start, start + mid));
+    }
+    AabbTree { nodes, order }
+}
+
+fn node(first: u32, count: u32) -> AabbNode {
+    AabbNode {
+        aabb: Aabb::EMPTY,
+        first,
+        count,
+    }
+}
+
+/// Splits `group` across the longest axis of its centers' bounds (then the
+/// others), moving the lower side to the front; returns its length, or
+/// `None` when no axis divides the group (all centers equal).
+fn split(group: &mut [u32], centers: &[Vec3], rule: SplitRule) -> Option<usize> {
+    let bounds = Aabb::from_points(group.iter().map(|&p| centers[p as usize]));
+    let extent = bounds.max - bounds.min;
+    let mut axes = [0usize, 1, 2];
+    axes.sort_by(|&i, &j| extent[j].total_cmp(&extent[i]));
+    for k in axes {
+        if !(extent[k] > 0.0) {
+            continue;
+        }
+        let at = |p: u32| centers[p as usize][k];
+        let mid = match rule {
+            SplitRule::Median => {
+                let mid = group.len() / 2;
+                // Ties broken by index: the tree does not depend on the
+                // selection's order.
+                group.select_nth_unstable_by(mid, |&a, &b| at(a).total_cmp(&at(b)).then(a.cmp(&b)));
+                mid
+            }
+            SplitRule::Mean => {
+                let mean = group.iter().map(|&p| at(p)).sum::<f32>() / group.len() as f32;
+                partition_below(group, |p| at(p) < mean)
+            }
+        };
+        if mid > 0 && mid < group.len() {
+            return Some(mid);
+        }
+    }
+    None
+}
+
+/// Moves the elements for which `below` holds to the front; returns how
+/// many there are.
+fn partition_below(group: &mut [u32], below: impl Fn(u32) -> bool) -> usize {
+    let mut i = 0;
+    for j in 0..group.len() {
+        if below(group[j]) {
+            group.swap(i, j);
+            i += 1;
+        }
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::{Rng, torus};
+
+    fn random_boxes(rng: &mut Rng, n: usize) -> Vec<Aabb> {
+        (0..n)
+            .map(|_| Aabb::from_center_half_extents(rng.in_cube(10.0), rng.vec(0.1, 2.0)))
+            .collect()
+    }
+
+    #[test]
+    fn overlap_queries_equal_brute_force() {
+        let mut rng = Rng::new(4);
+        for n in [1, 2, 3, 7, 64, 300] {
+            let boxes = random_boxes(&mut rng, n);
+            let tree = AabbTree::from_boxes(&boxes);
+            tree.validate(&boxes).expect("valid tree");
+            assert_eq!(tree.nodes.len(), 2 * n - 1);
+            for q in random_boxes(&mut rng, 50) {
+                let mut got = Vec::new();
+                tree.for_each_overlap(&q, |p| {
+                    got.push(p);
+                    true
+                });
+                got.sort_unstable();
+                let want: Vec<u32> = (0..n as u32)
+                    .filter(|&i| boxes[i as usize].overlaps(&q))
+                    .collect();
+                assert_eq!(got, want);
+            }
+        }
+    }
+
+    #[test]
+    fn corrupt_trees_are_refused() {
+        let mut rng = Rng::new(5);
+        let boxes = random_boxes(&mut rng, 9);
+        let tree = AabbTree::from_boxes(&boxes);
+        let mut cycle = tree.clone();
+        cycle.nodes[1].first = 0;
+        cycle.nodes[1].count = 0;
+        assert!(cycle.validate(&boxes).is_err(), "child before parent");
+        let mut out = tree.clone();
+        let leaf = out.nodes.iter().position(|n| n.is_leaf()).unwrap();
+        out.nodes[leaf].first = 1000;
+        assert!(out.validate(&boxes).is_err(), "leaf range");
+        let mut twice = tree.clone();
+        twice.order[0] = twice.order[1];
+        assert!(twice.validate(&boxes).is_err(), "primitive twice");
+        let mut loose = tree;
+        loose.nodes[0].aabb = Aabb::EMPTY;
+        assert_eq!(
+            loose.validate(&boxes),
+            Err(BvhError::NotContained { node: 0 })
+        );
+    }
+
+    #[test]
+    fn mesh_trees_are_balanced_and_refit_exactly() {
+        let (v, t) = torus(1.0, 0.3, 40, 20);
+        let mut mesh = TriMesh::new(v, t).expect("mesh");
+        for rule in [SplitRule::Median, SplitRule::Mean] {
+            let opts = AabbTreeOptions { rule, leaf_size: 1 };
+            let mut tree = AabbTree::build_mesh(&mesh, &opts);
+            tree.validate_mesh(&mesh).expect("valid");
+            assert_eq!(tree.nodes.len(), 2 * mesh.triangles().len() - 1);
+            if rule == SplitRule::Median {
+                // 1600 triangles: a median split gives depth ceil(log2) + 1.
+                assert_eq!(tree.depth(), 12);
+            }
+            let mut rng = Rng::new(9);
+            for step in 0..20 {
+                // Deform: waves, then a collapse of some triangles to points.
+                let verts: Vec<Vec3> = mesh
+                    .vertices()
+                    .iter()
+                    .map(|p| *p + rng.in_cube(0.05) + Vec3::Y * (p.x * step as f32).sin() * 0.1)
+                    .collect();
+                mesh = TriMesh::new(verts, mesh.triangles().to_vec()).expect("mesh");
+                let updated = tree.refit(mesh.vertices(), mesh.triangles());
+                assert_eq!(updated as usize, tree.nodes.len());
+                tree.validate_mesh(&mesh).expect("valid after refit");
+                let fresh = AabbTree::build_mesh(&mesh, &opts);
+                assert_eq!(tree.nodes[0].aabb, fresh.nodes[0].aabb, "same root box");
+            }
+        }
+    }
+
+    #[test]
+    fn duplicate_triangles_share_a_leaf() {
+        let v = vec![Vec3::ZERO, Vec3::X, Vec3::Y];
+        let mesh = TriMesh::new(v, vec![[0, 1, 2]; 5]).expect("mesh");
+        let tree = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
+        assert_eq!(tree.nodes.len(), 1);
+        assert_eq!(tree.leaf_primitives(0).len(), 5);
+        tree.validate_mesh(&mesh).expect("valid");
+    }
+}

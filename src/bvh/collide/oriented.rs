@@ -1,0 +1,94 @@
+//! The RAPID traversal: oriented boxes, the relative pose of each node pair
+//! from B's node box kept in A's frame on the stack (see the
+//! [module docs](super)).
+
+use glam::{Mat3, Quat, Vec3};
+
+use super::{
+    BoxNode, CollideOptions, CollideStats, ContactMode, Leaves, MeshSide, obb_overlap, volume,
+};
+
+/// A pending node pair, with B's node box already expressed in A's frame
+/// (rotation and center), so descending A's side reuses it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pending {
+    na: u32,
+    nb: u32,
+    b_rot: Quat,
+    b_center: Vec3,
+}
+
+/// Intersecting triangle pairs, oriented-box traversal.
+pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
+    a: &MeshSide<'_, NA>,
+    b: &MeshSide<'_, NB>,
+    options: &CollideOptions,
+    stack: &mut Vec<Pending>,
+    out: &mut Vec<[u32; 2]>,
+) -> CollideStats {
+    out.clear();
+    let mut stats = CollideStats::default();
+    if a.tree.nodes.is_empty() || b.tree.nodes.is_empty() {
+        return stats;
+    }
+    let leaves = Leaves {
+        a,
+        b,
+        rel: a.pose.inverse().mul(&b.pose),
+        mode: options.mode,
+    };
+    let eps = options.eps;
+    stack.clear();
+    stack.push(pending(&leaves, 0, 0));
+    while let Some(p) = stack.pop() {
+        stats.box_tests += 1;
+        let (la, lb) = (&a.tree.nodes[p.na as usize], &b.tree.nodes[p.nb as usize]);
+        // Box B relative to box A: R = A^T B', t = A^T (c_b' - c_a).
+        let inv_a = la.rotation().conjugate();
+        let r = Mat3::from_quat(inv_a * p.b_rot);
+        let t = inv_a * (p.b_center - la.center());
+        // `eps` is relative: conservative against rounding in R and t.
+        if !obb_overlap(la.half_extents(), lb.half_extents(), &r, t, eps) {
+            continue;
+        }
+        let descend_a = match (la.is_leaf(), lb.is_leaf()) {
+            (true, true) => {
+                if leaves.test((p.na, p.nb), &mut stats, out) {
+                    return stats;
+                }
+                continue;
+            }
+            (false, true) => true,
+            (true, false) => false,
+            // Descend the larger box first.
+            (false, false) => volume(la.half_extents()) >= volume(lb.half_extents()),
+        };
+        if descend_a {
+            stack.push(Pending {
+                na: la.first() + 1,
+                ..p
+            });
+            stack.push(Pending {
+                na: la.first(),
+                ..p
+            });
+        } else {
+            stack.push(pending(&leaves, p.na, lb.first() + 1));
+            stack.push(pending(&leaves, p.na, lb.first()));
+        }
+    }
+    debug_assert!(options.mode == ContactMode::All || out.is_empty());
+    stats
+}
+
+/// The pair `(na, nb)` with B's node box mapped into A's frame.
+#[inline]
+fn pending<NA, NB: BoxNode>(q: &Leaves<'_, NA, NB>, na: u32, nb: u32) -> Pending {
+    let node = &q.b.tree.nodes[nb as usize];
+    Pending {
+        na,
+        nb,
+        b_rot: q.rel.rotation * node.rotation(),
+        b_center: q.rel.transform_point(node.center()),
+    }
+}
