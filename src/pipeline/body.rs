@@ -7,7 +7,10 @@ use crate::bounds::{BoundsMode, DynamicBox};
 use crate::broad_phase::{PairFilter, PairSet, ProxyKey, pair_key};
 use crate::collider::{BoundsGeometry, SharedShape};
 use crate::math::{Aabb, Pose};
+use crate::query::PairSide;
 use crate::shape::Rounded;
+
+use super::deform::Deformable;
 
 /// Collision layers, with the convention of avian and rapier: two bodies
 /// may collide when each one's `memberships` meets the other's `filters`.
@@ -95,6 +98,8 @@ pub(super) struct Body {
     pub alive: bool,
     /// The slot's generation (see [`BodyHandle`](super::BodyHandle)).
     pub generation: u32,
+    /// A deformable mesh's current vertices and tree.
+    pub deform: Option<Box<Deformable>>,
 }
 
 impl Body {
@@ -115,6 +120,7 @@ impl Body {
             moved: false,
             alive: true,
             generation,
+            deform: None,
         }
     }
 
@@ -122,12 +128,28 @@ impl Body {
         self.shape = shape;
         self.mode = mode;
         self.dynamic_box = DynamicBox::new();
+        self.deform = None;
+    }
+
+    /// The body as one side of a pair (its deformed surface, if any).
+    pub fn side(&self, penetration: bool) -> PairSide<'_> {
+        PairSide {
+            shape: &self.shape,
+            pose: self.pose.unwrap_or_default(),
+            tight: self.tight,
+            boolean_only: self.sensor || !penetration,
+            deformed: self.deform.as_ref().map(|d| d.surface()),
+        }
     }
 
     /// The box without margin at the current pose, and the hill-climbing
-    /// visits it took; `None` before the first valid pose.
+    /// visits it took; `None` before the first valid pose. A deformable
+    /// body's box is its tree's root box, moved.
     pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
         let pose = self.pose?;
+        if let Some(d) = &self.deform {
+            return Some((d.local_box().transformed(&pose), 0));
+        }
         Some(match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
@@ -146,6 +168,9 @@ impl Body {
     /// hull's vertices (the box hill-climbing finds). `None` without a pose.
     pub fn fresh_box(&self) -> Option<Aabb> {
         let pose = self.pose?;
+        if let Some(d) = &self.deform {
+            return Some(d.local_box().transformed(&pose));
+        }
         Some(match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(&pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {

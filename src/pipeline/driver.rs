@@ -60,6 +60,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         }
         self.stats.bounds_updated = 0;
         self.stats.hill_climb_visits = 0;
+        self.stats.refit_nodes = std::mem::take(&mut self.refits_pending);
         let dirty = std::mem::take(&mut self.dirty);
         for &i in &dirty {
             self.update_body_bounds(i);
@@ -226,14 +227,7 @@ pub struct Bodies<'a> {
 impl PairBodies for Bodies<'_> {
     #[inline]
     fn side(&self, key: u32) -> PairSide<'_> {
-        let b = &self.bodies[key as usize];
-        PairSide {
-            shape: &b.shape,
-            pose: b.pose.unwrap_or_default(),
-            tight: b.tight,
-            boolean_only: b.sensor || !self.penetration,
-            deformed: None,
-        }
+        self.bodies[key as usize].side(self.penetration)
     }
 
     #[inline]

@@ -43,6 +43,7 @@
 //! the broad phase's own data: no second world.
 
 mod body;
+mod deform;
 pub mod driver;
 mod handle;
 pub mod spatial;
@@ -96,6 +97,20 @@ pub enum WorldError {
     InvalidPose(PoseError),
     /// The margin is NaN, infinite or negative.
     InvalidMargin(f32),
+    /// Only a triangle-mesh body can deform (the kind given).
+    NotDeformable(&'static str),
+    /// New vertex positions for a mesh of another size.
+    VertexCount {
+        /// The mesh's vertex count.
+        expected: usize,
+        /// The count given.
+        got: usize,
+    },
+    /// A new vertex position is NaN or infinite.
+    NonFiniteVertex {
+        /// Its index.
+        index: usize,
+    },
 }
 
 impl std::fmt::Display for WorldError {
@@ -105,6 +120,15 @@ impl std::fmt::Display for WorldError {
             WorldError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
             WorldError::InvalidMargin(m) => {
                 write!(f, "invalid margin {m}: it must be finite and >= 0")
+            }
+            WorldError::NotDeformable(kind) => {
+                write!(f, "a {kind} body cannot deform: only triangle meshes can")
+            }
+            WorldError::VertexCount { expected, got } => {
+                write!(f, "{got} vertex positions for a mesh of {expected} vertices")
+            }
+            WorldError::NonFiniteVertex { index } => {
+                write!(f, "vertex {index} has a NaN or infinite coordinate")
             }
         }
     }
@@ -140,6 +164,9 @@ pub struct WorldStats {
     pub pair_tests: u32,
     /// Pairs touching.
     pub touching: u32,
+    /// Tree boxes refit for deformable bodies (`N_u` of the cost model),
+    /// since the last bounds update.
+    pub refit_nodes: u64,
 }
 
 /// The collision world, generic over its broad phase (the grid of sweep and
@@ -167,6 +194,8 @@ pub struct CollisionWorld<B: BroadPhase = GridSweepAndPrune> {
     /// The narrow phase's output, drained by the reader.
     events: Vec<ContactEvent>,
     stats: WorldStats,
+    /// Tree boxes refit since the last bounds update.
+    refits_pending: u64,
 }
 
 impl CollisionWorld {
@@ -205,6 +234,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             pair_events: Vec::new(),
             events: Vec::new(),
             stats: WorldStats::default(),
+            refits_pending: 0,
         })
     }
 

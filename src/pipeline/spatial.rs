@@ -137,7 +137,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
                 return;
             };
             if tight.overlaps(&aabb)
-                && query::intersects(shape, &pose, &body.shape, &body_pose).unwrap_or(false)
+                && shape_touches(shape, &pose, body, (body_pose, tight))
             {
                 out.push(id);
             }
@@ -248,10 +248,20 @@ impl<B: BroadPhase> CollisionWorld<B> {
     }
 }
 
+/// Whether `shape` at `pose` touches a body (its deformed surface, if any),
+/// as [`query::intersects`] decides.
+fn shape_touches(shape: &SharedShape, pose: &Pose, body: &Body, (at, tight): (Pose, Aabb)) -> bool {
+    let mut side = body.side(false);
+    side.boolean_only = true;
+    side.pose = at;
+    side.tight = tight;
+    query::intersects_side(&query::PairSide::of(shape, pose), &side)
+}
+
 /// The first hit of `ray` on one body within `limit`.
 fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<WorldRayHit> {
-    let pose = body.pose?;
-    let hit = query::ray_cast(&body.shape, &pose, ray, limit).ok()??;
+    body.pose?;
+    let hit = query::ray_cast_side(&body.side(false), ray, limit).ok()??;
     let shape = match body.shape.compound() {
         Some(c) => &c.pieces()[hit.piece as usize].shape,
         None => &body.shape,

@@ -20,12 +20,16 @@ pub fn intersects(
 ) -> Result<bool, QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
-    let (sa, sb) = (PairSide::of(a, pose_a), PairSide::of(b, pose_b));
-    if !sa.tight.overlaps(&sb.tight) {
-        return Ok(false);
+    Ok(intersects_side(&PairSide::of(a, pose_a), &PairSide::of(b, pose_b)))
+}
+
+/// [`intersects`] on two pair sides (boolean only), valid poses.
+pub(crate) fn intersects_side(a: &PairSide<'_>, b: &PairSide<'_>) -> bool {
+    if !a.tight.overlaps(&b.tight) {
+        return false;
     }
     let mut scratch = QueryScratch::default();
-    Ok(test_pair(&sa, &sb, &mut PairCache::None, &mut scratch).touching)
+    test_pair(a, b, &mut PairCache::None, &mut scratch).touching
 }
 
 /// The intersecting triangle pairs `[of a, of b]` of two surfaces (a mesh's

@@ -63,6 +63,8 @@ pub use distance::{ClosestPoints, closest_points, distance, penetration};
 pub use intersect::{intersecting_triangles, intersects};
 pub(crate) use pair::PairSide;
 pub use pair::{ContactData, PairResult};
+pub(crate) use intersect::intersects_side;
+pub(crate) use ray_cast::ray_cast_side;
 pub use ray_cast::ray_cast;
 
 pub use crate::geometry::epa::Penetration;

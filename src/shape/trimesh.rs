@@ -1,3 +1,5 @@
+//! Triangle meshes: polygon soups, validated (no NaN, indices in range).
+
 use glam::Vec3;
 
 /// Why a triangle mesh is invalid.
@@ -11,6 +13,13 @@ pub enum MeshError {
     NonFinite {
         /// The vertex.
         index: usize,
+    },
+    /// New vertex positions for a mesh of another size.
+    VertexCount {
+        /// The mesh's vertex count.
+        expected: usize,
+        /// The count given.
+        got: usize,
     },
     /// Triangle `triangle` refers to vertex `index`, which does not exist.
     IndexOutOfRange {
@@ -28,6 +37,9 @@ impl std::fmt::Display for MeshError {
             MeshError::NoTriangles => f.write_str("the mesh has no triangles"),
             MeshError::NonFinite { index } => {
                 write!(f, "vertex {index} has a NaN or infinite coordinate")
+            }
+            MeshError::VertexCount { expected, got } => {
+                write!(f, "{got} vertex positions for a mesh of {expected} vertices")
             }
             MeshError::IndexOutOfRange { triangle, index } => {
                 write!(
@@ -73,6 +85,22 @@ impl TriMesh {
             vertices,
             triangles,
         })
+    }
+
+    /// Moves the vertices (a deforming model): the same number, finite;
+    /// the triangles stay. On an error nothing changes.
+    pub fn set_vertices(&mut self, vertices: &[Vec3]) -> Result<(), MeshError> {
+        if vertices.len() != self.vertices.len() {
+            return Err(MeshError::VertexCount {
+                expected: self.vertices.len(),
+                got: vertices.len(),
+            });
+        }
+        if let Some(index) = vertices.iter().position(|v| !v.is_finite()) {
+            return Err(MeshError::NonFinite { index });
+        }
+        self.vertices.copy_from_slice(vertices);
+        Ok(())
     }
 
     /// Vertex positions.

@@ -1,0 +1,117 @@
+//! Deformable triangle-mesh bodies (van den Bergen 1997): the body owns its
+//! current mesh and an AABB tree over it, refit when the vertices move.
+//!
+//! A body becomes deformable at its first
+//! [`set_vertices`](CollisionWorld::set_vertices): its shape (a triangle
+//! mesh) gives the triangles, the call the positions; the body's own copy
+//! and an AABB tree are built once. Each later call copies the positions
+//! and refits the tree (leaves from the moved vertices, then every inner
+//! box from its children, one reverse pass, no allocation): `O(n)`, the
+//! order of the copy itself. The broad-phase box (the root box, moved by
+//! the pose) follows at the next bounds update, and every pair, query and
+//! ray with the body uses the deformed surface.
+//!
+//! **Refit or rebuild.** A refit keeps the rest pose's topology: under
+//! strong deformation (a cloth crumpled into a ball, a mesh folded through
+//! itself) siblings overlap more and more and queries slow down, though
+//! they stay exact. [`rebuild_tree`](CollisionWorld::rebuild_tree) builds
+//! the tree afresh for the current vertices, one call (about ten times the
+//! cost of a refit).
+
+use glam::Vec3;
+
+use super::{BodyHandle, CollisionWorld, WorldError};
+use crate::bvh::{AabbTree, AabbTreeOptions, Surface, TreeRef};
+use crate::broad_phase::BroadPhase;
+use crate::collider::ShapeKind;
+use crate::math::Aabb;
+use crate::shape::{MeshError, TriMesh};
+
+/// A deformable body's current mesh and its AABB tree.
+#[derive(Debug)]
+pub(super) struct Deformable {
+    mesh: TriMesh,
+    tree: AabbTree,
+}
+
+impl Deformable {
+    /// The surface the pair tests use.
+    pub fn surface(&self) -> Surface<'_> {
+        Surface {
+            mesh: &self.mesh,
+            tree: TreeRef::Aabb(&self.tree),
+        }
+    }
+
+    /// The box of the current vertices, in the body's frame.
+    pub fn local_box(&self) -> Aabb {
+        self.tree.nodes.first().map_or(Aabb::EMPTY, |n| n.aabb)
+    }
+}
+
+impl<B: BroadPhase> CollisionWorld<B> {
+    /// Sets the current vertex positions (body frame) of a triangle-mesh
+    /// body, which makes it deformable (see the [module docs](self)): the
+    /// tree is refit now, the broad-phase box follows at the next bounds
+    /// update. Returns the number of tree boxes updated (`N_u`).
+    ///
+    /// Errors: a stale handle; a body that is not a triangle mesh; a count
+    /// other than the mesh's vertex count, or a NaN or infinite position
+    /// (nothing changes then).
+    pub fn set_vertices(&mut self, h: BodyHandle, vertices: &[Vec3]) -> Result<u32, WorldError> {
+        let body = self.body_mut(h)?;
+        let updated = match &mut body.deform {
+            Some(d) => {
+                d.mesh.set_vertices(vertices).map_err(mesh_error)?;
+                d.tree.refit(d.mesh.vertices(), d.mesh.triangles())
+            }
+            None => {
+                let ShapeKind::TriMesh(rest) = body.shape.kind() else {
+                    return Err(WorldError::NotDeformable(body.shape.kind_name()));
+                };
+                let mut mesh = rest.clone();
+                mesh.set_vertices(vertices).map_err(mesh_error)?;
+                let tree = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
+                let n = tree.nodes.len() as u32;
+                body.deform = Some(Box::new(Deformable { mesh, tree }));
+                n
+            }
+        };
+        self.refits_pending += u64::from(updated);
+        self.mark_dirty(h.index());
+        Ok(updated)
+    }
+
+    /// Builds a deformable body's tree afresh for its current vertices
+    /// (when refits have let its boxes grow loose). Errors: a stale handle,
+    /// a body that is not deformable.
+    pub fn rebuild_tree(&mut self, h: BodyHandle) -> Result<(), WorldError> {
+        let body = self.body_mut(h)?;
+        let kind = body.shape.kind_name();
+        let d = body
+            .deform
+            .as_mut()
+            .ok_or(WorldError::NotDeformable(kind))?;
+        d.tree = AabbTree::build_mesh(&d.mesh, &AabbTreeOptions::default());
+        Ok(())
+    }
+
+    /// A deformable body's current mesh (`None` for other bodies).
+    pub fn deformed_mesh(&self, h: BodyHandle) -> Option<&TriMesh> {
+        self.body(h).ok()?.deform.as_ref().map(|d| &d.mesh)
+    }
+
+    /// A deformable body's tree (`None` for other bodies).
+    pub fn deformed_tree(&self, h: BodyHandle) -> Option<&AabbTree> {
+        self.body(h).ok()?.deform.as_ref().map(|d| &d.tree)
+    }
+}
+
+fn mesh_error(e: MeshError) -> WorldError {
+    match e {
+        MeshError::VertexCount { expected, got } => WorldError::VertexCount { expected, got },
+        MeshError::NonFinite { index } => WorldError::NonFiniteVertex { index },
+        // The other mesh errors cannot come from new positions.
+        _ => WorldError::NonFiniteVertex { index: 0 },
+    }
+}
