@@ -122,8 +122,8 @@ pub mod prelude {
     pub use crate::plugin::{
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
-        CollisionPlugin, CollisionStart, CollisionSystems, Collisions, LayerMask, RayHitData,
-        Sensor, SpatialQuery, SpatialQueryFilter, StaticCollider,
+        CollisionPlugin, CollisionStart, CollisionSystems, Collisions, DeformedVertices, LayerMask,
+        RayHitData, Sensor, SpatialQuery, SpatialQueryFilter, StaticCollider,
     };
 }
 

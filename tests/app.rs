@@ -608,3 +608,44 @@ fn a_cube_against_a_mesh_floor() {
     app.update();
     assert_eq!(take(&mut app), vec![end(f, c)]);
 }
+
+#[test]
+fn a_deforming_floor_touches_what_it_reaches() {
+    // A flat mesh floor that bulges up under a resting cube, then flattens.
+    let grid = |lift: f32| {
+        vec![
+            Vec3::new(-5.0, 0.0, -5.0),
+            Vec3::new(5.0, 0.0, -5.0),
+            Vec3::new(5.0, 0.0, 5.0),
+            Vec3::new(-5.0, 0.0, 5.0),
+            Vec3::new(0.0, lift, 0.0),
+        ]
+    };
+    let tris = vec![[0, 4, 1], [1, 4, 2], [2, 4, 3], [3, 4, 0]];
+    let floor = Collider::trimesh(grid(0.0), tris).expect("valid floor");
+    let mut app = app();
+    let f = app
+        .world_mut()
+        .spawn((floor, Transform::IDENTITY, DeformedVertices(grid(0.0))))
+        .id();
+    let c = app
+        .world_mut()
+        .spawn((cube(), Transform::from_xyz(0.0, 0.8, 0.0)))
+        .id();
+    app.update();
+    assert_eq!(take(&mut app), vec![]);
+    app.world_mut().get_mut::<DeformedVertices>(f).expect("v").0 = grid(0.5);
+    app.update();
+    assert_eq!(
+        take(&mut app),
+        vec![start(f, c)],
+        "the bulge reaches the cube"
+    );
+    app.world_mut().get_mut::<DeformedVertices>(f).expect("v").0 = grid(0.1);
+    app.update();
+    assert_eq!(take(&mut app), vec![end(f, c)], "the floor flattens");
+    // Bad vertices are skipped: the floor keeps its last shape.
+    app.world_mut().get_mut::<DeformedVertices>(f).expect("v").0 = vec![Vec3::NAN; 5];
+    app.update();
+    assert_eq!(take(&mut app), vec![]);
+}

@@ -102,7 +102,9 @@ fn a_deforming_cloth_matches_brute_force() {
     let (mut touching_frames, mut checked) = (0, 0);
     for k in 0..320 {
         let verts = deform(&rest, k);
-        world.set_vertices(cloth_body, &verts).expect("valid vertices");
+        world
+            .set_vertices(cloth_body, &verts)
+            .expect("valid vertices");
         let mesh = TriMesh::new(verts, tris.clone()).expect("mesh");
         check_tree(&world, cloth_body, &mesh);
         for r in &mut rigids {
@@ -130,7 +132,9 @@ fn a_deforming_cloth_matches_brute_force() {
                     .map(|p| {
                         // The pair stores the body in the smaller slot first.
                         let flip = cloth_body.index() > r.handle.index();
-                        p.iter().map(|&[x, y]| if flip { [y, x] } else { [x, y] }).collect()
+                        p.iter()
+                            .map(|&[x, y]| if flip { [y, x] } else { [x, y] })
+                            .collect()
                     })
                     .expect("mesh pair");
                 assert_eq!(got, want, "frame {k}: triangle pairs");
@@ -163,7 +167,9 @@ fn check_queries(world: &CollisionWorld, mesh: &TriMesh, rng: &mut Rng, k: usize
     });
     let mut hits = Vec::new();
     world.ray_cast_all(&ray, 10.0, QueryFilter::ALL, &mut hits);
-    let got = hits.iter().any(|h| h.triangle.is_some() && h.body.index() == 0);
+    let got = hits
+        .iter()
+        .any(|h| h.triangle.is_some() && h.body.index() == 0);
     assert_eq!(got, hits_cloth, "frame {k}: ray on the cloth");
 }
 
@@ -187,14 +193,15 @@ fn bad_deformations_are_errors() {
         Err(WorldError::NonFiniteVertex { index: 3 })
     );
     assert!(world.deformed_mesh(body).is_none(), "nothing changed");
-    let cube = world.add_body(BodyDesc::new(
-        SharedShape::cuboid(Vec3::ONE).expect("cube"),
-    ));
+    let cube = world.add_body(BodyDesc::new(SharedShape::cuboid(Vec3::ONE).expect("cube")));
     assert_eq!(
         world.set_vertices(cube, &rest),
         Err(WorldError::NotDeformable("convex"))
     );
-    assert_eq!(world.rebuild_tree(cube), Err(WorldError::NotDeformable("convex")));
+    assert_eq!(
+        world.rebuild_tree(cube),
+        Err(WorldError::NotDeformable("convex"))
+    );
     world.set_vertices(body, &rest).expect("valid");
     world.rebuild_tree(body).expect("deformable");
 }

@@ -21,8 +21,8 @@
 use glam::Vec3;
 
 use super::{BodyHandle, CollisionWorld, WorldError};
-use crate::bvh::{AabbTree, AabbTreeOptions, Surface, TreeRef};
 use crate::broad_phase::BroadPhase;
+use crate::bvh::{AabbTree, AabbTreeOptions, Surface, TreeRef};
 use crate::collider::ShapeKind;
 use crate::math::Aabb;
 use crate::shape::{MeshError, TriMesh};

@@ -125,7 +125,10 @@ impl std::fmt::Display for WorldError {
                 write!(f, "a {kind} body cannot deform: only triangle meshes can")
             }
             WorldError::VertexCount { expected, got } => {
-                write!(f, "{got} vertex positions for a mesh of {expected} vertices")
+                write!(
+                    f,
+                    "{got} vertex positions for a mesh of {expected} vertices"
+                )
             }
             WorldError::NonFiniteVertex { index } => {
                 write!(f, "vertex {index} has a NaN or infinite coordinate")

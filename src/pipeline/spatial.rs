@@ -136,9 +136,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             let (Some(tight), Some(body_pose)) = (body.current_box(), body.pose) else {
                 return;
             };
-            if tight.overlaps(&aabb)
-                && shape_touches(shape, &pose, body, (body_pose, tight))
-            {
+            if tight.overlaps(&aabb) && shape_touches(shape, &pose, body, (body_pose, tight)) {
                 out.push(id);
             }
         });

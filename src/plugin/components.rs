@@ -163,6 +163,16 @@ impl CollisionLayers {
     }
 }
 
+/// The current vertex positions of a deformable triangle-mesh collider, in
+/// its local frame (same count and order as the mesh it was built from).
+/// Write it whenever the mesh deforms: in the `UpdateBounds` stage the
+/// collision world refits the collider's own AABB tree to it (SOLID's
+/// bottom-up refit), its broad-phase box follows, and every pair, query and
+/// ray uses the deformed surface. Bad positions (another count, NaN) are
+/// reported once with a warning and skipped.
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct DeformedVertices(pub Vec<Vec3>);
+
 /// Marks a collider as static: its box is computed when it is placed and
 /// whenever its pose changes, and two static colliders never form a pair.
 #[derive(Component, Clone, Copy, Debug, Default)]

@@ -9,8 +9,9 @@
 //!    (feature `bevy_transform`) or from [`ColliderPose`]. A NaN, infinite,
 //!    zero-scale or otherwise unusable pose is reported once with a warning
 //!    and skipped: the collider keeps its last valid pose.
-//! 2. `UpdateBounds`: boxes of moved colliders (fixed cube or dynamic box),
-//!    written to [`ColliderAabb`].
+//! 2. `UpdateBounds`: deformable colliders refit to their
+//!    [`DeformedVertices`]; boxes of moved colliders (fixed cube or dynamic
+//!    box), written to [`ColliderAabb`].
 //! 3. `BroadPhase`: sweep and prune.
 //! 4. `NarrowPhase`: pair tests.
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
@@ -40,7 +41,7 @@ mod systems;
 
 pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
-    CollisionLayers, LayerMask, Sensor, StaticCollider,
+    CollisionLayers, DeformedVertices, LayerMask, Sensor, StaticCollider,
 };
 pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;

@@ -7,7 +7,7 @@ use bevy_ecs::system::SystemParam;
 
 use super::components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
-    CollisionLayers, Sensor, StaticCollider,
+    CollisionLayers, DeformedVertices, Sensor, StaticCollider,
 };
 use super::events::{CollisionEnd, CollisionStart};
 use super::pair_config::apply_pending;
@@ -201,9 +201,13 @@ fn apply_pose(state: &mut CollisionState, e: Entity, pose: Result<Pose, crate::m
 pub(crate) fn update_bounds(
     mut state: ResMut<CollisionState>,
     mut aabbs: Query<&mut ColliderAabb>,
+    deformed: Query<(Entity, &DeformedVertices), Changed<DeformedVertices>>,
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) {
     let start = Instant::now();
+    for (e, vertices) in &deformed {
+        refit(&mut state, e, &vertices.0);
+    }
     state.world.update_bounds();
     for body in state.world.moved_bodies() {
         let (Some(e), Some(aabb)) = (state.entity(body), state.world.aabb(body)) else {
@@ -214,6 +218,23 @@ pub(crate) fn update_bounds(
         }
     }
     diagnostics.last.bounds = start.elapsed();
+}
+
+/// Refits a deformable collider to its new vertices, or warns once.
+fn refit(state: &mut CollisionState, e: Entity, vertices: &[glam::Vec3]) {
+    let Some(&body) = state.entity_body.get(&e) else {
+        return;
+    };
+    match state.world.set_vertices(body, vertices) {
+        Ok(_) => {
+            state.warned.remove(&e);
+        }
+        Err(err) => {
+            if state.warned.insert(e) {
+                log::warn!("bevy_icollide: deformed vertices of {e} skipped: {err}");
+            }
+        }
+    }
 }
 
 /// Stage 3: sweep and prune.

@@ -20,7 +20,10 @@ pub fn intersects(
 ) -> Result<bool, QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
-    Ok(intersects_side(&PairSide::of(a, pose_a), &PairSide::of(b, pose_b)))
+    Ok(intersects_side(
+        &PairSide::of(a, pose_a),
+        &PairSide::of(b, pose_b),
+    ))
 }
 
 /// [`intersects`] on two pair sides (boolean only), valid poses.

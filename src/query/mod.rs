@@ -60,12 +60,12 @@ mod rounded;
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
+pub(crate) use intersect::intersects_side;
 pub use intersect::{intersecting_triangles, intersects};
 pub(crate) use pair::PairSide;
 pub use pair::{ContactData, PairResult};
-pub(crate) use intersect::intersects_side;
-pub(crate) use ray_cast::ray_cast_side;
 pub use ray_cast::ray_cast;
+pub(crate) use ray_cast::ray_cast_side;
 
 pub use crate::geometry::epa::Penetration;
 pub use crate::geometry::ray::{Ray, RayHit};

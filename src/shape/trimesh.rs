@@ -39,7 +39,10 @@ impl std::fmt::Display for MeshError {
                 write!(f, "vertex {index} has a NaN or infinite coordinate")
             }
             MeshError::VertexCount { expected, got } => {
-                write!(f, "{got} vertex positions for a mesh of {expected} vertices")
+                write!(
+                    f,
+                    "{got} vertex positions for a mesh of {expected} vertices"
+                )
             }
             MeshError::IndexOutOfRange { triangle, index } => {
                 write!(
