@@ -23,6 +23,7 @@
 
 pub mod aabb_tree;
 pub mod collide;
+pub mod distance;
 pub mod obb;
 pub mod obb_tree;
 pub mod ray;
@@ -34,7 +35,8 @@ pub use collide::{
     BoxNode, CollideOptions, CollideScratch, CollideStats, ContactMode, MeshSide, SatTest,
     TreePair, collide, collide_with, collide_with_eps, mapped_triangle,
 };
+pub use distance::{DistanceLimit, DistanceStats, SurfaceDistance, surface_distance};
 pub use obb::{OBB_EPS, Obb, obb_overlap};
 pub use obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
-pub use surface::{Surface, SurfaceTree, TreeKind, TreeRef, collide_surfaces};
+pub use surface::{Surface, SurfaceTree, TreeKind, TreeRef, collide_surfaces, distance_surfaces};
 pub use tree::{BvNode, Bvh, BvhError};

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use super::aabb_tree::{AabbTree, AabbTreeOptions};
 use super::collide::{CollideOptions, CollideScratch, CollideStats, MeshSide, collide_with};
+use super::distance::{
+    DistanceLimit, DistanceStats, PendingPair, SurfaceDistance, surface_distance,
+};
 use super::obb_tree::{ObbTree, SplitRule};
 use super::tree::BvhError;
 use crate::math::Pose;
@@ -115,6 +118,39 @@ pub fn collide_surfaces(
                 options,
                 scratch,
                 out,
+            )
+        };
+    }
+    match (a.tree, b.tree) {
+        (TreeRef::Obb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
+        (TreeRef::Obb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
+        (TreeRef::Aabb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
+        (TreeRef::Aabb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
+    }
+}
+
+/// [`surface_distance`] on two surfaces, whichever their trees.
+pub fn distance_surfaces(
+    (a, pose_a): (Surface<'_>, Pose),
+    (b, pose_b): (Surface<'_>, Pose),
+    limit: DistanceLimit,
+    stack: &mut Vec<PendingPair>,
+) -> (Option<SurfaceDistance>, DistanceStats) {
+    macro_rules! run {
+        ($ta:expr, $tb:expr) => {
+            surface_distance(
+                &MeshSide {
+                    mesh: a.mesh,
+                    tree: $ta,
+                    pose: pose_a,
+                },
+                &MeshSide {
+                    mesh: b.mesh,
+                    tree: $tb,
+                    pose: pose_b,
+                },
+                limit,
+                stack,
             )
         };
     }

@@ -344,3 +344,46 @@ pub fn ray_mesh(mesh: &TriMesh, ray: &Ray, max_toi: f32) -> Option<(f32, u32)> {
     }
     best
 }
+
+/// The distance between two triangles (f32 corners), in f64: 0 when they
+/// intersect (the exact test), else the smallest vertex–triangle or
+/// edge–edge distance.
+pub fn triangle_distance(a: [Vec3; 3], b: [Vec3; 3]) -> f64 {
+    if triangles_intersect(a, b) {
+        return 0.0;
+    }
+    let (da, db) = (a.map(|p| p.as_dvec3()), b.map(|p| p.as_dvec3()));
+    let mut best = f64::INFINITY;
+    for i in 0..3 {
+        best = best.min(point_triangle_distance(da[i], db));
+        best = best.min(point_triangle_distance(db[i], da));
+        for j in 0..3 {
+            let (p, q) = (da[i], da[(i + 1) % 3]);
+            best = best.min(segment_segment(p, q, db[j], db[(j + 1) % 3]));
+        }
+    }
+    best
+}
+
+/// The distance between two meshes at poses over every triangle pair (B's
+/// triangles mapped into A's frame, as the queries do), with the pair:
+/// `(distance by `f32` closest points, distance in f64, [ta, tb])`.
+pub fn mesh_distance(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose) -> (f32, f64, [u32; 2]) {
+    let rel = pa.inverse().mul(pb);
+    let mapped: Vec<[Vec3; 3]> = (0..b.triangles().len())
+        .map(|t| b.triangle(t).map(|p| rel.transform_point(p)))
+        .collect();
+    let mut best = (f32::INFINITY, f64::INFINITY, [0, 0]);
+    for ta in 0..a.triangles().len() {
+        let tri_a = a.triangle(ta);
+        for (tb, tri_b) in mapped.iter().enumerate() {
+            let (d, _, _) = crate::geometry::closest::triangle_triangle(tri_a, *tri_b);
+            if d < best.0 {
+                best.0 = d;
+                best.2 = [ta as u32, tb as u32];
+            }
+            best.1 = best.1.min(triangle_distance(tri_a, *tri_b));
+        }
+    }
+    best
+}
