@@ -97,7 +97,9 @@ fn check(a: &TriMesh, b: &TriMesh, placements: usize, spread: f32, seed: u64) ->
             // The points are on the reported triangles.
             let [ta, tb] = got.triangles;
             let on = |x: glam::Vec3, m: &TriMesh, t: u32, p: &Pose| {
-                let tri = m.triangle(t as usize).map(|v| p.transform_point(v).as_dvec3());
+                let tri = m
+                    .triangle(t as usize)
+                    .map(|v| p.transform_point(v).as_dvec3());
                 point_triangle_distance(x.as_dvec3(), tri) <= f64::from(tol)
             };
             assert!(
@@ -137,4 +139,75 @@ fn mesh_distance_equals_brute_force_on_real_models() {
     let (sphere, cube) = (model("odedstein_sphere.obj"), model("odedstein_cube.obj"));
     let [o, a] = check(&sphere, &cube, 100, 2.5, 2);
     assert!(o > 10 && a > 30, "sphere/cube: {o} overlapping, {a} apart");
+}
+
+#[test]
+fn one_shot_distance_with_meshes_equals_brute_force() {
+    use bevy_icollide::collider::{CompoundPiece, SharedShape};
+    use bevy_icollide::query;
+    use bevy_icollide::testkit::{segment_triangle_distance, sphere_hull, torus};
+    let (tv, tt) = torus(1.0, 0.3, 24, 12);
+    let mesh = SharedShape::trimesh(tv, tt).expect("torus");
+    let surface = |s: &SharedShape| s.surface().expect("surface").mesh.clone();
+    let mut rng = Rng::new(6);
+    let hull = sphere_hull(&mut rng, 16, 0.4);
+    let capsule = SharedShape::capsule(0.2, 0.5).expect("capsule");
+    let compound = SharedShape::compound(vec![
+        CompoundPiece {
+            pose: Pose::from_translation(glam::Vec3::X * 0.5),
+            shape: hull.clone(),
+        },
+        CompoundPiece {
+            pose: Pose::from_translation(-glam::Vec3::X * 0.5),
+            shape: mesh.clone(),
+        },
+    ])
+    .expect("compound");
+    let (mut hits, mut apart) = (0, 0);
+    for i in 0..150 {
+        let (pm, po) = (
+            Pose::new(rng.rotation(), rng.in_cube(0.3)),
+            Pose::new(rng.rotation(), rng.in_cube(1.8)),
+        );
+        let m = surface(&mesh);
+        // A convex hull: its surface, the same triangle distances.
+        let got = query::distance(&mesh, &pm, &hull, &po).expect("supported");
+        let (want, ..) = mesh_distance(&m, &pm, &surface(&hull), &po);
+        assert_eq!(got, want, "placement {i}: mesh-hull");
+        assert_eq!(
+            got == 0.0,
+            query::intersects(&mesh, &pm, &hull, &po).expect("valid"),
+            "placement {i}: distance 0 exactly when they intersect"
+        );
+        // A capsule: the core segment to the nearest triangle, less the radius.
+        let c = query::closest_points(&capsule, &po, &mesh, &pm).expect("supported");
+        let core = [-0.25f32, 0.25].map(|y| po.transform_point(glam::Vec3::Y * y).as_dvec3());
+        let want = (0..m.triangles().len())
+            .map(|t| {
+                let tri = m.triangle(t).map(|v| pm.transform_point(v).as_dvec3());
+                segment_triangle_distance(core[0], core[1], tri)
+            })
+            .fold(f64::INFINITY, f64::min);
+        let want = (want - 0.2).max(0.0);
+        assert!(
+            (f64::from(c.distance) - want).abs() < 1e-4,
+            "placement {i}: capsule"
+        );
+        assert!((c.point_a.distance(c.point_b) - c.distance).abs() < 1e-4);
+        // A compound with a mesh piece: the nearer piece.
+        let got = query::distance(&compound, &po, &mesh, &pm).expect("supported");
+        let piece = |k: usize| {
+            let p = &compound.compound().expect("compound").pieces()[k];
+            query::distance(&p.shape, &po.mul(&p.pose), &mesh, &pm).expect("supported")
+        };
+        assert_eq!(got, piece(0).min(piece(1)), "placement {i}: compound");
+        hits += usize::from(c.distance == 0.0);
+        apart += usize::from(c.distance > 0.0);
+    }
+    assert!(hits > 10 && apart > 30, "{hits} touching, {apart} apart");
+    let pose = Pose::IDENTITY;
+    assert!(matches!(
+        query::penetration(&mesh, &pose, &hull, &pose),
+        Err(query::QueryError::Unsupported { .. })
+    ));
 }

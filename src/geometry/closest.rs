@@ -192,3 +192,28 @@ fn edge_crossing(p: Vec3, q: Vec3, t: [Vec3; 3]) -> Option<(Vec3, Vec3)> {
     let x = p + (q - p) * (dp / (dp - dq));
     Some((x, point_triangle(x, t)))
 }
+
+/// The closest points of segment `[p, q]` and a closed triangle,
+/// `(distance, on the segment, on the triangle)`: where the segment crosses
+/// the triangle, or the nearest of its ends to the triangle and its nearest
+/// approach to the three edges.
+pub fn segment_triangle(p: Vec3, q: Vec3, t: [Vec3; 3]) -> (f32, Vec3, Vec3) {
+    let mut best = (f32::INFINITY, p, t[0]);
+    let mut keep = |x: Vec3, y: Vec3| {
+        let d = x.distance_squared(y);
+        if d < best.0 {
+            best = (d, x, y);
+        }
+    };
+    for x in [p, q] {
+        keep(x, point_triangle(x, t));
+    }
+    for i in 0..3 {
+        let (x, y) = segment_segment(p, q, t[i], t[(i + 1) % 3]);
+        keep(x, y);
+    }
+    if let Some((x, y)) = edge_crossing(p, q, t) {
+        keep(x, y);
+    }
+    (best.0.sqrt(), best.1, best.2)
+}

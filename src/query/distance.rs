@@ -5,6 +5,7 @@ use glam::Vec3;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
+use super::mesh_distance;
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -52,36 +53,31 @@ fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
     }
 }
 
-/// Calls `f` on every pair of convex pieces (polytopes, spheres, capsules)
-/// of the two shapes at their world poses, after validating the poses;
-/// refuses non-convex pieces.
-fn for_each_convex_pair<'a>(
+/// Calls `f` on every pair of pieces of the two shapes at their world
+/// poses (a shape that is not a compound is its own piece 0), after
+/// validating the poses; stops at the first error `f` returns.
+fn for_each_piece_pair<'a>(
     a: &'a ShapeData,
     pose_a: &Pose,
     b: &'a ShapeData,
     pose_b: &Pose,
-    mut f: impl FnMut([u32; 2], (&'a ShapeData, Pose), (&'a ShapeData, Pose)),
+    mut f: impl FnMut([u32; 2], (&'a ShapeData, Pose), (&'a ShapeData, Pose)) -> Result<(), QueryError>,
 ) -> Result<(), QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
-    let unsupported = QueryError::Unsupported {
-        a: a.kind_name(),
-        b: b.kind_name(),
-    };
     let (pieces_a, pieces_b) = (pieces(a, pose_a), pieces(b, pose_b));
     for &(ia, sa, pa) in &pieces_a {
         for &(ib, sb, pb) in &pieces_b {
-            if support_map(sa).is_none() || support_map(sb).is_none() {
-                return Err(unsupported);
-            }
-            f([ia, ib], (sa, pa), (sb, pb));
+            f([ia, ib], (sa, pa), (sb, pb))?;
         }
     }
     Ok(())
 }
 
-/// Closest points and features of `a` at `pose_a` and `b` at `pose_b`.
-/// For compounds, the closest pair of pieces (all pieces must be convex).
+/// Closest points and features of `a` at `pose_a` and `b` at `pose_b`:
+/// for compounds, the closest pair of pieces. Triangle meshes are
+/// surfaces (see the [table](super)); their features are the triangles
+/// (`Feature::Face(triangle)`).
 pub fn closest_points(
     a: &SharedShape,
     pose_a: &Pose,
@@ -89,11 +85,12 @@ pub fn closest_points(
     pose_b: &Pose,
 ) -> Result<ClosestPoints, QueryError> {
     let mut best: Option<ClosestPoints> = None;
-    for_each_convex_pair(a, pose_a, b, pose_b, |pieces, (sa, pa), (sb, pb)| {
-        let c = piece_closest_points((sa, &pa), (sb, &pb), pieces);
+    for_each_piece_pair(a, pose_a, b, pose_b, |pieces, (sa, pa), (sb, pb)| {
+        let c = piece_closest_points((sa, &pa), (sb, &pb), pieces)?;
         if best.is_none_or(|b| c.distance < b.distance) {
             best = Some(c);
         }
+        Ok(())
     })?;
     // Every shape has at least one piece.
     best.ok_or(QueryError::Unsupported {
@@ -102,35 +99,61 @@ pub fn closest_points(
     })
 }
 
-/// Closest points of two convex pieces: Lin–Canny for two polytopes (with
-/// features), GJK with margins when a sphere or capsule is involved.
+/// Closest points of two pieces: Lin–Canny for two polytopes (with
+/// features), GJK with margins for a sphere or capsule and a polytope, the
+/// trees' branch and bound when a mesh is involved.
 fn piece_closest_points(
     (a, pose_a): (&ShapeData, &Pose),
     (b, pose_b): (&ShapeData, &Pose),
     pieces: [u32; 2],
-) -> ClosestPoints {
+) -> Result<ClosestPoints, QueryError> {
     if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
         let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());
-        return ClosestPoints {
+        return Ok(ClosestPoints {
             distance: r.distance,
             point_a: r.point_a,
             point_b: r.point_b,
             features: r.features,
             intersecting: r.intersecting,
             pieces,
-        };
+        });
     }
-    let (Some(sa), Some(sb)) = (support_map(a), support_map(b)) else {
-        unreachable!("for_each_convex_pair checked both pieces");
+    if let (Some(sa), Some(sb)) = (support_map(a), support_map(b)) {
+        let r = gjk_distance(sa, pose_a, sb, pose_b, &mut GjkCache::default());
+        return Ok(ClosestPoints {
+            distance: r.distance,
+            point_a: r.point_a,
+            point_b: r.point_b,
+            features: [Feature::Vertex(0); 2],
+            intersecting: r.intersecting,
+            pieces,
+        });
+    }
+    let found = match (a.kind(), b.kind()) {
+        (ShapeKind::Rounded(r), _) => b
+            .surface()
+            .map(|s| mesh_distance::rounded_surface((r, pose_a), (s, pose_b), pieces)),
+        (_, ShapeKind::Rounded(r)) => a.surface().map(|s| {
+            let c =
+                mesh_distance::rounded_surface((r, pose_b), (s, pose_a), [pieces[1], pieces[0]]);
+            flipped(c)
+        }),
+        _ => mesh_distance::surfaces((a, pose_a), (b, pose_b), pieces),
     };
-    let r = gjk_distance(sa, pose_a, sb, pose_b, &mut GjkCache::default());
+    found.ok_or(QueryError::Unsupported {
+        a: a.kind_name(),
+        b: b.kind_name(),
+    })
+}
+
+/// The same closest points seen from the other shape.
+fn flipped(c: ClosestPoints) -> ClosestPoints {
     ClosestPoints {
-        distance: r.distance,
-        point_a: r.point_a,
-        point_b: r.point_b,
-        features: [Feature::Vertex(0); 2],
-        intersecting: r.intersecting,
-        pieces,
+        point_a: c.point_b,
+        point_b: c.point_a,
+        features: [c.features[1], c.features[0]],
+        pieces: [c.pieces[1], c.pieces[0]],
+        ..c
     }
 }
 
@@ -155,14 +178,19 @@ pub fn penetration(
     pose_b: &Pose,
 ) -> Result<Option<Penetration>, QueryError> {
     let mut best: Option<Penetration> = None;
-    for_each_convex_pair(a, pose_a, b, pose_b, |_, (sa, pa), (sb, pb)| {
+    let unsupported = QueryError::Unsupported {
+        a: a.kind_name(),
+        b: b.kind_name(),
+    };
+    for_each_piece_pair(a, pose_a, b, pose_b, |_, (sa, pa), (sb, pb)| {
         let (Some(ca), Some(cb)) = (support_map(sa), support_map(sb)) else {
-            return;
+            return Err(unsupported);
         };
         let p = epa::penetration(ca, &pa, cb, &pb, &mut GjkCache::default());
         if let Some(p) = p.filter(|p| best.is_none_or(|b| p.depth > b.depth)) {
             best = Some(p);
         }
+        Ok(())
     })?;
     Ok(best)
 }

@@ -37,9 +37,9 @@
 //! | shapes | intersects | distance / closest points | penetration |
 //! |--------|------------|---------------------------|-------------|
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
-//! | with a triangle mesh | OBB trees, exact triangle tests (surface query) | [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
+//! | with a triangle mesh | the trees, exact triangle tests (surface query) | branch and bound over the trees, exact triangle distances (surfaces; a polytope by its hull's triangles) | [`QueryError::Unsupported`] (no depth for non-convex shapes) |
 //! | with a sphere or capsule (not a mesh) | the pair test | GJK with margins | EPA on the cores plus the radii |
-//! | with a compound | the pair test's piece recursion | over all piece pairs (all pieces convex) | deepest piece pair (all pieces convex) |
+//! | with a compound | the pair test's piece recursion | over all piece pairs | deepest piece pair (all pieces convex) |
 //!
 //! [`ray_cast`] works on every kind: Cyrus–Beck clipping against a convex
 //! polytope's faces, the OBB tree with Möller–Trumbore at the leaves for a
@@ -53,6 +53,7 @@ mod distance;
 mod features;
 mod intersect;
 pub mod lin_canny;
+mod mesh_distance;
 mod pair;
 mod ray_cast;
 mod rounded;

@@ -1,0 +1,115 @@
+//! Distance and closest points when a triangle mesh is involved: two
+//! surfaces by branch and bound over their trees
+//! ([`crate::bvh::distance`]); a sphere or capsule against a surface by the
+//! same search over the surface's tree with the core segment. Meshes are
+//! surfaces here as in every mesh query: a shape inside a mesh, touching no
+//! triangle, is some distance away from it. (A convex polytope against a
+//! mesh takes its hull's surface, which gives 0 exactly when `intersects`
+//! says they touch.)
+
+use glam::Vec3;
+
+use super::distance::ClosestPoints;
+use crate::bvh::distance::{FrameBox, box_gap};
+use crate::bvh::{BoxNode, Bvh, DistanceLimit, Surface, TreeRef, distance_surfaces};
+use crate::collider::ShapeData;
+use crate::geometry::closest::segment_triangle;
+use crate::math::Pose;
+use crate::shape::{Feature, Rounded, TriMesh};
+
+/// Closest points of two surfaces (meshes, or convex hulls' triangles);
+/// `None` when a shape has no surface.
+pub(super) fn surfaces(
+    (a, pa): (&ShapeData, &Pose),
+    (b, pb): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> Option<ClosestPoints> {
+    let (sa, sb) = (a.surface()?, b.surface()?);
+    let (found, _) = distance_surfaces((sa, *pa), (sb, *pb), DistanceLimit::EXACT, &mut Vec::new());
+    let d = found?;
+    Some(ClosestPoints {
+        distance: d.distance,
+        point_a: d.point_a,
+        point_b: d.point_b,
+        features: d.triangles.map(Feature::Face),
+        intersecting: d.distance == 0.0,
+        pieces,
+    })
+}
+
+/// Closest points of a sphere or capsule (`a`) and a surface (`b`): the
+/// nearest triangle to the core segment, less the radius (0 when the core
+/// comes within the radius).
+pub(super) fn rounded_surface(
+    (r, pa): (&Rounded, &Pose),
+    (b, pb): (Surface<'_>, &Pose),
+    pieces: [u32; 2],
+) -> ClosestPoints {
+    let to_mesh = pb.inverse().mul(pa);
+    let core = r.core().map(|p| to_mesh.transform_point(p));
+    let found = match b.tree {
+        TreeRef::Obb(t) => nearest_triangle(core, (b.mesh, t)),
+        TreeRef::Aabb(t) => nearest_triangle(core, (b.mesh, t)),
+    };
+    let (d, on_core, on_mesh, t) = found.unwrap_or((f32::INFINITY, core[0], core[0], 0));
+    let n = (on_mesh - on_core).normalize_or_zero();
+    let reach = (d - r.radius).max(0.0);
+    ClosestPoints {
+        distance: reach,
+        point_a: pb.transform_point(on_core + n * r.radius.min(d)),
+        point_b: pb.transform_point(on_mesh),
+        features: [Feature::Vertex(0), Feature::Face(t)],
+        intersecting: d <= r.radius,
+        pieces,
+    }
+}
+
+/// The triangle nearest to the segment `core` (mesh frame) with the
+/// distance and the closest points, by branch and bound over the tree: a
+/// node's bound is the gap between its box and the segment's box.
+fn nearest_triangle<N: BoxNode>(
+    core: [Vec3; 2],
+    (mesh, tree): (&TriMesh, &Bvh<N>),
+) -> Option<(f32, Vec3, Vec3, u32)> {
+    let seg = FrameBox {
+        axes: glam::Mat3::IDENTITY,
+        center: (core[0] + core[1]) * 0.5,
+        half: (core[1] - core[0]).abs() * 0.5,
+    };
+    let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
+    let mut stack: Vec<(u32, f32)> = Vec::new();
+    if !tree.nodes.is_empty() {
+        stack.push((0, 0.0));
+    }
+    while let Some((n, bound)) = stack.pop() {
+        if best.is_some_and(|b| bound > b.0 || b.0 == 0.0) {
+            continue;
+        }
+        let node = &tree.nodes[n as usize];
+        if node.is_leaf() {
+            for &t in tree.leaf_primitives(n as usize) {
+                let (d, x, y) = segment_triangle(core[0], core[1], mesh.triangle(t as usize));
+                if best.is_none_or(|b| d < b.0) {
+                    best = Some((d, x, y, t));
+                }
+            }
+            continue;
+        }
+        let bound_of = |c: u32| {
+            box_gap(
+                &FrameBox::of(&tree.nodes[c as usize], &Pose::IDENTITY),
+                &seg,
+            )
+        };
+        let (f, s) = (node.first(), node.first() + 1);
+        let (bf, bs) = (bound_of(f), bound_of(s));
+        let (near, far) = if bf <= bs {
+            ((f, bf), (s, bs))
+        } else {
+            ((s, bs), (f, bf))
+        };
+        stack.push(far);
+        stack.push(near);
+    }
+    best
+}
