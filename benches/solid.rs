@@ -312,6 +312,25 @@ struct ClothFigures {
     parry: f64,
 }
 
+/// Where a refit frame goes: mean µs per frame of the vertex copy alone and
+/// of the tree refit alone, over two ping-pong periods (not criterion).
+fn refit_breakdown(cloth: &Cloth) -> (f64, f64) {
+    let mut live = Live::new(cloth);
+    let (mut copy, mut refit) = (Duration::ZERO, Duration::ZERO);
+    let frames = 2 * PingPong::new(FRAMES).period();
+    for _ in 0..frames {
+        let f = live.at.next();
+        let t = Instant::now();
+        live.mesh.set_vertices(&cloth.frames[f]).expect("finite");
+        let t1 = Instant::now();
+        black_box(live.tree.refit(live.mesh.vertices(), live.mesh.triangles()));
+        refit += t1.elapsed();
+        copy += t1 - t;
+    }
+    let per = |d: Duration| d.as_secs_f64() * 1e6 / frames as f64;
+    (per(copy), per(refit))
+}
+
 fn bench_cloth(c: &mut Criterion, cloth: &Cloth) -> ClothFigures {
     let t0 = Instant::now();
     let n_u = check_refit(cloth);
@@ -326,6 +345,12 @@ fn bench_cloth(c: &mut Criterion, cloth: &Cloth) -> ClothFigures {
         size_of::<AabbNode>(),
         live.tree.depth(),
         t0.elapsed().as_secs_f64(),
+    );
+    let (copy, refit) = refit_breakdown(cloth);
+    println!(
+        "[cloth] breakdown of ours_refit (mean over {} frames, outside criterion): \
+         TriMesh::set_vertices {copy:.1} µs, AabbTree::refit {refit:.1} µs",
+        2 * PingPong::new(FRAMES).period()
     );
     let mut group = c.benchmark_group("solid/cloth");
     configure(&mut group);
@@ -495,7 +520,7 @@ impl<'c> QueryScene<'c> {
 
     /// Our query on the current frame; the pairs are left in `out`.
     #[inline]
-    fn ours(&mut self, q: SphereQuery) -> usize {
+    fn ours(&mut self, q: SphereQuery) -> CollideStats {
         let s = &self.sphere;
         let (scratch, out) = (&mut self.scratch, &mut self.out);
         let cloth = self.live.side();
@@ -506,7 +531,7 @@ impl<'c> QueryScene<'c> {
                     tree: &s.aabb,
                     pose: s.pose,
                 };
-                collide(&cloth, &b, mode, scratch, out);
+                collide(&cloth, &b, mode, scratch, out)
             }
             SphereQuery::ObbAll => {
                 let b = MeshSide {
@@ -514,10 +539,9 @@ impl<'c> QueryScene<'c> {
                     tree: &s.obb,
                     pose: s.pose,
                 };
-                collide(&cloth, &b, ContactMode::All, scratch, out);
+                collide(&cloth, &b, ContactMode::All, scratch, out)
             }
         }
-        out.len()
     }
 
     /// parry3d's boolean on parry's current frame.
@@ -546,7 +570,8 @@ impl<'c> QueryScene<'c> {
         let hits = (0..FRAMES)
             .filter(|&f| {
                 self.live.set_frame(self.cloth, f);
-                self.ours(SphereQuery::Aabb(ContactMode::First)) > 0
+                self.ours(SphereQuery::Aabb(ContactMode::First));
+                !self.out.is_empty()
             })
             .count();
         hits as f64 / FRAMES as f64
@@ -575,8 +600,18 @@ impl<'c> QueryScene<'c> {
 struct QueryCheck {
     hits: usize,
     pairs: usize,
+    /// Box and triangle tests summed over the frames, per query of
+    /// [`CHECKED`].
+    tests: [(u64, u64); 3],
     disagreements: Vec<(usize, bool, usize)>,
 }
+
+/// Our queries in the order of [`QUERY_NAMES`].
+const CHECKED: [SphereQuery; 3] = [
+    SphereQuery::Aabb(ContactMode::All),
+    SphereQuery::Aabb(ContactMode::First),
+    SphereQuery::ObbAll,
+];
 
 /// One pass over the frames: our three queries agree (asserted); parry's
 /// boolean against ours (counted).
@@ -584,14 +619,19 @@ fn check_queries(s: &mut QueryScene<'_>) -> QueryCheck {
     let mut check = QueryCheck::default();
     for f in 0..FRAMES {
         s.set_frame(f);
-        s.ours(SphereQuery::ObbAll);
-        let mut mixed = s.out.clone();
-        let n = s.ours(SphereQuery::Aabb(ContactMode::All));
-        let mut solid = s.out.clone();
-        solid.sort_unstable();
-        mixed.sort_unstable();
-        assert_eq!(solid, mixed, "frame {f}: SOLID and mixed paths differ");
-        let first = s.ours(SphereQuery::Aabb(ContactMode::First)) > 0;
+        let mut found: [Vec<[u32; 2]>; 3] = Default::default();
+        for (k, q) in CHECKED.into_iter().enumerate() {
+            let st = s.ours(q);
+            check.tests[k].0 += u64::from(st.box_tests);
+            check.tests[k].1 += u64::from(st.triangle_tests);
+            found[k] = s.out.clone();
+            found[k].sort_unstable();
+        }
+        assert_eq!(
+            found[0], found[2],
+            "frame {f}: SOLID and mixed paths differ"
+        );
+        let (n, first) = (found[0].len(), !found[1].is_empty());
         assert_eq!(first, n > 0, "frame {f}: First and All disagree");
         check.hits += usize::from(first);
         check.pairs += n;
@@ -626,12 +666,7 @@ fn bench_cloth_query(c: &mut Criterion, cloth: &Cloth) -> QueryFigures {
     let mut group = c.benchmark_group("solid/cloth_query");
     configure(&mut group);
     let mut logs: [Log; 4] = Default::default();
-    let queries = [
-        SphereQuery::Aabb(ContactMode::All),
-        SphereQuery::Aabb(ContactMode::First),
-        SphereQuery::ObbAll,
-    ];
-    for (k, q) in queries.into_iter().enumerate() {
+    for (k, q) in CHECKED.into_iter().enumerate() {
         group.bench_function(QUERY_NAMES[k], |b| {
             timed_each(b, &mut logs[k], || {
                 s.live.next_frame(cloth);
@@ -688,6 +723,15 @@ fn report_query_check(s: &QueryScene<'_>, y: f32, check: &QueryCheck, t0: Instan
         println!(
             "[cloth_query] ... {} more",
             check.disagreements.len() - LIST
+        );
+    }
+    for (k, (boxes, tris)) in check.tests.iter().enumerate() {
+        println!(
+            "[cloth_query] {:<20} {:>9.1} box tests, {:>8.1} triangle tests per frame (mean \
+             over the {FRAMES} frames)",
+            QUERY_NAMES[k],
+            *boxes as f64 / FRAMES as f64,
+            *tris as f64 / FRAMES as f64,
         );
     }
 }

@@ -27,6 +27,10 @@ pub struct Plot {
     pub y_label: String,
     /// Logarithmic x axis, ticks at the data's x values.
     pub log_x: bool,
+    /// Logarithmic y axis, ticks at the powers of ten.
+    pub log_y: bool,
+    /// The legend at the bottom left instead of the top left.
+    pub legend_below: bool,
     /// The lines.
     pub series: Vec<Series>,
 }
@@ -42,8 +46,10 @@ const BOTTOM: f64 = 55.0;
 struct Frame {
     x0: f64,
     x1: f64,
+    y0: f64,
     y1: f64,
     log_x: bool,
+    log_y: bool,
 }
 
 impl Frame {
@@ -54,7 +60,9 @@ impl Frame {
     }
 
     fn py(&self, y: f64) -> f64 {
-        H - BOTTOM - y / self.y1 * (H - TOP - BOTTOM)
+        let f = |v: f64| if self.log_y { v.ln() } else { v };
+        let t = (f(y) - f(self.y0)) / (f(self.y1) - f(self.y0)).max(1e-12);
+        H - BOTTOM - t * (H - TOP - BOTTOM)
     }
 }
 
@@ -70,7 +78,20 @@ pub fn render(plot: &Plot) -> String {
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
         .fold(0.0, f64::max);
-    let (y_ticks, y1) = nice_ticks(y_max);
+    let (y_ticks, y0, y1) = if plot.log_y {
+        let y_min = plot
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1))
+            .fold(f64::INFINITY, f64::min)
+            .max(1e-12);
+        let (lo, hi) = (y_min.log10().floor() as i32, y_max.log10().ceil() as i32);
+        let ticks = (lo..=hi).map(|e| 10f64.powi(e)).collect();
+        (ticks, 10f64.powi(lo), 10f64.powi(hi))
+    } else {
+        let (t, y1) = nice_ticks(y_max);
+        (t, 0.0, y1)
+    };
     let (x_ticks, x0, x1) = if plot.log_x {
         let mut t = xs.clone();
         t.sort_by(f64::total_cmp);
@@ -84,8 +105,10 @@ pub fn render(plot: &Plot) -> String {
     let frame = Frame {
         x0,
         x1,
+        y0,
         y1,
         log_x: plot.log_x,
+        log_y: plot.log_y,
     };
     let mut s = String::new();
     let _ = write!(
@@ -97,7 +120,7 @@ pub fn render(plot: &Plot) -> String {
     for series in &plot.series {
         line(&mut s, &frame, series);
     }
-    legend(&mut s, &plot.series);
+    legend(&mut s, &plot.series, plot.legend_below);
     s.push_str("</svg>\n");
     s
 }
@@ -175,9 +198,14 @@ fn line(s: &mut String, f: &Frame, series: &Series) {
     }
 }
 
-fn legend(s: &mut String, series: &[Series]) {
+fn legend(s: &mut String, series: &[Series], below: bool) {
+    let first = if below {
+        H - BOTTOM - 12.0 - 18.0 * (series.len() as f64 - 1.0)
+    } else {
+        TOP + 12.0
+    };
     for (i, ser) in series.iter().enumerate() {
-        let y = TOP + 12.0 + 18.0 * i as f64;
+        let y = first + 18.0 * i as f64;
         let x = LEFT + 14.0;
         let dash = if ser.dashed {
             r#" stroke-dasharray="6,4""#

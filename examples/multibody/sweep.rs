@@ -187,6 +187,8 @@ fn plot(axis: &Axis, base: &RunParams, rows: &[Row]) -> Plot {
         x_label: axis.label.to_string(),
         y_label: "ms per frame".to_string(),
         log_x: axis.log_x,
+        log_y: false,
+        legend_below: false,
         series,
     }
 }
