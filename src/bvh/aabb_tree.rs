@@ -243,7 +243,7 @@ fn split(group: &mut [u32], centers: &[Vec3], rule: SplitRule) -> Option<usize> 
     let mut axes = [0usize, 1, 2];
     axes.sort_by(|&i, &j| extent[j].total_cmp(&extent[i]));
     for k in axes {
-        if !(extent[k] > 0.0) {
+        if extent[k].is_nan() || extent[k] <= 0.0 {
             continue;
         }
         let at = |p: u32| centers[p as usize][k];
