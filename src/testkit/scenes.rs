@@ -257,29 +257,6 @@ pub fn torus(major: f32, minor: f32, u: usize, v: usize) -> (Vec<Vec3>, Vec<[u32
     (positions, triangles)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn separated_placement_keeps_bounding_spheres_apart() {
-        let params = MultiBodyParams {
-            count: 500,
-            density: 0.1,
-            separated: true,
-            ..Default::default()
-        };
-        let scene = MultiBodyScene::new(&params);
-        let centers: Vec<Vec3> = scene.bodies.iter().map(|b| b.pose.translation).collect();
-        for (i, a) in centers.iter().enumerate() {
-            assert!(a.abs().max_element() <= scene.half_size - 1.0);
-            for b in &centers[i + 1..] {
-                assert!(a.distance(*b) >= 2.0);
-            }
-        }
-    }
-}
-
 /// A sphere of `radius` about the origin as a "cube sphere": each face of a
 /// cube is an `n × n` grid of quads (equal-angle spacing, `tan` mapping, so
 /// the cells are nearly uniform), projected onto the sphere and split into
@@ -326,4 +303,27 @@ pub fn cube_sphere(radius: f32, n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
         }
     }
     (positions, triangles)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separated_placement_keeps_bounding_spheres_apart() {
+        let params = MultiBodyParams {
+            count: 500,
+            density: 0.1,
+            separated: true,
+            ..Default::default()
+        };
+        let scene = MultiBodyScene::new(&params);
+        let centers: Vec<Vec3> = scene.bodies.iter().map(|b| b.pose.translation).collect();
+        for (i, a) in centers.iter().enumerate() {
+            assert!(a.abs().max_element() <= scene.half_size - 1.0);
+            for b in &centers[i + 1..] {
+                assert!(a.distance(*b) >= 2.0);
+            }
+        }
+    }
 }
