@@ -15,7 +15,15 @@
 //! - Non-convex objects as **hierarchies of convex pieces** (I-COLLIDE's
 //!   hand): [`collider::Compound`], tested piece pair by piece pair
 //!   (the compound arm of the pair test in [`query`]).
-//! - **AABB trees for deformable models** (van den Bergen, 1997): planned.
+//! - **AABB trees for deformable models** (van den Bergen, 1997; SOLID):
+//!   median split, the separating axis test between relatively oriented
+//!   boxes with the relative rotation computed once per model pair (and
+//!   "SAT lite"), bottom-up refit when a mesh deforms ([`bvh::AabbTree`],
+//!   [`pipeline::CollisionWorld::set_vertices`]).
+//! - **Proximity queries**: distance, closest points and tolerance queries
+//!   between meshes by branch and bound over their trees (PQP's method,
+//!   [`bvh::distance`]), GJK and Lin–Canny for convex shapes, EPA for the
+//!   penetration depth.
 //!
 //! ## Layers
 //!
