@@ -22,10 +22,11 @@
 //!    - `parry_set_vertices`: parry3d's `TriMesh::set_vertices` (copy and
 //!      BVH refit) on a mesh built with `TriMeshFlags::DEFORMABLE`.
 //!
-//!    Printed: the node size, the boxes updated per refit (`N_u`), refit µs,
-//!    rebuild ms, parry µs, and the targets: rebuild/refit ≥ 10× (AABB
-//!    rebuild), parry/ours refit ≥ 2×, refit ≤ 0.15 ms, AABB build
-//!    ≤ 2.5 ms, OBB build ≤ 10 ms.
+//!    Printed: the node size, the boxes updated per refit (`N_u`), where a
+//!    refit frame goes (vertex copy and tree refit timed apart over two
+//!    ping-pong periods, outside criterion), refit µs, rebuild ms, parry µs,
+//!    and the targets: rebuild/refit ≥ 10× (AABB rebuild), parry/ours refit
+//!    ≥ 2×, refit ≤ 0.15 ms, AABB build ≤ 2.5 ms, OBB build ≤ 10 ms.
 //! 2. **`cloth_query`**: each frame, a rigid sphere ([`cube_sphere`]`(0.3,
 //!    12)`, 1 728 triangles, with an OBB tree and an AABB tree) at a fixed
 //!    point over the cloth: center `(0.2, y, -0.1)`, `y` tuned once
@@ -38,8 +39,9 @@
 //!    (the mixed, RAPID-style path), parry3d's `intersection_test` (deformed
 //!    parry cloth against a parry sphere mesh). A check pass over the 100
 //!    frames asserts that our three queries agree (same pairs, same
-//!    boolean), and counts the frames where parry's boolean differs from
-//!    ours (ours is exact; listed, not asserted).
+//!    boolean), gives their mean box and triangle tests per frame, and
+//!    counts the frames where parry's boolean differs from ours (ours is
+//!    exact; listed with parry's `contact` distance, not asserted).
 //! 3. **`table`**: van den Bergen's random-placement table. Models, each
 //!    against itself: the 32 768-triangle torus (`torus(1, 0.2, 128, 128)`,
 //!    outer radius 1.2, as in `mesh_collide`), `odedstein_wingnut.obj` and
@@ -54,10 +56,16 @@
 //!    types interleaved). `C_p` is measured apart: our exact triangle test
 //!    (B's triangle mapped into A's frame, as the query does) over the
 //!    triangle pairs of the same placements whose axis-aligned boxes in A's
-//!    frame overlap (a strided sample of at most 100 000 pairs, best of 3
-//!    passes); then `C_v = (T - N_p C_p) / N_v`. The three tree types must
-//!    find the same number of intersecting triangle pairs on every
-//!    placement (asserted).
+//!    frame overlap (a strided sample of at most 100 000 pairs), timed on
+//!    its intersecting pairs and on the others apart (best of 3 passes
+//!    each). The exact test costs more on intersecting pairs, and the
+//!    trees test very different mixes (every tree finds the same
+//!    intersecting pairs `P`, but OBB leaves are much tighter), so each row
+//!    gets `C_p = (P C_hit + (N_p - P) C_miss) / N_p`; then
+//!    `C_v = (T - N_p C_p) / N_v` (everything a query does besides its
+//!    triangle tests, per box test). The three tree types must find the
+//!    same number of intersecting triangle pairs on every placement
+//!    (asserted).
 //! 4. **`build`**: our AABB and OBB trees over the 32k torus and parry3d's
 //!    `TriMesh::new` (which builds its BVH), criterion median of 10 samples,
 //!    targets AABB ≤ 2.5 ms and OBB ≤ 10 ms (one core: the builds are
@@ -331,10 +339,12 @@ fn refit_breakdown(cloth: &Cloth) -> (f64, f64) {
     (per(copy), per(refit))
 }
 
-fn bench_cloth(c: &mut Criterion, cloth: &Cloth) -> ClothFigures {
+/// The refit checks and the printed setup of scene 1; returns a fresh
+/// deforming cloth.
+fn cloth_setup(cloth: &Cloth) -> Live {
     let t0 = Instant::now();
     let n_u = check_refit(cloth);
-    let mut live = Live::new(cloth);
+    let live = Live::new(cloth);
     println!(
         "[cloth] {} triangles, {} vertices, {FRAMES} frames; AABB tree {} nodes x {} B \
          (size_of::<AabbNode>()), depth {}; refit updates N_u = {n_u} boxes per frame; refit \
@@ -352,6 +362,11 @@ fn bench_cloth(c: &mut Criterion, cloth: &Cloth) -> ClothFigures {
          TriMesh::set_vertices {copy:.1} µs, AabbTree::refit {refit:.1} µs",
         2 * PingPong::new(FRAMES).period()
     );
+    live
+}
+
+fn bench_cloth(c: &mut Criterion, cloth: &Cloth) -> ClothFigures {
+    let mut live = cloth_setup(cloth);
     let mut group = c.benchmark_group("solid/cloth");
     configure(&mut group);
     let mut logs: [Log; 4] = Default::default();
@@ -558,6 +573,22 @@ impl<'c> QueryScene<'c> {
         .intersecting
     }
 
+    /// parry3d's `contact` distance on parry's current frame (negative:
+    /// penetration; NaN: none within 0).
+    fn parry_distance(&self) -> f32 {
+        let cloth_pose = to_parry_pose(&Pose::IDENTITY);
+        parry3d::query::contact(
+            &cloth_pose,
+            &self.parry,
+            &self.sphere.parry_pose,
+            &self.sphere.parry,
+            0.0,
+        )
+        .ok()
+        .flatten()
+        .map_or(f32::NAN, |c| c.dist)
+    }
+
     /// Brings both cloths to frame `f`.
     fn set_frame(&mut self, f: usize) {
         self.live.set_frame(self.cloth, f);
@@ -603,7 +634,9 @@ struct QueryCheck {
     /// Box and triangle tests summed over the frames, per query of
     /// [`CHECKED`].
     tests: [(u64, u64); 3],
-    disagreements: Vec<(usize, bool, usize)>,
+    /// `(frame, ours, our pairs, parry's contact distance)` where parry's
+    /// boolean differs from ours.
+    disagreements: Vec<(usize, bool, usize, f32)>,
 }
 
 /// Our queries in the order of [`QUERY_NAMES`].
@@ -636,7 +669,7 @@ fn check_queries(s: &mut QueryScene<'_>) -> QueryCheck {
         check.hits += usize::from(first);
         check.pairs += n;
         if s.parry_hit() != first {
-            check.disagreements.push((f, first, n));
+            check.disagreements.push((f, first, n, s.parry_distance()));
         }
     }
     check
@@ -713,9 +746,10 @@ fn report_query_check(s: &QueryScene<'_>, y: f32, check: &QueryCheck, t0: Instan
          on {} frames",
         check.disagreements.len()
     );
-    for &(f, ours, pairs) in check.disagreements.iter().take(LIST) {
+    for &(f, ours, pairs, dist) in check.disagreements.iter().take(LIST) {
         println!(
-            "[cloth_query] frame {f}: ours {ours} ({pairs} intersecting triangle pairs), parry {}",
+            "[cloth_query] frame {f}: ours {ours} ({pairs} intersecting triangle pairs), parry \
+             intersection_test {}, parry contact() dist {dist:.3e}",
             !ours
         );
     }
@@ -976,24 +1010,58 @@ fn near_pairs(m: &Model, ps: &[Placement]) -> Vec<(u32, u32, u32)> {
     all.into_iter().step_by(stride).collect()
 }
 
-/// `C_p`: ns per exact triangle test (mapping B's triangle included) over
-/// the sample, best of [`PASSES`]; and the fraction that intersect.
-fn triangle_cost(m: &Model, ps: &[Placement], sample: &[(u32, u32, u32)]) -> (f64, f64) {
-    let rels: Vec<Pose> = ps.iter().map(|p| p.a.inverse().mul(&p.b)).collect();
+/// Cost of our exact triangle test on a sample of near triangle pairs.
+#[derive(Clone, Copy, Debug, Default)]
+struct PairCost {
+    /// Pairs timed.
+    sample: usize,
+    /// Fraction of them that intersect.
+    hit_fraction: f64,
+    /// ns per test on the intersecting pairs, on the others, on all.
+    hit: f64,
+    miss: f64,
+    all: f64,
+}
+
+impl PairCost {
+    /// `C_p` of a query that tests `tests` pairs of which `hits` intersect:
+    /// the intersecting ones at [`hit`](Self::hit), the rest at
+    /// [`miss`](Self::miss).
+    fn mixed(&self, tests: f64, hits: f64) -> f64 {
+        (hits * self.hit + (tests - hits) * self.miss) / tests
+    }
+}
+
+/// ns per exact triangle test (B's triangle mapped into A's frame
+/// included, as in the query) over `pairs`, best of [`PASSES`].
+fn time_tests(m: &Model, rels: &[Pose], pairs: &[(u32, u32, u32)]) -> f64 {
     let mut best = f64::INFINITY;
-    let mut hits = 0usize;
     for _ in 0..PASSES {
         let t = Instant::now();
-        hits = sample
-            .iter()
-            .filter(|&&(k, ta, tb)| {
-                let b = mapped_triangle(&m.mesh, tb, &rels[k as usize]);
-                black_box(triangles_intersect(m.mesh.triangle(ta as usize), b))
-            })
-            .count();
-        best = best.min(t.elapsed().as_secs_f64() * 1e9 / sample.len().max(1) as f64);
+        for &(k, ta, tb) in pairs {
+            let b = mapped_triangle(&m.mesh, tb, &rels[k as usize]);
+            black_box(triangles_intersect(m.mesh.triangle(ta as usize), b));
+        }
+        best = best.min(t.elapsed().as_secs_f64() * 1e9 / pairs.len().max(1) as f64);
     }
-    (best, hits as f64 / sample.len().max(1) as f64)
+    best
+}
+
+/// `C_p` over the sample: all of it, and its intersecting and
+/// non-intersecting pairs apart.
+fn triangle_cost(m: &Model, ps: &[Placement], sample: &[(u32, u32, u32)]) -> PairCost {
+    let rels: Vec<Pose> = ps.iter().map(|p| p.a.inverse().mul(&p.b)).collect();
+    let (hits, misses): (Vec<_>, Vec<_>) = sample.iter().partition(|&&(k, ta, tb)| {
+        let b = mapped_triangle(&m.mesh, tb, &rels[k as usize]);
+        triangles_intersect(m.mesh.triangle(ta as usize), b)
+    });
+    PairCost {
+        sample: sample.len(),
+        hit_fraction: hits.len() as f64 / sample.len().max(1) as f64,
+        hit: time_tests(m, &rels, &hits),
+        miss: time_tests(m, &rels, &misses),
+        all: time_tests(m, &rels, sample),
+    }
 }
 
 /// The table of one model.
@@ -1002,66 +1070,85 @@ struct Table {
     name: String,
     half_side: f32,
     hit_fraction: f64,
-    c_p: f64,
+    /// Intersecting triangle pairs per query (the same for every tree).
+    pairs: f64,
+    cost: PairCost,
     rows: Vec<(TreeKind, KindPass)>,
+}
+
+/// Runs [`PASSES`] interleaved passes of every tree type; asserts they find
+/// the same number of pairs on every placement.
+fn passes(m: &Model, ps: &[Placement]) -> Vec<(TreeKind, KindPass)> {
+    let mut rows: Vec<(TreeKind, KindPass)> =
+        TreeKind::ALL.map(|k| (k, KindPass::default())).to_vec();
+    for _ in 0..PASSES {
+        for (kind, pass) in &mut rows {
+            run_pass(m, *kind, ps, pass);
+        }
+    }
+    for (kind, pass) in &rows[1..] {
+        for (i, (x, y)) in rows[0].1.pairs.iter().zip(&pass.pairs).enumerate() {
+            assert_eq!(x, y, "{}: placement {i}: OBB and {kind:?} differ", m.name);
+        }
+    }
+    rows
 }
 
 fn table(m: &Model, seed: u64) -> Table {
     let t0 = Instant::now();
     let half_side = tune_half_side(m, seed ^ 0x7u64 << 32);
     let ps = UnitSamples::new(seed, PLACEMENTS).placements(half_side);
-    let mut rows: Vec<(TreeKind, KindPass)> =
-        TreeKind::ALL.map(|k| (k, KindPass::default())).to_vec();
-    for _ in 0..PASSES {
-        for (kind, pass) in &mut rows {
-            run_pass(m, *kind, &ps, pass);
-        }
-    }
-    for (kind, pass) in &rows[1..] {
-        for (i, (x, y)) in rows[0].1.pairs.iter().zip(&pass.pairs).enumerate() {
-            assert_eq!(x, y, "{}: placement {i}: OBB and {:?} differ", m.name, kind);
-        }
-    }
+    let rows = passes(m, &ps);
     let sample = near_pairs(m, &ps);
-    let (c_p, sample_hits) = triangle_cost(m, &ps, &sample);
-    let hit_fraction = rows[0].1.pairs.iter().filter(|&&n| n > 0).count() as f64 / ps.len() as f64;
-    println!(
-        "[table] {}: {} triangles; {PLACEMENTS} placements in [-h, h]^3, h = {half_side:.4}, \
-         collisions {:.1}%; C_p over {} triangle pairs with overlapping boxes ({:.1}% \
-         intersect; of the OBB query's triangle tests {:.1}% intersect); {:.1} s",
-        m.name,
-        m.mesh.triangles().len(),
-        100.0 * hit_fraction,
-        sample.len(),
-        100.0 * sample_hits,
-        100.0 * rows[0].1.pairs.iter().sum::<usize>() as f64
-            / (rows[0].1.triangle_tests * ps.len() as f64),
-        t0.elapsed().as_secs_f64(),
-    );
-    Table {
+    let cost = triangle_cost(m, &ps, &sample);
+    let found = &rows[0].1.pairs;
+    let n = ps.len() as f64;
+    let t = Table {
         name: m.name.clone(),
         half_side,
-        hit_fraction,
-        c_p,
+        hit_fraction: found.iter().filter(|&&k| k > 0).count() as f64 / n,
+        pairs: found.iter().sum::<usize>() as f64 / n,
+        cost,
         rows,
-    }
+    };
+    println!(
+        "[table] {}: {} triangles; {PLACEMENTS} placements in [-h, h]^3, h = {half_side:.4}, \
+         collisions {:.1}%, {:.1} intersecting triangle pairs per query (every tree type); \
+         C_p sample: {} triangle pairs with overlapping boxes in A's frame, {:.1}% intersect; \
+         C_p {:.1} ns on the intersecting ones, {:.1} ns on the others, {:.1} ns over the \
+         sample; {:.1} s",
+        m.name,
+        m.mesh.triangles().len(),
+        100.0 * t.hit_fraction,
+        t.pairs,
+        cost.sample,
+        100.0 * cost.hit_fraction,
+        cost.hit,
+        cost.miss,
+        cost.all,
+        t0.elapsed().as_secs_f64(),
+    );
+    t
 }
 
 fn print_table(t: &Table) {
     let name = &t.name;
     println!(
-        "[table] {name:<16} | {:<9} | {:>10} | {:>9} | {:>8} | {:>8} | {:>9}",
-        "tree", "N_v", "N_p", "C_v (ns)", "C_p (ns)", "T (µs)"
+        "[table] {name:<17} | {:<9} | {:>10} | {:>9} | {:>6} | {:>8} | {:>8} | {:>9}",
+        "tree", "N_v", "N_p", "hit %", "C_v (ns)", "C_p (ns)", "T (µs)"
     );
     for (kind, r) in &t.rows {
-        let c_v = (r.us * 1e3 - r.triangle_tests * t.c_p) / r.box_tests;
+        let c_p = t.cost.mixed(r.triangle_tests, t.pairs);
+        let c_v = (r.us * 1e3 - r.triangle_tests * c_p) / r.box_tests;
         println!(
-            "[table] {name:<16} | {:<9} | {:>10.1} | {:>9.1} | {:>8.2} | {:>8.2} | {:>9.2}",
+            "[table] {name:<17} | {:<9} | {:>10.1} | {:>9.1} | {:>6.1} | {:>8.2} | {:>8.2} | \
+             {:>9.2}",
             kind.label(),
             r.box_tests,
             r.triangle_tests,
+            100.0 * t.pairs / r.triangle_tests,
             c_v,
-            t.c_p,
+            c_p,
             r.us,
         );
     }
