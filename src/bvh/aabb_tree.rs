@@ -110,7 +110,12 @@ impl AabbTree {
     /// of boxes updated (`N_u` of the cost model). Allocates nothing.
     pub fn refit(&mut self, vertices: &[Vec3], triangles: &[[u32; 3]]) -> u32 {
         self.refit_with(|t| {
-            let [a, b, c] = triangles[t as usize].map(|v| vertices[v as usize]);
+            let [a, b, c] = triangles[t as usize];
+            let (a, b, c) = (
+                vertices[a as usize],
+                vertices[b as usize],
+                vertices[c as usize],
+            );
             Aabb {
                 min: a.min(b).min(c),
                 max: a.max(b).max(c),
@@ -120,20 +125,19 @@ impl AabbTree {
 
     /// The refit pass with the primitives' boxes given by `primitive_box`.
     fn refit_with(&mut self, primitive_box: impl Fn(u32) -> Aabb) -> u32 {
-        for i in (0..self.nodes.len()).rev() {
-            let node = self.nodes[i];
-            let aabb = if node.is_leaf() {
-                let range = node.first as usize..(node.first + node.count) as usize;
-                self.order[range]
+        let (nodes, order) = (&mut self.nodes, &self.order);
+        for i in (0..nodes.len()).rev() {
+            let (first, count) = (nodes[i].first as usize, nodes[i].count as usize);
+            let aabb = match count {
+                0 => nodes[first].aabb.union(nodes[first + 1].aabb),
+                1 => primitive_box(order[first]),
+                _ => order[first..first + count]
                     .iter()
-                    .fold(Aabb::EMPTY, |b, &p| b.union(primitive_box(p)))
-            } else {
-                let f = node.first as usize;
-                self.nodes[f].aabb.union(self.nodes[f + 1].aabb)
+                    .fold(Aabb::EMPTY, |b, &p| b.union(primitive_box(p))),
             };
-            self.nodes[i].aabb = aabb;
+            nodes[i].aabb = aabb;
         }
-        self.nodes.len() as u32
+        nodes.len() as u32
     }
 
     /// Calls `visit(primitive)` for every leaf primitive whose node box
@@ -193,22 +197,38 @@ impl AabbTree {
     }
 }
 
+/// A primitive's center with its index: what the build partitions, so
+/// that a selection reads its keys in place (no indirection).
+#[derive(Clone, Copy)]
+struct Record {
+    center: Vec3,
+    index: u32,
+}
+
 /// The tree's nodes and primitive order (boxes left empty): top-down over
 /// the primitives' centers.
 fn topology(centers: &[Vec3], options: &AabbTreeOptions) -> AabbTree {
     let n = centers.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
+    let mut records: Vec<Record> = (0..n as u32)
+        .map(|index| Record {
+            center: centers[index as usize],
+            index,
+        })
+        .collect();
     let mut nodes = Vec::with_capacity(2 * n);
     if n == 0 {
-        return AabbTree { nodes, order };
+        return AabbTree {
+            nodes,
+            order: Vec::new(),
+        };
     }
     let leaf_size = options.leaf_size.max(1);
     nodes.push(node(0, 0));
     let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, n)];
     while let Some((at, start, end)) = stack.pop() {
-        let group = &mut order[start..end];
+        let group = &mut records[start..end];
         let split = if group.len() > leaf_size {
-            split(group, centers, options.rule)
+            split(group, options.rule)
         } else {
             None
         };
@@ -223,6 +243,7 @@ fn topology(centers: &[Vec3], options: &AabbTreeOptions) -> AabbTree {
         stack.push((first + 1, start + mid, end));
         stack.push((first, start, start + mid));
     }
+    let order = records.iter().map(|r| r.index).collect();
     AabbTree { nodes, order }
 }
 
@@ -237,27 +258,33 @@ fn node(first: u32, count: u32) -> AabbNode {
 /// Splits `group` across the longest axis of its centers' bounds (then the
 /// others), moving the lower side to the front; returns its length, or
 /// `None` when no axis divides the group (all centers equal).
-fn split(group: &mut [u32], centers: &[Vec3], rule: SplitRule) -> Option<usize> {
-    let bounds = Aabb::from_points(group.iter().map(|&p| centers[p as usize]));
-    let extent = bounds.max - bounds.min;
+fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
+    let (lo, hi) = group.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), r| (lo.min(r.center), hi.max(r.center)),
+    );
+    let extent = hi - lo;
     let mut axes = [0usize, 1, 2];
     axes.sort_by(|&i, &j| extent[j].total_cmp(&extent[i]));
     for k in axes {
         if extent[k].is_nan() || extent[k] <= 0.0 {
             continue;
         }
-        let at = |p: u32| centers[p as usize][k];
         let mid = match rule {
             SplitRule::Median => {
                 let mid = group.len() / 2;
-                // Ties broken by index: the tree does not depend on the
-                // selection's order.
-                group.select_nth_unstable_by(mid, |&a, &b| at(a).total_cmp(&at(b)).then(a.cmp(&b)));
+                // Centers are finite (meshes are validated); the selection
+                // is deterministic, so the tree is too.
+                group.select_nth_unstable_by(mid, |a, b| {
+                    a.center[k]
+                        .partial_cmp(&b.center[k])
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
                 mid
             }
             SplitRule::Mean => {
-                let mean = group.iter().map(|&p| at(p)).sum::<f32>() / group.len() as f32;
-                partition_below(group, |p| at(p) < mean)
+                let mean = group.iter().map(|r| r.center[k]).sum::<f32>() / group.len() as f32;
+                partition_below(group, |r| r.center[k] < mean)
             }
         };
         if mid > 0 && mid < group.len() {
@@ -269,10 +296,10 @@ fn split(group: &mut [u32], centers: &[Vec3], rule: SplitRule) -> Option<usize> 
 
 /// Moves the elements for which `below` holds to the front; returns how
 /// many there are.
-fn partition_below(group: &mut [u32], below: impl Fn(u32) -> bool) -> usize {
+fn partition_below<T>(group: &mut [T], below: impl Fn(&T) -> bool) -> usize {
     let mut i = 0;
     for j in 0..group.len() {
-        if below(group[j]) {
+        if below(&group[j]) {
             group.swap(i, j);
             i += 1;
         }
