@@ -6,12 +6,13 @@
 //!   pair of nodes the relative rotation and translation of their boxes are
 //!   `R = A^T R_ab B`, `t = A^T (R_ab c_b + t_ab - c_a)`, and the 15-axis
 //!   separating axis test ([`obb_overlap`]) decides whether to descend
-//!   ([`oriented`]).
+//!   (`collide/oriented.rs`).
 //! - **AABB trees** (van den Bergen, JGT 1997; SOLID): every box of a tree
 //!   shares its model's axes, so the relative rotation `R_ab` and its
 //!   absolute value are computed once per *model* pair and a node pair costs
 //!   one rotated center and the axis tests: all 15 ([`SatTest::Full`]) or
-//!   only the 6 face axes ([`SatTest::Lite`], conservative) ([`solid`]).
+//!   only the 6 face axes ([`SatTest::Lite`], conservative)
+//!   (`collide/solid.rs`).
 //! - An OBB tree against an AABB tree takes the OBB path, the AABB boxes
 //!   seen as oriented boxes with the identity rotation.
 //!

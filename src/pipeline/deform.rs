@@ -51,7 +51,8 @@ impl Deformable {
 
 impl<B: BroadPhase> CollisionWorld<B> {
     /// Sets the current vertex positions (body frame) of a triangle-mesh
-    /// body, which makes it deformable (see the [module docs](self)): the
+    /// body, which makes it deformable (see the
+    /// [pipeline docs](super#deformable-meshes)): the
     /// tree is refit now, the broad-phase box follows at the next bounds
     /// update. Returns the number of tree boxes updated (`N_u`).
     ///

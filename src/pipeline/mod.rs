@@ -37,6 +37,23 @@
 //! again after a change; the plugin's `CollisionPairConfig` is a view on
 //! them.
 //!
+//! ## Deformable meshes
+//!
+//! A triangle-mesh body becomes deformable at its first
+//! [`set_vertices`](CollisionWorld::set_vertices) (van den Bergen 1997): it
+//! gets its own copy of the mesh and an AABB tree over it; each later call
+//! copies the positions and refits the tree (leaves from the moved
+//! vertices, then every inner box from its children, one reverse pass, no
+//! allocation): `O(n)`, the order of the copy itself. The broad-phase box
+//! (the root box, moved by the pose) follows at the next bounds update, and
+//! every pair, query and ray with the body uses the deformed surface.
+//!
+//! A refit keeps the rest pose's topology: under strong deformation (a
+//! cloth crumpled into a ball, a mesh folded through itself) siblings
+//! overlap more and more and queries slow down, though they stay exact.
+//! [`rebuild_tree`](CollisionWorld::rebuild_tree) builds the tree afresh,
+//! one call (ten to fifteen times a refit).
+//!
 //! ## Spatial queries
 //!
 //! Box, shape and ray queries against the whole world ([`spatial`]), from
