@@ -512,7 +512,7 @@ fn sensors_report_events_without_contact_data() {
         touching && contact.is_none(),
         "a touching sensor pair has no contact data"
     );
-    // Apart, the distance is still known (the boolean test computes it).
+    // Apart: the boolean test (GJK from the cached axis) ends the pair.
     set_x(&mut app, b, 1.5);
     app.update();
     assert_eq!(take(&mut app), vec![end(a, b)]);

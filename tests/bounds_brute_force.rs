@@ -158,6 +158,17 @@ impl Run {
 
 #[test]
 fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
+    world_against_brute_force(true, 2500);
+}
+
+/// Without penetration depth (I-COLLIDE's semantics) convex pairs take the
+/// boolean test (GJK from the cached separating axis): the same answers.
+#[test]
+fn boolean_world_pipeline_equals_brute_force() {
+    world_against_brute_force(false, 1500);
+}
+
+fn world_against_brute_force(penetration: bool, frames: usize) {
     let params = MultiBodyParams {
         count: 200,
         hull_points: 24,
@@ -191,7 +202,7 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
         world: CollisionWorld::new(WorldConfig {
             margin: 0.05,
             cell_size: Some(3.0),
-            ..Default::default()
+            penetration,
         })
         .expect("valid config"),
         scene,
@@ -206,7 +217,7 @@ fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
     }
     let mut touching: BTreeSet<(u64, u64)> = BTreeSet::new();
     let mut events_seen = 0;
-    for frame in 0..2500 {
+    for frame in 0..frames {
         run.scene.step();
         for (&i, &id) in &run.bodies {
             if !run.statics[i] {

@@ -10,6 +10,7 @@ use super::{compound, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
+use crate::geometry::gjk::gjk_intersect;
 use crate::shape::ConvexPolytope;
 
 /// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
@@ -142,7 +143,12 @@ fn mesh_pair(
     }
 }
 
-/// Convex – convex: Lin–Canny (GJK fallback), then EPA when penetrating.
+/// Convex – convex. Boolean only (a sensor, or no penetration depth): GJK
+/// from the pair's cached simplex, which stops at the first separating
+/// direction (usually last frame's) or the first simplex that encloses the
+/// origin (SOLID's coherent boolean test); no contact data. Otherwise
+/// Lin–Canny (GJK fallback) for the closest features and distance, then EPA
+/// when penetrating.
 fn convex_pair(
     pa: &ConvexPolytope,
     a: &PairSide<'_>,
@@ -150,6 +156,13 @@ fn convex_pair(
     b: &PairSide<'_>,
     cache: &mut ConvexCache,
 ) -> PairResult {
+    if a.boolean_only || b.boolean_only {
+        return PairResult {
+            touching: gjk_intersect(pa, &a.pose, pb, &b.pose, &mut cache.gjk),
+            exact: true,
+            contact: None,
+        };
+    }
     let r = lin_canny::closest_features(pa, &a.pose, pb, &b.pose, cache);
     let contact = if !r.intersecting {
         Some(ContactData {

@@ -110,6 +110,9 @@ pub struct GjkCache {
     pub hint_b: u32,
     /// Reusable EPA buffers.
     pub epa: EpaScratch,
+    /// The last separating axis (A's frame) [`gjk_intersect`] found: tried
+    /// first next time.
+    axis: Option<Vec3>,
 }
 
 impl GjkCache {
@@ -123,6 +126,7 @@ impl GjkCache {
         self.len = 0;
         self.hint_a = 0;
         self.hint_b = 0;
+        self.axis = None;
     }
 
     /// Number of cached simplex vertices (0 = cold).
@@ -387,6 +391,11 @@ pub fn gjk_distance<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 
 /// Boolean overlap test with early exit on the first separating axis; cheaper
 /// than [`gjk_distance`]. Touching within `1e-6` of the size counts as overlap.
+///
+/// Coherence, as in SOLID: the separating axis found last time is tried
+/// first (one support query of each shape, from their cached vertices);
+/// while the shapes stay apart along it, that is the whole test. Otherwise
+/// GJK runs from the cached simplex.
 pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &A,
     pose_a: &Pose,
@@ -396,6 +405,18 @@ pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 ) -> bool {
     let cso = Cso::new(a, pose_a, b, pose_b);
     let (ma, mb) = cso.margins();
-    let out = run(&cso, cache, Mode::Intersect, ma + mb);
-    out.intersecting || out.v.length_squared() <= (ma + mb) * (ma + mb)
+    let margin = ma + mb;
+    if let Some(v) = cache.axis {
+        let sp = cso.support(-v, cache.hint_a, cache.hint_b);
+        cache.hint_a = sp.hint_a;
+        cache.hint_b = sp.hint_b;
+        let vw = v.dot(sp.w);
+        if vw > 0.0 && vw * vw > margin * margin * v.length_squared() {
+            return false;
+        }
+    }
+    let out = run(&cso, cache, Mode::Intersect, margin);
+    let touching = out.intersecting || out.v.length_squared() <= margin * margin;
+    cache.axis = (!touching && out.v.is_finite()).then_some(out.v);
+    touching
 }
