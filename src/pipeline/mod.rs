@@ -88,10 +88,11 @@ pub struct WorldConfig {
     /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`]);
     /// `None` chooses 8 × the median box size at the first update.
     pub cell_size: Option<f32>,
-    /// Compute penetration depth, normal and deepest points (EPA) for
-    /// overlapping convex pairs. Off: overlapping pairs only report that
-    /// they touch (I-COLLIDE's semantics), which is much cheaper when
-    /// objects interpenetrate deeply.
+    /// Compute contact data: closest features and distance (Lin–Canny) for
+    /// separated convex pairs, penetration depth, normal and deepest points
+    /// (EPA) for overlapping ones. Off: pairs only report whether they
+    /// touch (I-COLLIDE's events), by the coherent boolean test (GJK from
+    /// the cached separating axis), much cheaper per pair.
     pub penetration: bool,
 }
 

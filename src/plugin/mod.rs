@@ -98,8 +98,10 @@ impl CollisionPlugin {
         self
     }
 
-    /// Turns the penetration depth of overlapping convex pairs (EPA) on or
-    /// off (default on). Off, overlapping pairs report only that they touch.
+    /// Turns contact data on or off (default on): distance and closest
+    /// features of separated convex pairs, penetration depth of overlapping
+    /// ones. Off, pairs report only that they touch or not (the cheaper
+    /// coherent boolean test).
     pub fn with_penetration(mut self, penetration: bool) -> Self {
         self.config.penetration = penetration;
         self

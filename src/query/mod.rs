@@ -25,7 +25,10 @@
 //!
 //! A mesh pair is a *surface* query: a shape entirely inside a mesh, with
 //! no triangles crossing, does not touch it. A boolean-only side (a sensor,
-//! or a world without penetration depth) skips EPA when the objects overlap.
+//! or a world without penetration depth) computes no contact data: two
+//! polytopes then take SOLID's coherent boolean test (GJK from the pair's
+//! last separating axis, then its cached simplex) instead of Lin–Canny's
+//! walk, and no pair runs EPA.
 //!
 //! ## One-shot queries
 //!
