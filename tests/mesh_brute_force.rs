@@ -5,6 +5,9 @@
 //! mixed, and `First` agrees on whether any exists. Both split rules are
 //! exercised.
 
+mod common;
+
+use common::model;
 use std::collections::BTreeSet;
 
 use bevy_icollide::bvh::{
@@ -12,19 +15,10 @@ use bevy_icollide::bvh::{
     SatTest, SplitRule, collide, collide_with, mapped_triangle,
 };
 use bevy_icollide::geometry::tritri::triangles_intersect;
-use bevy_icollide::io::load_obj;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::Rng;
 use glam::Vec3;
-
-fn model(name: &str) -> TriMesh {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/meshes")
-        .join(name);
-    let m = load_obj(path).expect("model loads");
-    TriMesh::new(m.positions, m.triangles).expect("valid mesh")
-}
 
 /// All triangle pairs; a pair whose triangles' boxes are disjoint cannot
 /// intersect (the boxes are the exact min / max of the same coordinates).

@@ -6,22 +6,16 @@
 //! reported triangles that far apart; a tolerance query says yes exactly
 //! when the distance is within the tolerance. Every tree kind.
 
+mod common;
+
 use bevy_icollide::bvh::{
     AabbTree, AabbTreeOptions, Bvh, DistanceLimit, MeshSide, ObbTree, SplitRule, surface_distance,
 };
 use bevy_icollide::geometry::closest::triangle_triangle;
-use bevy_icollide::io::load_obj;
 use bevy_icollide::math::Pose;
 use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::{Rng, mesh_distance, point_triangle_distance, triangle_distance};
-
-fn model(name: &str) -> TriMesh {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/meshes")
-        .join(name);
-    let m = load_obj(path).expect("model loads");
-    TriMesh::new(m.positions, m.triangles).expect("valid mesh")
-}
+use common::model;
 
 #[test]
 fn triangle_distance_matches_the_f64_reference() {

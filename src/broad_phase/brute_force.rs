@@ -7,7 +7,7 @@ use glam::Vec3;
 use super::pairs::{PairTable, pair_key};
 use super::{
     BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
-    ProxyKey, ray_box, ray_is_valid,
+    ProxyKey, check_insert, ray_box, ray_is_valid,
 };
 use crate::math::Aabb;
 
@@ -54,12 +54,7 @@ impl BroadPhase for BruteForce {
         aabb: Aabb,
         is_static: bool,
     ) -> Result<(), BroadPhaseError> {
-        if !aabb.is_valid() {
-            return Err(BroadPhaseError::InvalidAabb);
-        }
-        if key >= 1 << 31 {
-            return Err(BroadPhaseError::KeyTooLarge(key));
-        }
+        check_insert(key, &aabb)?;
         let i = key as usize;
         if i >= self.proxies.len() {
             self.proxies.resize(i + 1, None);

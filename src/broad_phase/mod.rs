@@ -224,6 +224,91 @@ pub trait BroadPhase {
     fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError>;
 }
 
+/// Checks an insertion's box and key (valid box, key below 2^31).
+pub(crate) fn check_insert(key: ProxyKey, aabb: &Aabb) -> Result<(), BroadPhaseError> {
+    if !aabb.is_valid() {
+        return Err(BroadPhaseError::InvalidAabb);
+    }
+    if key >= 1 << 31 {
+        return Err(BroadPhaseError::KeyTooLarge(key));
+    }
+    Ok(())
+}
+
+/// [`BroadPhase`] for a type whose inherent methods have the trait's names
+/// and signatures (the generic `update` and `validate` take the filter
+/// as a trait object here).
+macro_rules! delegate_broad_phase {
+    ($t:ty) => {
+        impl $crate::broad_phase::BroadPhase for $t {
+            fn insert(
+                &mut self,
+                key: ProxyKey,
+                aabb: Aabb,
+                is_static: bool,
+            ) -> Result<(), BroadPhaseError> {
+                <$t>::insert(self, key, aabb, is_static)
+            }
+            fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {
+                <$t>::remove(self, key)
+            }
+            fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
+                <$t>::set_aabb(self, key, aabb)
+            }
+            fn set_static(
+                &mut self,
+                key: ProxyKey,
+                is_static: bool,
+            ) -> Result<(), BroadPhaseError> {
+                <$t>::set_static(self, key, is_static)
+            }
+            fn refilter(&mut self, key: ProxyKey) {
+                <$t>::refilter(self, key);
+            }
+            fn refilter_pair(&mut self, a: ProxyKey, b: ProxyKey) {
+                <$t>::refilter_pair(self, a, b);
+            }
+            fn update(&mut self, filter: &dyn PairFilter) {
+                <$t>::update(self, filter);
+            }
+            fn drain_changes(&mut self, out: &mut PairChanges) {
+                <$t>::drain_changes(self, out);
+            }
+            fn is_active(&self, a: ProxyKey, b: ProxyKey) -> bool {
+                <$t>::is_active(self, a, b)
+            }
+            fn for_each_active(&self, visit: &mut dyn FnMut(PairKey)) {
+                self.active_pairs().for_each(visit);
+            }
+            fn box_pairs(&self) -> usize {
+                <$t>::box_pairs(self)
+            }
+            fn aabb(&self, key: ProxyKey) -> Option<Aabb> {
+                <$t>::aabb(self, key)
+            }
+            fn query_aabb(&self, aabb: &Aabb, visit: &mut dyn FnMut(ProxyKey)) {
+                <$t>::query_aabb(self, aabb, visit);
+            }
+            fn query_ray(
+                &self,
+                origin: Vec3,
+                dir: Vec3,
+                max_toi: f32,
+                visit: &mut dyn FnMut(ProxyKey, f32) -> f32,
+            ) {
+                <$t>::query_ray(self, origin, dir, max_toi, visit);
+            }
+            fn stats(&self) -> BroadPhaseStats {
+                <$t>::stats(self)
+            }
+            fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
+                <$t>::validate(self, filter)
+            }
+        }
+    };
+}
+pub(crate) use delegate_broad_phase;
+
 /// Relative padding of boxes in ray tests: rounding never culls a ray that
 /// grazes a box.
 pub(crate) const RAY_PAD: f32 = 1e-5;

@@ -382,20 +382,29 @@ fn rotation_f32(v: &DMat3) -> Mat3 {
 /// with the box sizes).
 #[inline]
 pub fn obb_overlap(a_half: Vec3, b_half: Vec3, r: &Mat3, t: Vec3, eps: f32) -> bool {
+    // rm[i][j] = A_i · B_j; bf = |rm| + eps.
+    let rm = r.transpose().to_cols_array_2d();
+    let bf = rm.map(|row| row.map(|x| x.abs() + eps));
+    sat_axes(a_half, b_half, (&rm, &bf), t, eps, false)
+}
+
+/// The axis tests of [`obb_overlap`] with the relative rotation given as
+/// `rm[i][j] = A_i · B_j` and `bf = |rm| + eps` (computed once per model
+/// pair by the AABB-tree traversal); `lite` tries the six face axes only.
+#[inline]
+pub(crate) fn sat_axes(
+    a_half: Vec3,
+    b_half: Vec3,
+    (rm, bf): (&[[f32; 3]; 3], &[[f32; 3]; 3]),
+    t: Vec3,
+    eps: f32,
+    lite: bool,
+) -> bool {
     let a = a_half.to_array();
     let b = b_half.to_array();
     // te[i] = eps |t_i|: covers the error of projecting t through r.
     let te = (t.abs() * eps).to_array();
     let t = t.to_array();
-    // rm[i][j] = A_i · B_j; bf = |rm| + eps.
-    let rm = r.transpose().to_cols_array_2d();
-    let mut bf = [[0.0f32; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            bf[i][j] = rm[i][j].abs() + eps;
-        }
-    }
-
     // A's face axes.
     for i in 0..3 {
         let s = t[i].abs();
@@ -410,6 +419,9 @@ pub fn obb_overlap(a_half: Vec3, b_half: Vec3, r: &Mat3, t: Vec3, eps: f32) -> b
         if s > b[j] + a[0] * bf[0][j] + a[1] * bf[1][j] + a[2] * bf[2][j] + te_sum {
             return false;
         }
+    }
+    if lite {
+        return true;
     }
     // Edge cross products A_i × B_j, with (i, i1, i2) and (j, j1, j2) cyclic.
     for i in 0..3 {

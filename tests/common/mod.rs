@@ -15,6 +15,15 @@ pub use bevy_icollide::testkit::{
     closest_on_segment, segment_segment as segment_distance, segment_triangle_distance,
 };
 
+/// A model of `assets/meshes/` as a triangle soup.
+pub fn model(name: &str) -> bevy_icollide::shape::TriMesh {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/meshes")
+        .join(name);
+    let m = bevy_icollide::io::load_obj(path).expect("model loads");
+    bevy_icollide::shape::TriMesh::new(m.positions, m.triangles).expect("valid mesh")
+}
+
 /// A convex shape at a pose.
 pub struct Body {
     pub shape: SharedShape,

@@ -31,8 +31,8 @@ mod spatial;
 
 use super::pairs::{PairMap, PairTable, pair_ids, pair_key};
 use super::{
-    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
-    ProxyKey, SweepAndPrune,
+    BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey, ProxyKey,
+    SweepAndPrune, check_insert, delegate_broad_phase,
 };
 use crate::math::Aabb;
 
@@ -162,12 +162,7 @@ impl GridSweepAndPrune {
         aabb: Aabb,
         is_static: bool,
     ) -> Result<(), BroadPhaseError> {
-        if !aabb.is_valid() {
-            return Err(BroadPhaseError::InvalidAabb);
-        }
-        if key >= 1 << 31 {
-            return Err(BroadPhaseError::KeyTooLarge(key));
-        }
+        check_insert(key, &aabb)?;
         let i = key as usize;
         if i >= self.proxies.len() {
             self.proxies.resize_with(i + 1, Proxy::free);
@@ -449,64 +444,4 @@ impl GridSweepAndPrune {
     }
 }
 
-impl BroadPhase for GridSweepAndPrune {
-    fn insert(
-        &mut self,
-        key: ProxyKey,
-        aabb: Aabb,
-        is_static: bool,
-    ) -> Result<(), BroadPhaseError> {
-        GridSweepAndPrune::insert(self, key, aabb, is_static)
-    }
-    fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {
-        GridSweepAndPrune::remove(self, key)
-    }
-    fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
-        GridSweepAndPrune::set_aabb(self, key, aabb)
-    }
-    fn set_static(&mut self, key: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError> {
-        GridSweepAndPrune::set_static(self, key, is_static)
-    }
-    fn refilter(&mut self, key: ProxyKey) {
-        GridSweepAndPrune::refilter(self, key);
-    }
-    fn refilter_pair(&mut self, a: ProxyKey, b: ProxyKey) {
-        GridSweepAndPrune::refilter_pair(self, a, b);
-    }
-    fn update(&mut self, filter: &dyn PairFilter) {
-        GridSweepAndPrune::update(self, filter);
-    }
-    fn drain_changes(&mut self, out: &mut PairChanges) {
-        GridSweepAndPrune::drain_changes(self, out);
-    }
-    fn is_active(&self, a: ProxyKey, b: ProxyKey) -> bool {
-        GridSweepAndPrune::is_active(self, a, b)
-    }
-    fn for_each_active(&self, visit: &mut dyn FnMut(PairKey)) {
-        self.active_pairs().for_each(visit);
-    }
-    fn box_pairs(&self) -> usize {
-        GridSweepAndPrune::box_pairs(self)
-    }
-    fn aabb(&self, key: ProxyKey) -> Option<Aabb> {
-        GridSweepAndPrune::aabb(self, key)
-    }
-    fn query_aabb(&self, aabb: &Aabb, visit: &mut dyn FnMut(ProxyKey)) {
-        GridSweepAndPrune::query_aabb(self, aabb, visit);
-    }
-    fn query_ray(
-        &self,
-        origin: Vec3,
-        dir: Vec3,
-        max_toi: f32,
-        visit: &mut dyn FnMut(ProxyKey, f32) -> f32,
-    ) {
-        GridSweepAndPrune::query_ray(self, origin, dir, max_toi, visit);
-    }
-    fn stats(&self) -> BroadPhaseStats {
-        GridSweepAndPrune::stats(self)
-    }
-    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
-        GridSweepAndPrune::validate(self, filter)
-    }
-}
+delegate_broad_phase!(GridSweepAndPrune);

@@ -60,7 +60,9 @@ mod sweep;
 pub use endpoint::Endpoint;
 
 use super::pairs::{PairTable, pair_ids, pair_key};
-use super::{BroadPhaseError, BroadPhaseStats, PairChanges, PairFilter, PairKey, ProxyKey};
+use super::{
+    BroadPhaseError, BroadPhaseStats, PairChanges, PairFilter, PairKey, ProxyKey, check_insert,
+};
 use crate::math::Aabb;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,12 +155,7 @@ impl SweepAndPrune {
         aabb: Aabb,
         is_static: bool,
     ) -> Result<(), BroadPhaseError> {
-        if !aabb.is_valid() {
-            return Err(BroadPhaseError::InvalidAabb);
-        }
-        if key >= 1 << 31 {
-            return Err(BroadPhaseError::KeyTooLarge(key));
-        }
+        check_insert(key, &aabb)?;
         let i = key as usize;
         if i >= self.info.len() {
             self.info.resize(i + 1, FREE);

@@ -4,8 +4,8 @@
 use glam::Vec3;
 
 use super::super::{
-    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter,
-    ProxyKey, ray_box, ray_is_valid,
+    BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey, ProxyKey,
+    delegate_broad_phase, ray_box, ray_is_valid,
 };
 use super::{Endpoint, State, SweepAndPrune, pair_key};
 use crate::math::Aabb;
@@ -130,64 +130,4 @@ pub(crate) fn x_candidates(xs: &[Endpoint], lo: f32, hi: f32) -> impl Iterator<I
         .map(|e| e.proxy())
 }
 
-impl BroadPhase for SweepAndPrune {
-    fn insert(
-        &mut self,
-        key: ProxyKey,
-        aabb: Aabb,
-        is_static: bool,
-    ) -> Result<(), BroadPhaseError> {
-        SweepAndPrune::insert(self, key, aabb, is_static)
-    }
-    fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {
-        SweepAndPrune::remove(self, key)
-    }
-    fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
-        SweepAndPrune::set_aabb(self, key, aabb)
-    }
-    fn set_static(&mut self, key: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError> {
-        SweepAndPrune::set_static(self, key, is_static)
-    }
-    fn refilter(&mut self, key: ProxyKey) {
-        SweepAndPrune::refilter(self, key);
-    }
-    fn refilter_pair(&mut self, a: ProxyKey, b: ProxyKey) {
-        SweepAndPrune::refilter_pair(self, a, b);
-    }
-    fn update(&mut self, filter: &dyn PairFilter) {
-        SweepAndPrune::update(self, filter);
-    }
-    fn drain_changes(&mut self, out: &mut PairChanges) {
-        SweepAndPrune::drain_changes(self, out);
-    }
-    fn is_active(&self, a: ProxyKey, b: ProxyKey) -> bool {
-        SweepAndPrune::is_active(self, a, b)
-    }
-    fn for_each_active(&self, visit: &mut dyn FnMut(u64)) {
-        self.active_pairs().for_each(visit);
-    }
-    fn box_pairs(&self) -> usize {
-        SweepAndPrune::box_pairs(self)
-    }
-    fn aabb(&self, key: ProxyKey) -> Option<Aabb> {
-        SweepAndPrune::aabb(self, key)
-    }
-    fn query_aabb(&self, aabb: &Aabb, visit: &mut dyn FnMut(ProxyKey)) {
-        SweepAndPrune::query_aabb(self, aabb, visit);
-    }
-    fn query_ray(
-        &self,
-        origin: Vec3,
-        dir: Vec3,
-        max_toi: f32,
-        visit: &mut dyn FnMut(ProxyKey, f32) -> f32,
-    ) {
-        SweepAndPrune::query_ray(self, origin, dir, max_toi, visit);
-    }
-    fn stats(&self) -> BroadPhaseStats {
-        SweepAndPrune::stats(self)
-    }
-    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
-        SweepAndPrune::validate(self, filter)
-    }
-}
+delegate_broad_phase!(SweepAndPrune);

@@ -7,6 +7,7 @@
 use glam::{Mat3, Vec3};
 
 use super::super::aabb_tree::AabbNode;
+use super::super::obb::sat_axes;
 use super::{CollideOptions, CollideStats, Leaves, MeshSide, SatTest, volume};
 use crate::math::Pose;
 
@@ -24,12 +25,7 @@ struct Relative {
 impl Relative {
     fn new(rel: Pose, eps: f32) -> Self {
         let rm = Mat3::from_quat(rel.rotation).transpose().to_cols_array_2d();
-        let mut bf = [[0.0f32; 3]; 3];
-        for i in 0..3 {
-            for j in 0..3 {
-                bf[i][j] = rm[i][j].abs() + eps;
-            }
-        }
+        let bf = rm.map(|row| row.map(|x| x.abs() + eps));
         Self { rel, rm, bf, eps }
     }
 
@@ -38,38 +34,8 @@ impl Relative {
     /// only. Conservative as [`obb_overlap`](super::obb_overlap) is.
     #[inline]
     fn overlap(&self, (ca, a): (Vec3, Vec3), (cb, b): (Vec3, Vec3), lite: bool) -> bool {
-        let t = (self.rel.transform_point(cb) - ca).to_array();
-        let (a, b) = (a.to_array(), b.to_array());
-        let (rm, bf) = (&self.rm, &self.bf);
-        let te = t.map(|x| x.abs() * self.eps);
-        for i in 0..3 {
-            if t[i].abs() > a[i] + b[0] * bf[i][0] + b[1] * bf[i][1] + b[2] * bf[i][2] {
-                return false;
-            }
-        }
-        let te_sum = te[0] + te[1] + te[2];
-        for j in 0..3 {
-            let s = (t[0] * rm[0][j] + t[1] * rm[1][j] + t[2] * rm[2][j]).abs();
-            if s > b[j] + a[0] * bf[0][j] + a[1] * bf[1][j] + a[2] * bf[2][j] + te_sum {
-                return false;
-            }
-        }
-        if lite {
-            return true;
-        }
-        for i in 0..3 {
-            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
-            for j in 0..3 {
-                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
-                let s = (t[i2] * rm[i1][j] - t[i1] * rm[i2][j]).abs();
-                let ra = a[i1] * bf[i2][j] + a[i2] * bf[i1][j];
-                let rb = b[j1] * bf[i][j2] + b[j2] * bf[i][j1];
-                if s > ra + rb + te[i1] + te[i2] {
-                    return false;
-                }
-            }
-        }
-        true
+        let t = self.rel.transform_point(cb) - ca;
+        sat_axes(a, b, (&self.rm, &self.bf), t, self.eps, lite)
     }
 }
 
