@@ -62,7 +62,7 @@ use criterion::{
     measurement::WallTime,
 };
 use glam::{DMat3, DVec3, Vec3};
-use icollide_peers::{PairParams, PingPong, SeparatedPairs, to_parry_pose};
+use icollide_peers::{PairParams, PingPong, SeparatedPairs};
 use parry3d::math::Pose as ParryPose;
 use parry3d::shape::ConvexPolyhedron;
 
@@ -103,22 +103,8 @@ impl Config {
             },
             RING,
         );
-        let mut parry_shapes: Vec<Arc<ConvexPolyhedron>> = Vec::with_capacity(scene.shapes.len());
-        for (b, shape) in scene.shapes.iter().enumerate() {
-            let same = (0..b).find(|&k| scene.shapes[k].ptr_eq(shape));
-            parry_shapes.push(match same {
-                Some(k) => parry_shapes[k].clone(),
-                None => Arc::new(
-                    ConvexPolyhedron::from_convex_hull(scene.polytope(b).vertices())
-                        .expect("parry3d hull"),
-                ),
-            });
-        }
-        let parry_frames = scene
-            .frames
-            .iter()
-            .map(|f| f.iter().map(to_parry_pose).collect())
-            .collect();
+        let parry_shapes = scene.parry_shapes();
+        let parry_frames = scene.parry_frames();
         Self {
             points,
             scene,

@@ -76,11 +76,11 @@ use bevy_icollide::io::load_obj;
 use bevy_icollide::math::Pose;
 use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::{Rng, torus};
-use criterion::{
-    Bencher, BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main,
-    measurement::WallTime,
-};
+use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
+use icollide_peers::timing::{
+    Log, SAMPLES, configure, enabled, loadavg, mean_us, median_us, timed,
+};
 use icollide_peers::{
     ParryMeshContacts, cube_sphere, fit_to_ball, log_log_slope, min_plane_distance, to_parry_pose,
     to_parry_trimesh,
@@ -92,8 +92,6 @@ use parry3d::shape::TriMesh as ParryTriMesh;
 const PLACEMENTS: usize = 2_000;
 /// Placements used to tune the cube (a different seed).
 const TUNE_PLACEMENTS: usize = 500;
-/// Criterion samples per benchmark.
-const SAMPLES: usize = 10;
 /// Cube-sphere grid: 12 n² = 32 448 triangles.
 const SPHERE_N: usize = 52;
 /// Gaps of the close-proximity scene.
@@ -529,54 +527,6 @@ fn cross_check(pair: &RandomPair) -> CrossCheck {
     x
 }
 
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
-    group
-        .sample_size(SAMPLES)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_millis(2500))
-        .sampling_mode(SamplingMode::Flat);
-}
-
-/// `(seconds, iterations)` of every `iter_custom` call.
-type Log = Vec<(f64, u64)>;
-
-/// Times `query` with `iter_custom`, one query per iteration, and records
-/// every call in `log` (the last [`SAMPLES`] calls are the samples).
-fn timed(b: &mut Bencher<'_>, log: &mut Log, mut query: impl FnMut() -> usize) {
-    b.iter_custom(|iters| {
-        let t = Instant::now();
-        for _ in 0..iters {
-            black_box(query());
-        }
-        let e = t.elapsed();
-        log.push((e.as_secs_f64(), iters));
-        e
-    });
-}
-
-/// µs per query over the samples: their total time over their queries.
-fn us_per_query(log: &Log) -> f64 {
-    let s = &log[log.len().saturating_sub(SAMPLES)..];
-    let (t, n) = s
-        .iter()
-        .fold((0.0, 0u64), |(t, n), &(dt, k)| (t + dt, n + k));
-    t * 1e6 / n as f64
-}
-
-/// Median of the samples' per-query times, in µs.
-fn median_us(log: &Log) -> f64 {
-    let mut s: Vec<f64> = log[log.len().saturating_sub(SAMPLES)..]
-        .iter()
-        .map(|&(t, k)| t / k as f64)
-        .collect();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2] * 1e6,
-        n => 0.5 * (s[n / 2 - 1] + s[n / 2]) * 1e6,
-    }
-}
-
 /// Timed figures of one random pair, µs per query.
 #[derive(Clone, Copy, Debug, Default)]
 struct Timed {
@@ -628,10 +578,10 @@ fn bench_random(c: &mut Criterion, pair: &RandomPair) -> (CheckFigures, Timed) {
     group.finish();
 
     let t = Timed {
-        first: us_per_query(&logs[0]),
-        all: us_per_query(&logs[1]),
-        parry_first: us_per_query(&logs[2]),
-        parry_all: us_per_query(&logs[3]),
+        first: mean_us(&logs[0]),
+        all: mean_us(&logs[1]),
+        parry_first: mean_us(&logs[2]),
+        parry_all: mean_us(&logs[3]),
     };
     let queries = |l: &Log| {
         l[l.len().saturating_sub(SAMPLES)..]
@@ -960,19 +910,6 @@ fn bench_build(c: &mut Criterion) -> (f64, f64, f64) {
         if ours_ms < 150.0 { "met" } else { "MISSED" },
     );
     (ours_ms, parry_ms, per_tri)
-}
-
-/// Scenes to run: `ICOLLIDE_BENCH_SCENES` (comma-separated) or all.
-fn enabled(scene: &str) -> bool {
-    std::env::var("ICOLLIDE_BENCH_SCENES").map_or(true, |s| s.split(',').any(|t| t.trim() == scene))
-}
-
-/// The load average, when the system tells it (timings on a shared machine).
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(
-        |_| "unknown".into(),
-        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
-    )
 }
 
 fn benches(c: &mut Criterion) {

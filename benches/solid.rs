@@ -92,17 +92,15 @@ use bevy_icollide::io::load_obj;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::{Rng, torus};
-use criterion::{
-    Bencher, BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main,
-    measurement::WallTime,
-};
+use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
+use icollide_peers::timing::{
+    Log, SAMPLES, configure, enabled, loadavg, mean_us, median_us, timed, timed_each, verdict,
+};
 use icollide_peers::{PingPong, cube_sphere, fit_to_ball, to_parry_pose, to_parry_trimesh};
 use parry3d::math::Pose as ParryPose;
 use parry3d::shape::{TriMesh as ParryTriMesh, TriMeshFlags};
 
-/// Criterion samples per benchmark.
-const SAMPLES: usize = 10;
 /// Quads per side of the cloth.
 const CLOTH_N: usize = 128;
 /// Precomputed cloth frames.
@@ -124,74 +122,6 @@ const PASSES: usize = 3;
 const CP_SAMPLE: usize = 100_000;
 /// Disagreements listed in full.
 const LIST: usize = 10;
-
-// ---------------------------------------------------------------------------
-// Timing helpers.
-// ---------------------------------------------------------------------------
-
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
-    group
-        .sample_size(SAMPLES)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_millis(2500))
-        .sampling_mode(SamplingMode::Flat);
-}
-
-/// `(seconds, iterations)` of every `iter_custom` call.
-type Log = Vec<(f64, u64)>;
-
-/// Times `work` with `iter_custom`, one call per iteration (all of it
-/// timed), recording every call in `log` (the last [`SAMPLES`] are the
-/// samples).
-fn timed(b: &mut Bencher<'_>, log: &mut Log, mut work: impl FnMut() -> usize) {
-    b.iter_custom(|iters| {
-        let t = Instant::now();
-        for _ in 0..iters {
-            black_box(work());
-        }
-        let e = t.elapsed();
-        log.push((e.as_secs_f64(), iters));
-        e
-    });
-}
-
-/// Like [`timed`], but each call does its untimed setup itself and returns
-/// the time of the part it measured.
-fn timed_each(b: &mut Bencher<'_>, log: &mut Log, mut one: impl FnMut() -> Duration) {
-    b.iter_custom(|iters| {
-        let total: Duration = (0..iters).map(|_| one()).sum();
-        log.push((total.as_secs_f64(), iters));
-        total
-    });
-}
-
-/// Median of the samples' per-iteration means, in µs.
-fn median_us(log: &Log) -> f64 {
-    let mut s: Vec<f64> = log[log.len().saturating_sub(SAMPLES)..]
-        .iter()
-        .map(|&(t, k)| t / k as f64)
-        .collect();
-    s.sort_by(f64::total_cmp);
-    match s.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => s[n / 2] * 1e6,
-        n => 0.5 * (s[n / 2 - 1] + s[n / 2]) * 1e6,
-    }
-}
-
-/// µs per iteration over the samples: their total time over their
-/// iterations.
-fn mean_us(log: &Log) -> f64 {
-    let s = &log[log.len().saturating_sub(SAMPLES)..];
-    let (t, n) = s
-        .iter()
-        .fold((0.0, 0u64), |(t, n), &(dt, k)| (t + dt, n + k));
-    t * 1e6 / n as f64
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met { "met" } else { "NOT met" }
-}
 
 // ---------------------------------------------------------------------------
 // Scene 1: the cloth, refit against rebuild against parry.
@@ -1226,19 +1156,6 @@ fn bench_build(c: &mut Criterion) -> [f64; 3] {
 // ---------------------------------------------------------------------------
 // Driver.
 // ---------------------------------------------------------------------------
-
-/// Scenes to run: `ICOLLIDE_BENCH_SCENES` (comma-separated) or all.
-fn enabled(scene: &str) -> bool {
-    std::env::var("ICOLLIDE_BENCH_SCENES").map_or(true, |s| s.split(',').any(|t| t.trim() == scene))
-}
-
-/// The load average, when the system tells it (timings on a shared machine).
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").map_or_else(
-        |_| "unknown".into(),
-        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
-    )
-}
 
 /// What every scene measured, for the summary.
 #[derive(Default)]

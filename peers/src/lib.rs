@@ -17,14 +17,22 @@
 //!   [`fit_to_ball`] (real models scaled to a common size),
 //!   [`to_parry_trimesh`] and [`ParryMeshContacts`] (parry3d's contact
 //!   manifolds between two triangle meshes), [`log_log_slope`].
+//! - [`timing`]: criterion settings, sample logs and medians, scene
+//!   selection, shared by the benches.
+
+pub mod timing;
 
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::ConvexPolytope;
+pub use bevy_icollide::testkit::cube_sphere;
 use bevy_icollide::testkit::{Rng, sphere_hull};
 use glam::{Mat3, Quat, Vec3};
+use std::sync::Arc;
+
 use parry3d::bounding_volume::Aabb as ParryAabb;
 use parry3d::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use parry3d::shape::ConvexPolyhedron;
 use parry3d::utils::hashmap::{Entry, HashMap};
 
 /// bevy_icollide's box as parry3d's (both are glam `Vec3` corners).
@@ -238,6 +246,31 @@ impl SeparatedPairs {
         (0..self.shapes.len()).map(|b| self.polytope(b)).collect()
     }
 
+    /// Every body's hull as parry3d's `ConvexPolyhedron`, built once per
+    /// distinct hull (bodies sharing a hull share the `Arc`).
+    pub fn parry_shapes(&self) -> Vec<Arc<ConvexPolyhedron>> {
+        let mut out: Vec<Arc<ConvexPolyhedron>> = Vec::with_capacity(self.shapes.len());
+        for (b, shape) in self.shapes.iter().enumerate() {
+            let same = (0..b).find(|&k| self.shapes[k].ptr_eq(shape));
+            out.push(match same {
+                Some(k) => out[k].clone(),
+                None => Arc::new(
+                    ConvexPolyhedron::from_convex_hull(self.polytope(b).vertices())
+                        .expect("parry3d hull"),
+                ),
+            });
+        }
+        out
+    }
+
+    /// `frames[f][b]` as parry3d's poses.
+    pub fn parry_frames(&self) -> Vec<Vec<parry3d::math::Pose>> {
+        self.frames
+            .iter()
+            .map(|f| f.iter().map(to_parry_pose).collect())
+            .collect()
+    }
+
     /// Center distance of pair `i` at frame `f`.
     pub fn center_distance(&self, f: usize, i: usize) -> f32 {
         let p = &self.frames[f];
@@ -427,54 +460,6 @@ fn ordered(a: u32, b: u32) -> (u32, u32) {
 // ---------------------------------------------------------------------------
 // Mesh–mesh helpers (benches/mesh_collide.rs).
 // ---------------------------------------------------------------------------
-
-/// A sphere of `radius` about the origin as a "cube sphere": each face of a
-/// cube is an `n × n` grid of quads (equal-angle spacing, `tan` mapping, so
-/// the cells are nearly uniform), projected onto the sphere and split into
-/// `2` triangles: `12 n²` triangles in all (`n = 52`: 32 448). Every vertex
-/// lies on the sphere (to rounding); triangles face outwards. The seams
-/// repeat their vertices (one grid per face), which a polygon soup allows.
-///
-/// Calls with the same `n` give the same directions, so two spheres of radii
-/// `r₁ < r₂` are exact scalings of each other: corresponding triangles are
-/// parallel, `r₂ - r₁` apart times the cosine of their angular radius.
-pub fn cube_sphere(radius: f32, n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let n = n.max(1);
-    // (normal, u, v) with u × v = normal: triangles wound outwards.
-    let faces = [
-        (Vec3::X, Vec3::Y, Vec3::Z),
-        (Vec3::NEG_X, Vec3::Z, Vec3::Y),
-        (Vec3::Y, Vec3::Z, Vec3::X),
-        (Vec3::NEG_Y, Vec3::X, Vec3::Z),
-        (Vec3::Z, Vec3::X, Vec3::Y),
-        (Vec3::NEG_Z, Vec3::Y, Vec3::X),
-    ];
-    let side = n + 1;
-    let mut positions = Vec::with_capacity(6 * side * side);
-    let mut triangles = Vec::with_capacity(12 * n * n);
-    let angle = |i: usize| {
-        let a = -std::f64::consts::FRAC_PI_4 + std::f64::consts::FRAC_PI_2 * i as f64 / n as f64;
-        a.tan()
-    };
-    for (normal, u, v) in faces {
-        let base = positions.len() as u32;
-        for i in 0..side {
-            for j in 0..side {
-                let d = normal.as_dvec3() + u.as_dvec3() * angle(i) + v.as_dvec3() * angle(j);
-                positions.push((d.normalize() * f64::from(radius)).as_vec3());
-            }
-        }
-        let id = |i: usize, j: usize| base + (i * side + j) as u32;
-        for i in 0..n {
-            for j in 0..n {
-                let (p, q, r, s) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
-                triangles.push([p, q, r]);
-                triangles.push([p, r, s]);
-            }
-        }
-    }
-    (positions, triangles)
-}
 
 /// The smallest distance from the origin to the plane of a triangle of the
 /// soup (degenerate triangles skipped), in f64: for a soup around the origin

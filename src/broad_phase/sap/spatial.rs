@@ -34,7 +34,7 @@ impl SweepAndPrune {
 
     /// Calls `visit(key, t)` for each proxy whose latest box the ray
     /// reaches within the limit `visit` returns (see
-    /// [`BroadPhase::query_ray`]); every live proxy is tested.
+    /// [`BroadPhase::query_ray`](super::super::BroadPhase::query_ray)); every live proxy is tested.
     pub fn query_ray(
         &self,
         origin: Vec3,
