@@ -17,6 +17,11 @@
 
 use glam::Vec3;
 
+/// A `hint` meaning "no hint": the shape picks its own start (a convex
+/// polytope starts from the best of the extreme vertices of 26 fixed
+/// directions, a few hill-climbing steps from any answer).
+pub const NO_HINT: u32 = u32::MAX;
+
 /// A convex shape given by its support mapping, in the shape's local frame.
 pub trait SupportMap {
     /// A point of the shape (local frame) that maximizes `dir · p`. `hint` is a

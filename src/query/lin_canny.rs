@@ -45,6 +45,7 @@ use glam::Vec3;
 
 use super::features::{FeatureView, closest_points};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
+use crate::geometry::support::NO_HINT;
 use crate::math::Pose;
 use crate::shape::{ConvexPolytope, Feature};
 
@@ -149,9 +150,9 @@ fn step_side(poly: &ConvexPolytope, f: Feature, p: Vec3, tol: f32) -> Step {
 /// A cheap starting pair: each polytope's vertex extreme toward the other.
 pub fn initial_features(a: &ConvexPolytope, b: &ConvexPolytope, rel: &Pose) -> [Feature; 2] {
     let toward_b = rel.transform_point(b.centroid()) - a.centroid();
-    let va = a.support_vertex(toward_b, 0);
+    let va = a.support_vertex(toward_b, NO_HINT);
     let toward_a = rel.rotation.inverse() * -toward_b;
-    let vb = b.support_vertex(toward_a, 0);
+    let vb = b.support_vertex(toward_a, NO_HINT);
     [Feature::Vertex(va), Feature::Vertex(vb)]
 }
 

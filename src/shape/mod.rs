@@ -16,6 +16,7 @@
 pub mod build;
 mod polytope;
 mod rounded;
+mod seeds;
 mod trimesh;
 
 pub use build::{ConvexHull, HullError};

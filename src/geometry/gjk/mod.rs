@@ -67,7 +67,7 @@ mod tests;
 use glam::{Mat3, Vec3};
 
 use super::epa::EpaScratch;
-use super::support::SupportMap;
+use super::support::{NO_HINT, SupportMap};
 use crate::math::Pose;
 pub(crate) use simplex::Simplex;
 
@@ -99,7 +99,7 @@ pub struct SupportPoint {
 }
 
 /// Warm-start and hint data carried between queries on the same pair.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct GjkCache {
     dirs: [Vec3; 4],
     hints: [[u32; 2]; 4],
@@ -115,6 +115,20 @@ pub struct GjkCache {
     axis: Option<Vec3>,
 }
 
+impl Default for GjkCache {
+    fn default() -> Self {
+        Self {
+            dirs: [Vec3::ZERO; 4],
+            hints: [[NO_HINT; 2]; 4],
+            len: 0,
+            hint_a: NO_HINT,
+            hint_b: NO_HINT,
+            epa: EpaScratch::default(),
+            axis: None,
+        }
+    }
+}
+
 impl GjkCache {
     /// A cold cache.
     pub fn new() -> Self {
@@ -124,8 +138,8 @@ impl GjkCache {
     /// Forgets the warm-start simplex (keeps the EPA buffers' capacity).
     pub fn reset(&mut self) {
         self.len = 0;
-        self.hint_a = 0;
-        self.hint_b = 0;
+        self.hint_a = NO_HINT;
+        self.hint_b = NO_HINT;
         self.axis = None;
     }
 
@@ -241,6 +255,9 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut s = Simplex::default();
     let mut calls = 0u32;
     let mut scale = 0.0f32;
+    // A cold run's directions swing widely: every support starts afresh
+    // (see `NO_HINT`) instead of climbing from the last, distant answer.
+    let cold = cache.len == 0;
     // Warm start: re-evaluate the cached simplex under the new pose.
     for i in 0..cache.len.min(4) {
         let sp = cso.support(cache.dirs[i], cache.hints[i][0], cache.hints[i][1]);
@@ -277,7 +294,11 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             break;
         }
         iterations += 1;
-        let sp = cso.support(-v, cache.hint_a, cache.hint_b);
+        let sp = if cold {
+            cso.support(-v, NO_HINT, NO_HINT)
+        } else {
+            cso.support(-v, cache.hint_a, cache.hint_b)
+        };
         calls += 1;
         cache.hint_a = sp.hint_a;
         cache.hint_b = sp.hint_b;

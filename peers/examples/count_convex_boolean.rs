@@ -1,0 +1,96 @@
+//! Runs one method of the convex_boolean bench over its whole scene once,
+//! for instruction counts under callgrind (timings on this machine are
+//! noisy): `valgrind --tool=callgrind target/release/examples/count_convex_boolean gjk_cold 100`.
+
+use bevy_icollide::geometry::gjk::{GjkCache, gjk_intersect};
+use bevy_icollide::query::lin_canny::{ConvexCache, closest_features};
+use bevy_icollide::shape::ConvexPolytope;
+use icollide_peers::{PairParams, SeparatedPairs};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let method = args.get(1).map_or("gjk_cold", String::as_str);
+    let points: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let pairs = 1000;
+    let scene = SeparatedPairs::new(
+        PairParams {
+            pairs,
+            hull_points: points,
+            center_distance: [1.7, 2.3],
+            ..Default::default()
+        },
+        args.get(3).and_then(|s| s.parse().ok()).unwrap_or(8),
+    );
+    let polys: Vec<&ConvexPolytope> = scene
+        .shapes
+        .iter()
+        .map(|s| s.polytope().expect("hull"))
+        .collect();
+    let (shapes, frames) = (scene.parry_shapes(), scene.parry_frames());
+    let t = std::time::Instant::now();
+    let hits = run_queries(method, &scene, &polys, &shapes, &frames);
+    let n = pairs * scene.frames.len();
+    println!("{:.1} ns/query", t.elapsed().as_secs_f64() * 1e9 / n as f64);
+    println!(
+        "{method} {points}: {hits} intersecting of {}",
+        pairs * scene.frames.len()
+    );
+}
+
+/// The queries alone (callgrind: `--toggle-collect='*run_queries*'`).
+#[inline(never)]
+fn run_queries(
+    method: &str,
+    scene: &SeparatedPairs,
+    polys: &[&ConvexPolytope],
+    shapes: &[std::sync::Arc<parry3d::shape::ConvexPolyhedron>],
+    frames: &[Vec<parry3d::math::Pose>],
+) -> usize {
+    let pairs = scene.params.pairs;
+    let mut gjk = vec![GjkCache::default(); pairs];
+    let mut lc = vec![ConvexCache::default(); pairs];
+    let mut hits = 0usize;
+    let mut stats = [0u64; 3];
+    for (f, x) in scene.frames.iter().enumerate() {
+        for i in 0..pairs {
+            let (a, b) = (2 * i, 2 * i + 1);
+            hits += match method {
+                "stats" => {
+                    let r = bevy_icollide::geometry::gjk::gjk_distance(
+                        polys[a],
+                        &x[a],
+                        polys[b],
+                        &x[b],
+                        &mut GjkCache::default(),
+                    );
+                    stats[0] += r.iterations as u64;
+                    stats[1] += r.support_calls as u64;
+                    stats[2] += 1;
+                    r.intersecting
+                }
+                "gjk_cold" => {
+                    gjk_intersect(polys[a], &x[a], polys[b], &x[b], &mut GjkCache::default())
+                }
+                "gjk_warm" => gjk_intersect(polys[a], &x[a], polys[b], &x[b], &mut gjk[i]),
+                "lin_canny_warm" => {
+                    closest_features(polys[a], &x[a], polys[b], &x[b], &mut lc[i]).intersecting
+                }
+                _ => parry3d::query::intersection_test(
+                    &frames[f][a],
+                    &*shapes[a],
+                    &frames[f][b],
+                    &*shapes[b],
+                )
+                .is_ok_and(|r| r.intersecting),
+            } as usize;
+        }
+    }
+    if stats[2] > 0 {
+        println!(
+            "iterations {:.2}, support calls {:.2} per query",
+            stats[0] as f64 / stats[2] as f64,
+            stats[1] as f64 / stats[2] as f64
+        );
+    }
+    hits
+}

@@ -1,0 +1,107 @@
+//! Start vertices for hill-climbing without a hint.
+//!
+//! Hill-climbing (van den Bergen 2003, §4.3.4) is O(1) neighbour scans when
+//! it starts at the previous answer, but a cold query starting from an
+//! arbitrary vertex walks across the hull: about `√n` steps of a vertex's
+//! degree each, ~180 dot products on a 1000-vertex hull, and GJK's first
+//! directions swing by up to 180° so every call of a cold run pays it.
+//!
+//! A [`SupportSeeds`] table holds the extreme vertices of the 26 directions
+//! `{-1, 0, 1}³ \ 0` (deduplicated). Any direction is within 35.3° of one
+//! of them (the angle between a cube's face, edge or corner direction and
+//! the farthest point of its cell), so the best seed for `dir` (≤ 26 dot
+//! products over a contiguous array) is a vertex whose support direction
+//! is close to `dir`, and the climb from it is a few steps. The table is
+//! a start, not an answer: the climb makes the result exact.
+
+use glam::Vec3;
+
+/// Hulls up to this many vertices are scanned instead.
+const LINEAR_MAX: usize = 128;
+
+/// The extreme vertices of the 26 cube directions (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SupportSeeds {
+    index: Vec<u32>,
+    point: Vec<Vec3>,
+}
+
+impl SupportSeeds {
+    /// The table for `vertices` (empty if there are none).
+    pub(crate) fn new(vertices: &[Vec3]) -> Self {
+        let mut seeds = Self::default();
+        for code in 0..27 {
+            let d = Vec3::new(
+                (code % 3) as f32 - 1.0,
+                ((code / 3) % 3) as f32 - 1.0,
+                (code / 9) as f32 - 1.0,
+            );
+            if d == Vec3::ZERO {
+                continue;
+            }
+            let Some(best) = argmax(vertices, d) else {
+                return seeds;
+            };
+            if !seeds.index.contains(&best) {
+                seeds.index.push(best);
+                seeds.point.push(vertices[best as usize]);
+            }
+        }
+        seeds
+    }
+
+    /// The seed maximizing `dir · v`, or vertex 0 for an empty table;
+    /// for small hulls, the support vertex itself by a linear scan.
+    #[inline]
+    pub(crate) fn start(&self, dir: Vec3, vertices: &[Vec3]) -> u32 {
+        if vertices.len() <= LINEAR_MAX {
+            return argmax(vertices, dir).unwrap_or(0);
+        }
+        argmax(&self.point, dir).map_or(0, |i| self.index[i as usize])
+    }
+}
+
+/// Index of the first point maximizing `dir · p`.
+fn argmax(points: &[Vec3], dir: Vec3) -> Option<u32> {
+    let mut best = None;
+    let mut best_val = f32::NEG_INFINITY;
+    for (i, p) in points.iter().enumerate() {
+        let val = dir.dot(*p);
+        if val > best_val || best.is_none() {
+            best_val = val;
+            best = Some(i as u32);
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seeds_are_the_extremes_of_the_cube_directions() {
+        let pts: Vec<Vec3> = (0..200)
+            .map(|i| {
+                let t = i as f32 * 0.7;
+                Vec3::new(t.sin(), (1.3 * t).cos(), (0.37 * t).sin()) * (1.0 + 0.1 * (i % 7) as f32)
+            })
+            .collect();
+        let seeds = SupportSeeds::new(&pts);
+        assert!(!seeds.index.is_empty() && seeds.index.len() <= 26);
+        for code in [0, 4, 12, 14, 22, 26] {
+            let d = Vec3::new(
+                (code % 3) as f32 - 1.0,
+                ((code / 3) % 3) as f32 - 1.0,
+                (code / 9) as f32 - 1.0,
+            );
+            let best = pts
+                .iter()
+                .map(|p| p.dot(d))
+                .fold(f32::NEG_INFINITY, f32::max);
+            let got = pts[seeds.start(d, &pts) as usize].dot(d);
+            assert_eq!(got, best, "direction {d}");
+        }
+        assert_eq!(SupportSeeds::new(&[]).start(Vec3::X, &[]), 0);
+    }
+}
