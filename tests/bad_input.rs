@@ -207,3 +207,87 @@ fn bad_primitives_and_compounds_are_errors() {
         .is_err()
     );
 }
+
+/// A ray with a NaN or infinite origin or direction, or a NaN or negative
+/// `max_toi`, is refused with an error naming the fault, on every shape
+/// kind; the boundary values around them (huge but finite, an unbounded
+/// `max_toi`, a zero `max_toi` from inside) still answer.
+#[test]
+fn bad_rays_are_refused_on_every_shape_kind() {
+    use bevy_icollide::collider::CompoundPiece;
+    use bevy_icollide::query::{QueryError, Ray, ray_cast};
+    let ball = SharedShape::sphere(1.0).expect("sphere");
+    let shapes = [
+        ("sphere", ball.clone()),
+        ("capsule", SharedShape::capsule(0.5, 1.0).expect("capsule")),
+        ("cuboid", SharedShape::cuboid(Vec3::ONE).expect("cuboid")),
+        (
+            "mesh",
+            SharedShape::trimesh(
+                vec![
+                    Vec3::new(-2.0, -2.0, 0.0),
+                    Vec3::new(2.0, -2.0, 0.0),
+                    Vec3::new(0.0, 2.0, 0.0),
+                ],
+                vec![[0, 1, 2]],
+            )
+            .expect("mesh"),
+        ),
+        (
+            "compound",
+            SharedShape::compound(vec![CompoundPiece {
+                pose: Pose::IDENTITY,
+                shape: ball,
+            }])
+            .expect("compound"),
+        ),
+    ];
+    let good = Ray::new(Vec3::new(0.0, 0.0, -10.0), Vec3::Z);
+    let bad = [
+        (
+            Ray::new(Vec3::new(f32::NAN, 0.0, -10.0), Vec3::Z),
+            100.0,
+            "origin",
+        ),
+        (
+            Ray::new(Vec3::new(0.0, 0.0, f32::NEG_INFINITY), Vec3::Z),
+            100.0,
+            "origin",
+        ),
+        (
+            Ray::new(good.origin, Vec3::new(0.0, f32::NAN, 1.0)),
+            100.0,
+            "direction",
+        ),
+        (
+            Ray::new(good.origin, Vec3::new(0.0, 0.0, f32::INFINITY)),
+            100.0,
+            "direction",
+        ),
+        (good, f32::NAN, "max_toi"),
+        (good, -1.0, "max_toi"),
+    ];
+    for (name, shape) in &shapes {
+        for (ray, max_toi, fault) in &bad {
+            match ray_cast(shape, &Pose::IDENTITY, ray, *max_toi) {
+                Err(QueryError::InvalidRay(why)) => assert!(why.contains(fault), "{name}: {why}"),
+                other => panic!("{name}: {ray:?} max_toi {max_toi}: {other:?}"),
+            }
+        }
+        let hit = ray_cast(shape, &Pose::IDENTITY, &good, f32::INFINITY).expect("valid ray");
+        assert!(
+            hit.is_some_and(|h| h.toi > 8.0 && h.toi < 10.5),
+            "{name}: {hit:?}"
+        );
+        let far = Ray::new(Vec3::new(0.0, 0.0, -1e30), Vec3::Z);
+        assert!(
+            ray_cast(shape, &Pose::IDENTITY, &far, f32::MAX).is_ok(),
+            "{name}"
+        );
+        let short = ray_cast(shape, &Pose::IDENTITY, &good, 0.0).expect("max_toi 0");
+        assert!(
+            short.is_none(),
+            "{name}: max_toi 0 from outside hits nothing"
+        );
+    }
+}

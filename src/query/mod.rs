@@ -81,6 +81,9 @@ use crate::math::PoseError;
 pub enum QueryError {
     /// A pose is NaN, infinite or not a unit rotation.
     InvalidPose(PoseError),
+    /// A ray cast's input is refused; the text names the fault (a NaN or
+    /// infinite origin or direction, a NaN or negative `max_toi`).
+    InvalidRay(&'static str),
     /// This query is not implemented for these shape kinds yet.
     Unsupported {
         /// Kind of the first shape.
@@ -94,6 +97,7 @@ impl std::fmt::Display for QueryError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             QueryError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
+            QueryError::InvalidRay(e) => write!(f, "invalid ray: {e}"),
             QueryError::Unsupported { a, b } => {
                 write!(
                     f,
