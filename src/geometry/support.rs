@@ -18,8 +18,9 @@
 use glam::Vec3;
 
 /// A `hint` meaning "no hint": the shape picks its own start (a convex
-/// polytope starts from the best of the extreme vertices of 26 fixed
-/// directions, a few hill-climbing steps from any answer).
+/// polytope of 256 vertices or more starts from the best of the extreme
+/// vertices of 26 fixed directions, a few hill-climbing steps from any
+/// answer).
 pub const NO_HINT: u32 = u32::MAX;
 
 /// A convex shape given by its support mapping, in the shape's local frame.

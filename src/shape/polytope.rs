@@ -199,7 +199,8 @@ impl ConvexPolytope {
     /// The vertex maximizing `dir · v`, by hill-climbing from `start`; a
     /// `start` that is not a vertex index ([`NO_HINT`](crate::geometry::support::NO_HINT)) starts from the
     /// best of the extreme vertices of 26 fixed directions, a few steps
-    /// from the answer.
+    /// from the answer (hulls of 256 vertices or more; smaller ones from
+    /// vertex 0).
     pub fn support_vertex(&self, dir: Vec3, start: u32) -> u32 {
         let mut best = if (start as usize) < self.vertices.len() {
             start

@@ -255,9 +255,6 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut s = Simplex::default();
     let mut calls = 0u32;
     let mut scale = 0.0f32;
-    // A cold run's directions swing widely: every support starts afresh
-    // (see `NO_HINT`) instead of climbing from the last, distant answer.
-    let cold = cache.len == 0;
     // Warm start: re-evaluate the cached simplex under the new pose.
     for i in 0..cache.len.min(4) {
         let sp = cso.support(cache.dirs[i], cache.hints[i][0], cache.hints[i][1]);
@@ -294,11 +291,7 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             break;
         }
         iterations += 1;
-        let sp = if cold {
-            cso.support(-v, NO_HINT, NO_HINT)
-        } else {
-            cso.support(-v, cache.hint_a, cache.hint_b)
-        };
+        let sp = cso.support(-v, cache.hint_a, cache.hint_b);
         calls += 1;
         cache.hint_a = sp.hint_a;
         cache.hint_b = sp.hint_b;
