@@ -1,6 +1,8 @@
-//! Runs one method of the convex_boolean bench over its whole scene once,
-//! for instruction counts under callgrind (timings on this machine are
-//! noisy): `valgrind --tool=callgrind target/release/examples/count_convex_boolean gjk_cold 100`.
+//! Runs one method of the convex_boolean bench (`gjk_cold`, `gjk_warm`,
+//! `lin_canny_warm`, `parry`) over `frames` frames of its scene, for
+//! instruction counts under callgrind (wall-clock on a shared machine
+//! drifts): `valgrind --tool=callgrind --toggle-collect='*run_queries*'
+//! target/release/examples/count_convex_boolean <method> <points> <frames>`.
 
 use bevy_icollide::geometry::gjk::{GjkCache, gjk_intersect};
 use bevy_icollide::query::lin_canny::{ConvexCache, closest_features};
@@ -30,11 +32,8 @@ fn main() {
     let t = std::time::Instant::now();
     let hits = run_queries(method, &scene, &polys, &shapes, &frames);
     let n = pairs * scene.frames.len();
-    println!("{:.1} ns/query", t.elapsed().as_secs_f64() * 1e9 / n as f64);
-    println!(
-        "{method} {points}: {hits} intersecting of {}",
-        pairs * scene.frames.len()
-    );
+    let ns = t.elapsed().as_secs_f64() * 1e9 / n as f64;
+    println!("{method} {points}: {hits} intersecting of {n}, {ns:.1} ns/query");
 }
 
 /// The queries alone (callgrind: `--toggle-collect='*run_queries*'`).
@@ -50,24 +49,10 @@ fn run_queries(
     let mut gjk = vec![GjkCache::default(); pairs];
     let mut lc = vec![ConvexCache::default(); pairs];
     let mut hits = 0usize;
-    let mut stats = [0u64; 3];
     for (f, x) in scene.frames.iter().enumerate() {
         for i in 0..pairs {
             let (a, b) = (2 * i, 2 * i + 1);
             hits += match method {
-                "stats" => {
-                    let r = bevy_icollide::geometry::gjk::gjk_distance(
-                        polys[a],
-                        &x[a],
-                        polys[b],
-                        &x[b],
-                        &mut GjkCache::default(),
-                    );
-                    stats[0] += r.iterations as u64;
-                    stats[1] += r.support_calls as u64;
-                    stats[2] += 1;
-                    r.intersecting
-                }
                 "gjk_cold" => {
                     gjk_intersect(polys[a], &x[a], polys[b], &x[b], &mut GjkCache::default())
                 }
@@ -84,13 +69,6 @@ fn run_queries(
                 .is_ok_and(|r| r.intersecting),
             } as usize;
         }
-    }
-    if stats[2] > 0 {
-        println!(
-            "iterations {:.2}, support calls {:.2} per query",
-            stats[0] as f64 / stats[2] as f64,
-            stats[1] as f64 / stats[2] as f64
-        );
     }
     hits
 }

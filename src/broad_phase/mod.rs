@@ -45,6 +45,7 @@ pub use sap::SweepAndPrune;
 
 use glam::Vec3;
 
+use crate::geometry::ray::Ray;
 use crate::math::Aabb;
 
 /// The caller's name for a proxy: a small dense integer below 2^31.
@@ -339,7 +340,7 @@ pub(crate) fn ray_box(origin: Vec3, dir: Vec3, aabb: &Aabb, limit: f32) -> Optio
     Some((lo, hi))
 }
 
-/// Whether a ray and its limit can be used by a query.
+/// Whether a ray and its limit can be used by a query ([`Ray::check`]).
 pub(crate) fn ray_is_valid(origin: Vec3, dir: Vec3, max_toi: f32) -> bool {
-    origin.is_finite() && dir.is_finite() && !max_toi.is_nan() && max_toi >= 0.0
+    Ray::new(origin, dir).check(max_toi).is_ok()
 }

@@ -28,6 +28,22 @@ impl Ray {
     pub fn at(&self, t: f32) -> Vec3 {
         self.origin + self.dir * t
     }
+
+    /// Whether this ray with limit `max_toi` can be cast: the fault, named,
+    /// for a NaN or infinite origin or direction or a NaN or negative
+    /// `max_toi` (`f32::INFINITY` is an unbounded ray).
+    pub fn check(&self, max_toi: f32) -> Result<(), &'static str> {
+        if !self.origin.is_finite() {
+            return Err("the origin is NaN or infinite");
+        }
+        if !self.dir.is_finite() {
+            return Err("the direction is NaN or infinite");
+        }
+        if max_toi.is_nan() || max_toi < 0.0 {
+            return Err("max_toi is NaN or negative");
+        }
+        Ok(())
+    }
 }
 
 /// Where a ray first meets a shape.

@@ -45,7 +45,7 @@ pub(crate) fn ray_cast_side(
 ) -> Result<Option<RayHit>, QueryError> {
     let (shape, pose) = (side.shape, &side.pose);
     pose.validate().map_err(QueryError::InvalidPose)?;
-    validate_ray(ray, max_toi)?;
+    ray.check(max_toi).map_err(QueryError::InvalidRay)?;
     if let Some(c) = shape.compound() {
         let mut best: Option<RayHit> = None;
         for (i, p) in (0..).zip(c.pieces()) {
@@ -161,18 +161,4 @@ pub fn ray_rounded(r: &Rounded, ray: &Ray, max_toi: f32) -> Option<RayHit> {
         feature: 0,
         piece: 0,
     })
-}
-
-/// The ray faults [`ray_cast`] refuses, named.
-fn validate_ray(ray: &Ray, max_toi: f32) -> Result<(), QueryError> {
-    if !ray.origin.is_finite() {
-        return Err(QueryError::InvalidRay("the origin is NaN or infinite"));
-    }
-    if !ray.dir.is_finite() {
-        return Err(QueryError::InvalidRay("the direction is NaN or infinite"));
-    }
-    if max_toi.is_nan() || max_toi < 0.0 {
-        return Err(QueryError::InvalidRay("max_toi is NaN or negative"));
-    }
-    Ok(())
 }

@@ -205,7 +205,7 @@ impl ConvexPolytope {
         let mut best = if (start as usize) < self.vertices.len() {
             start
         } else {
-            self.seeds.start(dir, &self.vertices)
+            self.seeds.start(dir)
         };
         let mut best_val = dir.dot(self.vertex(best));
         loop {
@@ -581,9 +581,9 @@ mod tests {
         }
     }
 
-    /// Hill-climbing from any start, from no hint (the seed table or, for
-    /// small hulls, a scan) and from a bad index gives the brute-force
-    /// maximum, on hulls below and above the scan limit.
+    /// Hill-climbing from any vertex, from no hint (the seed table, or
+    /// vertex 0 for small hulls) and from a bad index gives the
+    /// brute-force maximum, on hulls below and above the seeded size.
     #[test]
     fn support_vertex_matches_brute_force_from_any_start() {
         let mut rng = crate::testkit::Rng::new(11);
