@@ -24,6 +24,8 @@ use glam::{Mat3, Vec3};
 
 use super::collide::{BoxNode, MeshSide, mapped_triangle};
 use super::obb::OBB_EPS;
+pub use super::search::PendingPair;
+use super::search::{PairSearch, branch_and_bound};
 use crate::geometry::closest::triangle_triangle;
 use crate::math::Pose;
 
@@ -95,35 +97,53 @@ impl FrameBox {
     }
 }
 
+/// The two boxes along their six face axes (A's three, then B's three):
+/// the signed offset of B's center from A's along each axis, and the two
+/// boxes' summed half-widths along it, padded against rounding (`|R_ij| +
+/// eps`), plus a slack relative to the coordinates' size. The boxes are
+/// apart along axis `k` by at least `|offset[k]| − reach[k] − slack`.
+pub struct FaceAxes {
+    /// Signed center offsets, B minus A.
+    pub offset: [f32; 6],
+    /// Summed half-widths.
+    pub reach: [f32; 6],
+    /// Rounding slack.
+    pub slack: f32,
+}
+
+impl FaceAxes {
+    /// The face axes of two boxes in one frame.
+    pub fn of(a: &FrameBox, b: &FrameBox) -> Self {
+        let r = a.axes.transpose() * b.axes;
+        let t = a.axes.transpose() * (b.center - a.center);
+        let (rm, tt) = (r.transpose().to_cols_array_2d(), t.to_array());
+        let (ha, hb) = (a.half.to_array(), b.half.to_array());
+        let bf = rm.map(|row| row.map(|x| x.abs() + OBB_EPS));
+        let (mut offset, mut reach) = ([0.0f32; 6], [0.0f32; 6]);
+        for i in 0..3 {
+            offset[i] = tt[i];
+            reach[i] = ha[i] + hb[0] * bf[i][0] + hb[1] * bf[i][1] + hb[2] * bf[i][2];
+        }
+        for j in 0..3 {
+            offset[3 + j] = tt[0] * rm[0][j] + tt[1] * rm[1][j] + tt[2] * rm[2][j];
+            reach[3 + j] = hb[j] + ha[0] * bf[0][j] + ha[1] * bf[1][j] + ha[2] * bf[2][j];
+        }
+        let slack = 1e-5 * (t.abs().max_element() + a.half.max_element() + b.half.max_element());
+        FaceAxes {
+            offset,
+            reach,
+            slack,
+        }
+    }
+}
+
 /// A lower bound on the distance between two boxes in one frame: the
 /// largest gap along one of their six face axes (0 when none separates
 /// them), padded against rounding so that it never exceeds the distance.
 pub fn box_gap(a: &FrameBox, b: &FrameBox) -> f32 {
-    let r = a.axes.transpose() * b.axes;
-    let t = a.axes.transpose() * (b.center - a.center);
-    let (rm, tt) = (r.transpose().to_cols_array_2d(), t.to_array());
-    let (ha, hb) = (a.half.to_array(), b.half.to_array());
-    let bf = rm.map(|row| row.map(|x| x.abs() + OBB_EPS));
-    let mut gap = 0.0f32;
-    for i in 0..3 {
-        let reach = ha[i] + hb[0] * bf[i][0] + hb[1] * bf[i][1] + hb[2] * bf[i][2];
-        gap = gap.max(tt[i].abs() - reach);
-    }
-    for j in 0..3 {
-        let s = (tt[0] * rm[0][j] + tt[1] * rm[1][j] + tt[2] * rm[2][j]).abs();
-        let reach = hb[j] + ha[0] * bf[0][j] + ha[1] * bf[1][j] + ha[2] * bf[2][j];
-        gap = gap.max(s - reach);
-    }
-    let slack = 1e-5 * (t.abs().max_element() + a.half.max_element() + b.half.max_element());
-    (gap - slack).max(0.0)
-}
-
-/// One node pair of the search with its bound.
-#[derive(Clone, Copy, Debug)]
-pub struct PendingPair {
-    na: u32,
-    nb: u32,
-    bound: f32,
+    let f = FaceAxes::of(a, b);
+    let gap = (0..6).fold(0.0f32, |g, k| g.max(f.offset[k].abs() - f.reach[k]));
+    (gap - f.slack).max(0.0)
 }
 
 /// The closest triangle pair of two surfaces within `limit` (see the
@@ -139,55 +159,17 @@ pub fn surface_distance<NA: BoxNode, NB: BoxNode>(
         b,
         rel: a.pose.inverse().mul(&b.pose),
         best: limit.max,
+        stop_at: limit.stop_at,
         found: None,
         stats: DistanceStats::default(),
     };
-    stack.clear();
-    if a.tree.nodes.is_empty() || b.tree.nodes.is_empty() {
-        return (None, search.stats);
-    }
-    let root = search.pair(0, 0);
-    stack.push(root);
-    while let Some(p) = stack.pop() {
-        if p.bound > search.best {
-            continue;
-        }
-        let (la, lb) = (&a.tree.nodes[p.na as usize], &b.tree.nodes[p.nb as usize]);
-        if la.is_leaf() && lb.is_leaf() {
-            search.leaves(p.na, p.nb);
-            if search.found.is_some() && search.best <= limit.stop_at {
-                break;
-            }
-            continue;
-        }
-        let split_a = !la.is_leaf()
-            && (lb.is_leaf() || volume(la.half_extents()) >= volume(lb.half_extents()));
-        let (x, y) = if split_a {
-            let f = la.first();
-            (search.pair(f, p.nb), search.pair(f + 1, p.nb))
-        } else {
-            let f = lb.first();
-            (search.pair(p.na, f), search.pair(p.na, f + 1))
-        };
-        // The nearer pair on top.
-        let (near, far) = if x.bound <= y.bound { (x, y) } else { (y, x) };
-        for q in [far, near] {
-            if q.bound <= search.best {
-                stack.push(q);
-            }
-        }
-    }
+    branch_and_bound(a.tree, b.tree, &mut search, stack);
     let found = search.found.map(|mut d| {
         d.point_a = a.pose.transform_point(d.point_a);
         d.point_b = a.pose.transform_point(d.point_b);
         d
     });
     (found, search.stats)
-}
-
-#[inline]
-fn volume(h: Vec3) -> f32 {
-    h.x * h.y * h.z
 }
 
 /// The state of one search.
@@ -197,22 +179,26 @@ struct Search<'q, 'a, NA, NB> {
     /// B's frame in A's.
     rel: Pose,
     best: f32,
+    stop_at: f32,
     /// The best pair, points in A's frame.
     found: Option<SurfaceDistance>,
     stats: DistanceStats,
 }
 
-impl<NA: BoxNode, NB: BoxNode> Search<'_, '_, NA, NB> {
-    /// The node pair with its bound.
-    fn pair(&mut self, na: u32, nb: u32) -> PendingPair {
+impl<NA: BoxNode, NB: BoxNode> PairSearch for Search<'_, '_, NA, NB> {
+    fn bound(&mut self, na: u32, nb: u32) -> f32 {
         self.stats.box_tests += 1;
         let a = FrameBox::of(&self.a.tree.nodes[na as usize], &Pose::IDENTITY);
         let b = FrameBox::of(&self.b.tree.nodes[nb as usize], &self.rel);
-        PendingPair {
-            na,
-            nb,
-            bound: box_gap(&a, &b),
-        }
+        box_gap(&a, &b)
+    }
+
+    fn best(&self) -> f32 {
+        self.best
+    }
+
+    fn done(&self) -> bool {
+        self.found.is_some() && self.best <= self.stop_at
     }
 
     /// Measures every triangle pair of two leaves.

@@ -17,16 +17,21 @@
 //! pieces of compound shapes) is 32. Trees serialize with serde, and
 //! `validate` checks one read from outside.
 //!
+//! Distance ([`distance`]) and time of impact ([`cast`]) are one branch
+//! and bound over node pairs with different bounds (`search.rs`).
+//!
 //! The cost of a query follows the model `T = N_v C_v + N_p C_p` (box tests
 //! times their cost plus triangle tests times theirs): [`CollideStats`]
 //! counts both.
 
 pub mod aabb_tree;
+pub mod cast;
 pub mod collide;
 pub mod distance;
 pub mod obb;
 pub mod obb_tree;
 pub mod ray;
+mod search;
 pub mod surface;
 pub mod tree;
 

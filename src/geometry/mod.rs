@@ -13,8 +13,11 @@
 //!   hill-climbing over a vertex graph;
 //! - [`gjk`] and [`epa`]: distance, intersection and penetration depth of
 //!   any two support maps (Gilbert, Johnson, Keerthi 1988; van den Bergen
-//!   2001, 2003), warm-started from a cached simplex.
+//!   2001, 2003), warm-started from a cached simplex;
+//! - [`cast`]: time of impact of two moving convex shapes by conservative
+//!   advancement on GJK distances.
 
+pub mod cast;
 pub mod closest;
 pub mod epa;
 pub mod gjk;

@@ -1,4 +1,4 @@
-//! Small math layer: rigid [`Pose`]s, axis-aligned boxes ([`Aabb`]) and the
+//! Small math layer: rigid [`Pose`]s and [`RigidMotion`]s, axis-aligned boxes ([`Aabb`]) and the
 //! symmetric 3×3 eigen-solver ([`eigen`]) the OBB fit uses.
 //!
 //! The crate works in `f32` with glam 0.33, the same `Vec3` / `Quat` that
@@ -8,7 +8,9 @@
 
 mod aabb;
 pub mod eigen;
+mod motion;
 mod pose;
 
 pub use aabb::Aabb;
+pub use motion::RigidMotion;
 pub use pose::{Pose, PoseError};

@@ -48,8 +48,13 @@
 //! polytope's faces, the OBB tree with Möller–Trumbore at the leaves for a
 //! mesh, closed form for spheres and capsules, the nearest piece's hit for
 //! a compound.
+//!
+//! [`cast_shapes`] and [`cast_shapes_nonlinear`] work on every pair of
+//! kinds: the first time two moving shapes touch (conservative advancement
+//! on convex parts, the trees searched by time for meshes; `cast.rs`).
 
 mod cache;
+mod cast;
 pub(crate) mod compound;
 mod dispatch;
 mod distance;
@@ -62,6 +67,7 @@ mod ray_cast;
 mod rounded;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
+pub use cast::{ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
 pub(crate) use intersect::intersects_side;
@@ -84,6 +90,9 @@ pub enum QueryError {
     /// A ray cast's input is refused; the text names the fault (a NaN or
     /// infinite origin or direction, a NaN or negative `max_toi`).
     InvalidRay(&'static str),
+    /// A shape cast's input is refused; the text names the fault (a NaN or
+    /// infinite velocity or rotation center, bad options).
+    InvalidCast(&'static str),
     /// This query is not implemented for these shape kinds yet.
     Unsupported {
         /// Kind of the first shape.
@@ -98,6 +107,7 @@ impl std::fmt::Display for QueryError {
         match self {
             QueryError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
             QueryError::InvalidRay(e) => write!(f, "invalid ray: {e}"),
+            QueryError::InvalidCast(e) => write!(f, "invalid shape cast: {e}"),
             QueryError::Unsupported { a, b } => {
                 write!(
                     f,

@@ -1,0 +1,399 @@
+//! Shape casts and time of impact: when do two moving shapes first touch?
+//!
+//! Every shape is made of convex parts (a polytope, a sphere or capsule, a
+//! mesh's triangles, a compound's pieces), and the first contact of two
+//! shapes is the earliest first contact of two of their parts. So:
+//!
+//! - two convex pieces: conservative advancement on GJK distances
+//!   ([`conservative_advancement`]), exact for pure translations in a few
+//!   steps;
+//! - a mesh with anything: its tree searched by time ([`tree_cast`]: a box
+//!   pair is dropped when it cannot touch before the earliest contact
+//!   found), conservative advancement on triangle pairs at the leaves; a
+//!   convex piece on the other side is a tree of one leaf;
+//! - a compound: its pieces, each piece pair dropped by the same box bound.
+//!
+//! A mesh is a surface here as everywhere in [`query`](super): a shape that
+//! moves inside a closed mesh without crossing a triangle never hits it.
+//!
+//! The guarantee (see [`crate::geometry::cast`]): the reported time is never
+//! later than the first time the shapes come within `target_distance`, and
+//! at the reported time they are within `target_distance + tolerance`. A
+//! shape cast with velocities is [`cast_shapes`]; with rotation,
+//! [`cast_shapes_nonlinear`] (parry's names).
+
+use glam::Vec3;
+
+use super::QueryError;
+use super::lin_canny::{self, ConvexCache};
+use crate::bvh::cast::{Approach, CastSide, Parts, TreeCast, single_leaf, time_bound, tree_cast};
+use crate::bvh::distance::FrameBox;
+use crate::bvh::{AabbTree, TreeRef};
+use crate::collider::{ShapeData, ShapeKind, SharedShape};
+use crate::geometry::cast::{CastParams, CastResult, Mover, conservative_advancement};
+use crate::geometry::epa;
+use crate::geometry::gjk::GjkCache;
+use crate::geometry::support::SupportMap;
+use crate::math::{Aabb, Pose, RigidMotion};
+use crate::shape::Feature;
+
+/// How far and how precisely to cast.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeCastOptions {
+    /// Look for contacts in `[0, max_time_of_impact]`, in the velocities'
+    /// time unit (default 1: velocities per step).
+    pub max_time_of_impact: f32,
+    /// The distance that counts as contact (default 0).
+    pub target_distance: f32,
+    /// How close to `target_distance` the shapes are at the reported time
+    /// (absolute length, default `1e-4`).
+    pub tolerance: f32,
+}
+
+impl Default for ShapeCastOptions {
+    fn default() -> Self {
+        ShapeCastOptions {
+            max_time_of_impact: 1.0,
+            target_distance: 0.0,
+            tolerance: 1e-4,
+        }
+    }
+}
+
+impl ShapeCastOptions {
+    /// Why the options cannot be used, if they cannot.
+    pub fn check(&self) -> Result<(), &'static str> {
+        if !(self.max_time_of_impact.is_finite() && self.max_time_of_impact >= 0.0) {
+            return Err("max_time_of_impact must be finite and not negative");
+        }
+        if !(self.target_distance.is_finite() && self.target_distance >= 0.0) {
+            return Err("target_distance must be finite and not negative");
+        }
+        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+            return Err("tolerance must be finite and positive");
+        }
+        Ok(())
+    }
+
+    fn params(&self) -> CastParams {
+        CastParams {
+            max_time: self.max_time_of_impact,
+            target: self.target_distance,
+            tolerance: self.tolerance,
+        }
+    }
+}
+
+/// The first contact of a cast.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeCastHit {
+    /// When the shapes come within the target distance.
+    pub time_of_impact: f32,
+    /// Their distance then (within `target_distance + tolerance`).
+    pub distance: f32,
+    /// Closest point on the first shape then, world space.
+    pub point_a: Vec3,
+    /// Closest point on the second shape then, world space.
+    pub point_b: Vec3,
+    /// Unit contact normal from the first shape towards the second, world
+    /// space: the closest points' direction; for shapes that overlap at
+    /// time 0, the penetration normal of two convex pieces, or the
+    /// direction of the second shape's relative motion reversed otherwise
+    /// (zero when they do not move relative to each other).
+    pub normal: Vec3,
+    /// The features in contact: triangles of a mesh (`Face(t)`), closest
+    /// features of a convex polytope, `Vertex(0)` for a sphere or capsule.
+    pub features: [Feature; 2],
+    /// The compound pieces in contact (0 for a shape that is not a compound).
+    pub pieces: [u32; 2],
+    /// Whether the shapes were already within the target distance at time 0.
+    pub started_touching: bool,
+}
+
+/// The first time `b`, moving at `vel_b`, and `a`, moving at `vel_a`,
+/// touch within `options.max_time_of_impact` (a linear shape cast, parry's
+/// `cast_shapes`), or `None`. Errors: a bad pose
+/// ([`QueryError::InvalidPose`]), a NaN or infinite velocity or bad options
+/// ([`QueryError::InvalidCast`]).
+pub fn cast_shapes(
+    (a, pose_a, vel_a): (&SharedShape, &Pose, Vec3),
+    (b, pose_b, vel_b): (&SharedShape, &Pose, Vec3),
+    options: &ShapeCastOptions,
+) -> Result<Option<ShapeCastHit>, QueryError> {
+    let (ma, mb) = (
+        RigidMotion::linear(*pose_a, vel_a),
+        RigidMotion::linear(*pose_b, vel_b),
+    );
+    cast_shapes_nonlinear((a, &ma), (b, &mb), options)
+}
+
+/// The first time two shapes under rigid motions (translation and
+/// rotation) touch within `options.max_time_of_impact`, or `None`: parry's
+/// `cast_shapes_nonlinear`. Same errors as [`cast_shapes`].
+pub fn cast_shapes_nonlinear(
+    (a, motion_a): (&SharedShape, &RigidMotion),
+    (b, motion_b): (&SharedShape, &RigidMotion),
+    options: &ShapeCastOptions,
+) -> Result<Option<ShapeCastHit>, QueryError> {
+    for m in [motion_a, motion_b] {
+        m.start.validate().map_err(QueryError::InvalidPose)?;
+        m.check().map_err(QueryError::InvalidCast)?;
+    }
+    options.check().map_err(QueryError::InvalidCast)?;
+    let mut params = options.params();
+    let mut best: Option<ShapeCastHit> = None;
+    let within = params.target + params.tolerance;
+    for (bound, pa, pb) in piece_pairs((a, motion_a), (b, motion_b), within) {
+        if bound > params.max_time || best.is_some_and(|h| h.time_of_impact <= 0.0) {
+            continue;
+        }
+        if let Some(hit) = piece_cast(pa, pb, &params) {
+            params.max_time = hit.time_of_impact;
+            best = Some(hit);
+        }
+    }
+    Ok(best)
+}
+
+/// A non-compound piece on its way: index, shape, motion.
+#[derive(Clone, Copy)]
+struct Piece<'a> {
+    index: u32,
+    shape: &'a ShapeData,
+    motion: RigidMotion,
+}
+
+/// Every pair of pieces with a lower bound on their time of impact, the
+/// earliest first.
+fn piece_pairs<'a>(
+    (a, ma): (&'a ShapeData, &RigidMotion),
+    (b, mb): (&'a ShapeData, &RigidMotion),
+    within: f32,
+) -> Vec<(f32, Piece<'a>, Piece<'a>)> {
+    let (pa, pb) = (pieces(a, ma), pieces(b, mb));
+    let mut pairs = Vec::with_capacity(pa.len() * pb.len());
+    for x in &pa {
+        for y in &pb {
+            pairs.push((piece_bound(x, y, within), *x, *y));
+        }
+    }
+    pairs.sort_by(|p, q| p.0.total_cmp(&q.0));
+    pairs
+}
+
+fn pieces<'a>(s: &'a ShapeData, motion: &RigidMotion) -> Vec<Piece<'a>> {
+    match s.compound() {
+        Some(c) => (0..)
+            .zip(c.pieces())
+            .map(|(index, p)| Piece {
+                index,
+                shape: &p.shape,
+                motion: motion.of_part(&p.pose),
+            })
+            .collect(),
+        None => vec![Piece {
+            index: 0,
+            shape: s,
+            motion: *motion,
+        }],
+    }
+}
+
+/// The pieces' boxes' [`time_bound`].
+fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
+    let frame = |p: &Piece<'_>| {
+        let bx = p.shape.local_aabb();
+        let (c, h) = (bx.center(), bx.half_extents());
+        let spin = if p.motion.is_linear() {
+            0.0
+        } else {
+            p.motion.angvel.length() * radius_about(&bx, p.motion.local_center)
+        };
+        let pose = &p.motion.start;
+        let framed = FrameBox {
+            axes: pose.rotation_matrix(),
+            center: pose.transform_point(c),
+            half: h,
+        };
+        (framed, spin)
+    };
+    let ((fa, sa), (fb, sb)) = (frame(a), frame(b));
+    let approach = Approach {
+        closing: a.motion.linvel - b.motion.linvel,
+        spin: sa + sb,
+        within,
+    };
+    time_bound(&fa, &fb, &approach)
+}
+
+/// The largest distance from `center` to a point of the box.
+fn radius_about(bx: &Aabb, center: Vec3) -> f32 {
+    ((bx.min - center).abs().max((bx.max - center).abs())).length()
+}
+
+/// A convex piece as GJK sees it.
+fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
+    match s.kind() {
+        ShapeKind::Convex(p) => Some(p),
+        ShapeKind::Rounded(r) => Some(r),
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
+    }
+}
+
+/// One side of a piece pair for the tree search: its tree and parts.
+struct TreeSide<'a> {
+    tree: TreeRef<'a>,
+    parts: Parts<'a>,
+}
+
+/// The first contact of two non-compound pieces, limited by `params`.
+fn piece_cast(a: Piece<'_>, b: Piece<'_>, params: &CastParams) -> Option<ShapeCastHit> {
+    let (ca, cb) = (support_map(a.shape), support_map(b.shape));
+    let (cast, features) = if let (Some(sa), Some(sb)) = (ca, cb) {
+        let mover = |s, p: &Piece<'_>| {
+            (
+                s,
+                radius_about(&p.shape.local_aabb(), p.motion.local_center),
+            )
+        };
+        let ((sa, ra), (sb, rb)) = (mover(sa, &a), mover(sb, &b));
+        let ma = Mover {
+            shape: sa,
+            motion: &a.motion,
+            radius: ra,
+        };
+        let mb = Mover {
+            shape: sb,
+            motion: &b.motion,
+            radius: rb,
+        };
+        let hit = conservative_advancement(&ma, &mb, params, &mut GjkCache::new())?;
+        (hit, convex_features(&a, &b, hit.time))
+    } else {
+        let (single_a, single_b) = (convex_leaf(&a), convex_leaf(&b));
+        let side_a = tree_side(&a, ca, &single_a)?;
+        let side_b = tree_side(&b, cb, &single_b)?;
+        let found = run_tree_cast((side_a, &a.motion), (side_b, &b.motion), params)?;
+        let feature = |p: &Piece<'_>, part| match p.shape.kind() {
+            ShapeKind::TriMesh(_) => Feature::Face(part),
+            _ => Feature::Vertex(0),
+        };
+        (
+            found.hit,
+            [feature(&a, found.parts[0]), feature(&b, found.parts[1])],
+        )
+    };
+    Some(hit_of(&a, &b, cast, features))
+}
+
+/// A convex piece's one-leaf tree (an empty tree for a mesh).
+fn convex_leaf(p: &Piece<'_>) -> AabbTree {
+    match support_map(p.shape) {
+        Some(_) => single_leaf(p.shape.local_aabb()),
+        None => AabbTree::default(),
+    }
+}
+
+/// A piece as a tree side: a mesh's surface tree and triangles, or a
+/// convex piece's one-leaf tree.
+fn tree_side<'a>(
+    p: &Piece<'a>,
+    convex: Option<&'a dyn SupportMap>,
+    single: &'a AabbTree,
+) -> Option<TreeSide<'a>> {
+    if let Some(shape) = convex {
+        let radius = radius_about(&p.shape.local_aabb(), p.motion.local_center);
+        return Some(TreeSide {
+            tree: TreeRef::Aabb(single),
+            parts: Parts::Convex { shape, radius },
+        });
+    }
+    let s = p.shape.surface()?;
+    Some(TreeSide {
+        tree: s.tree,
+        parts: Parts::Mesh(s.mesh),
+    })
+}
+
+/// [`tree_cast`] on two sides, whichever their trees.
+fn run_tree_cast(
+    (a, ma): (TreeSide<'_>, &RigidMotion),
+    (b, mb): (TreeSide<'_>, &RigidMotion),
+    params: &CastParams,
+) -> Option<TreeCast> {
+    let mut stack = Vec::new();
+    macro_rules! run {
+        ($ta:expr, $tb:expr) => {
+            tree_cast(
+                &CastSide {
+                    tree: $ta,
+                    parts: a.parts,
+                    motion: ma,
+                },
+                &CastSide {
+                    tree: $tb,
+                    parts: b.parts,
+                    motion: mb,
+                },
+                params,
+                &mut stack,
+            )
+        };
+    }
+    match (a.tree, b.tree) {
+        (TreeRef::Obb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
+        (TreeRef::Obb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
+        (TreeRef::Aabb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
+        (TreeRef::Aabb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
+    }
+}
+
+/// Closest features of two polytopes at time `t` (Lin–Canny); `Vertex(0)`
+/// for a sphere or capsule.
+fn convex_features(a: &Piece<'_>, b: &Piece<'_>, t: f32) -> [Feature; 2] {
+    match (a.shape.polytope(), b.shape.polytope()) {
+        (Some(pa), Some(pb)) => {
+            let (xa, xb) = (a.motion.pose_at(t), b.motion.pose_at(t));
+            lin_canny::closest_features(pa, &xa, pb, &xb, &mut ConvexCache::default()).features
+        }
+        _ => [Feature::Vertex(0); 2],
+    }
+}
+
+/// The hit of a piece pair, with a normal for shapes that started inside
+/// each other.
+fn hit_of(a: &Piece<'_>, b: &Piece<'_>, c: CastResult, features: [Feature; 2]) -> ShapeCastHit {
+    let started = c.time <= 0.0;
+    let mut normal = c.normal;
+    if normal == Vec3::ZERO {
+        normal = start_normal(a, b);
+    }
+    ShapeCastHit {
+        time_of_impact: c.time,
+        distance: c.distance,
+        point_a: c.point_a,
+        point_b: c.point_b,
+        normal,
+        features,
+        pieces: [a.index, b.index],
+        started_touching: started,
+    }
+}
+
+/// The normal of two pieces overlapping at time 0: EPA's for two convex
+/// pieces, else the reversed relative motion of B.
+fn start_normal(a: &Piece<'_>, b: &Piece<'_>) -> Vec3 {
+    if let (Some(sa), Some(sb)) = (support_map(a.shape), support_map(b.shape)) {
+        let p = epa::penetration(
+            sa,
+            &a.motion.start,
+            sb,
+            &b.motion.start,
+            &mut GjkCache::new(),
+        );
+        if let Some(p) = p.filter(|p| p.normal.is_finite() && p.normal != Vec3::ZERO) {
+            return p.normal;
+        }
+    }
+    (a.motion.linvel - b.motion.linvel).normalize_or_zero()
+}
