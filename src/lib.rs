@@ -125,13 +125,14 @@ pub mod testkit;
 pub mod prelude {
     pub use crate::bounds::BoundsMode;
     pub use crate::collider::{CompoundPiece, ShapeError, SharedShape};
-    pub use crate::math::{Aabb, Pose};
+    pub use crate::math::{Aabb, Pose, RigidMotion};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
         CollisionPlugin, CollisionStart, CollisionSystems, Collisions, DeformedVertices, LayerMask,
-        RayHitData, Sensor, SpatialQuery, SpatialQueryFilter, StaticCollider,
+        RayHitData, Sensor, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter,
+        StaticCollider,
     };
 }
 

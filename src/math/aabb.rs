@@ -89,6 +89,13 @@ impl Aabb {
         (self.max - self.min) * 0.5
     }
 
+    /// The largest distance from `p` to a point of the box (its farthest
+    /// corner).
+    #[inline]
+    pub fn max_distance_from(&self, p: Vec3) -> f32 {
+        (self.min - p).abs().max((self.max - p).abs()).length()
+    }
+
     /// A box holding this box moved by `pose` (the box of the rotated box:
     /// `|R| · half-extents` around the moved center), grown by a few ulps so
     /// that rounding can only make it larger: a cull by this box never drops

@@ -63,10 +63,12 @@ mod body;
 mod deform;
 pub mod driver;
 mod handle;
+mod shape_cast;
 pub mod spatial;
 
 pub use body::{BodyDesc, Layers};
 pub use handle::BodyHandle;
+pub use shape_cast::WorldShapeHit;
 pub use spatial::{QueryFilter, WorldRayHit};
 
 use body::Body;

@@ -3,7 +3,8 @@
 //! at a pose intersects, exactly ([`CollisionWorld::intersect_shape`]), and
 //! ray casts, nearest hit ([`CollisionWorld::ray_cast`]) or every hit
 //! ([`CollisionWorld::ray_cast_all`]), with a layer and exclusion filter
-//! ([`QueryFilter`]).
+//! ([`QueryFilter`]). Shape casts are in `shape_cast.rs`
+//! ([`CollisionWorld::cast_shape`]).
 //!
 //! **No second world.** Candidates come from the broad phase's own data
 //! ([`BroadPhase::query_aabb`], [`BroadPhase::query_ray`]): for the grid,
@@ -184,11 +185,11 @@ impl<B: BroadPhase> CollisionWorld<B> {
 
     /// Calls `f` once for each body passing `filter` whose broad-phase box
     /// (fresh for bodies moved since the last bounds update) overlaps `aabb`.
-    fn visit_boxes(
-        &self,
+    pub(super) fn visit_boxes<'s>(
+        &'s self,
         aabb: &Aabb,
         filter: &QueryFilter<'_>,
-        mut f: impl FnMut(BodyHandle, &Body),
+        mut f: impl FnMut(BodyHandle, &'s Body),
     ) {
         self.broad.query_aabb(aabb, &mut |i| {
             let body = &self.bodies[i as usize];
@@ -282,7 +283,7 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
 
 /// The box of a shape at a pose (of its hull's or its points' vertices;
 /// a sphere's or capsule's local box moved, which holds it).
-fn shape_box(shape: &SharedShape, pose: &Pose) -> Aabb {
+pub(super) fn shape_box(shape: &SharedShape, pose: &Pose) -> Aabb {
     match shape.bounds_geometry() {
         BoundsGeometry::Hull(hull) => vertex_box(hull.vertices(), pose),
         BoundsGeometry::Points(points) => vertex_box(points, pose),

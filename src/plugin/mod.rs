@@ -46,7 +46,7 @@ pub use components::{
 pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;
 pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
-pub use spatial::{RayHitData, SpatialQuery, SpatialQueryFilter};
+pub use spatial::{RayHitData, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter};
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;

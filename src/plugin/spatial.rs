@@ -1,5 +1,5 @@
 //! The `SpatialQuery` system parameter: one-shot box, shape and ray queries
-//! against every collider, named after avian3d's.
+//! and shape casts against every collider, named after avian3d's.
 
 use bevy_ecs::entity::EntityHashSet;
 use bevy_ecs::prelude::*;
@@ -8,9 +8,11 @@ use glam::{Quat, Vec3};
 
 use super::components::{Collider, LayerMask};
 use super::resources::CollisionState;
-use crate::math::{Aabb, Pose};
-use crate::pipeline::{BodyHandle, QueryFilter, WorldRayHit};
-use crate::query::Ray;
+use crate::collider::ShapeKind;
+use crate::math::{Aabb, Pose, RigidMotion};
+use crate::pipeline::{BodyHandle, QueryFilter, WorldRayHit, WorldShapeHit};
+use crate::query::{Ray, ShapeCastOptions};
+use crate::shape::Feature;
 
 /// Which colliders a spatial query sees: those with a
 /// [`CollisionLayers`](super::CollisionLayers) membership in `mask` (no
@@ -70,6 +72,61 @@ pub struct RayHitData {
     /// when the ray starts inside it), facing the ray's origin for a mesh.
     pub normal: Vec3,
     /// The triangle hit, for a triangle mesh.
+    pub triangle: Option<u32>,
+}
+
+/// How a [`SpatialQuery::cast_shape`] casts, named after avian3d's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeCastConfig {
+    /// How far the shape travels (default `f32::MAX`).
+    pub max_distance: f32,
+    /// The distance that counts as contact (default 0).
+    pub target_distance: f32,
+    /// How close to `target_distance` the shapes are at the reported hit
+    /// (default `1e-4`).
+    pub tolerance: f32,
+    /// Skip colliders the shape already touches at its origin (default
+    /// false: they are hit at distance 0).
+    pub ignore_origin_penetration: bool,
+}
+
+impl Default for ShapeCastConfig {
+    fn default() -> Self {
+        ShapeCastConfig {
+            max_distance: f32::MAX,
+            target_distance: 0.0,
+            tolerance: 1e-4,
+            ignore_origin_penetration: false,
+        }
+    }
+}
+
+impl ShapeCastConfig {
+    /// A cast up to `max_distance`.
+    pub fn from_max_distance(max_distance: f32) -> Self {
+        ShapeCastConfig {
+            max_distance,
+            ..Default::default()
+        }
+    }
+}
+
+/// Where a cast shape first touches a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapeHitData {
+    /// The collider touched.
+    pub entity: Entity,
+    /// How far the shape travelled.
+    pub distance: f32,
+    /// The contact point on the cast shape, world space, at the hit.
+    pub point1: Vec3,
+    /// The contact point on the collider, world space.
+    pub point2: Vec3,
+    /// Unit normal of the cast shape at `point1`, towards the collider.
+    pub normal1: Vec3,
+    /// Unit normal of the collider at `point2` (`-normal1`).
+    pub normal2: Vec3,
+    /// The triangle touched, for a triangle mesh.
     pub triangle: Option<u32>,
 }
 
@@ -160,6 +217,93 @@ impl SpatialQuery<'_> {
             return Vec::new();
         }
         self.entities(&bodies)
+    }
+
+    /// The first collider `shape` (at `origin`, turned by `rotation`)
+    /// touches when it moves along `direction` (normalized here) up to
+    /// `config.max_distance`, exactly (see [`crate::query::cast_shapes`]);
+    /// ties go to the smallest body handle. `None` when nothing is touched,
+    /// or for a zero, NaN or infinite direction or a bad pose or config.
+    pub fn cast_shape(
+        &self,
+        shape: &Collider,
+        (origin, rotation): (Vec3, Quat),
+        direction: Vec3,
+        config: &ShapeCastConfig,
+        filter: &SpatialQueryFilter,
+    ) -> Option<ShapeHitData> {
+        self.shape_hits(shape, (origin, rotation), direction, 1, config, filter)
+            .into_iter()
+            .next()
+    }
+
+    /// Every collider `shape` touches on its way (see
+    /// [`cast_shape`](Self::cast_shape)), nearest first, at most `max_hits`.
+    pub fn shape_hits(
+        &self,
+        shape: &Collider,
+        (origin, rotation): (Vec3, Quat),
+        direction: Vec3,
+        max_hits: usize,
+        config: &ShapeCastConfig,
+        filter: &SpatialQueryFilter,
+    ) -> Vec<ShapeHitData> {
+        let Some(dir) = direction.try_normalize() else {
+            return Vec::new();
+        };
+        let exclude = self.excluded_bodies(filter);
+        let motion = RigidMotion::linear(Pose::new(rotation, origin), dir);
+        let options = ShapeCastOptions {
+            max_time_of_impact: config.max_distance,
+            target_distance: config.target_distance,
+            tolerance: config.tolerance,
+        };
+        let world = &self.state.world;
+        let filter = core_filter(filter, &exclude);
+        let mut hits = Vec::new();
+        let found = if max_hits == 1 && !config.ignore_origin_penetration {
+            world
+                .cast_shape(shape.shape(), &motion, &options, filter)
+                .map(|h| hits.extend(h))
+        } else {
+            world.cast_shape_all(shape.shape(), &motion, &options, filter, &mut hits)
+        };
+        if found.is_err() {
+            return Vec::new();
+        }
+        hits.iter()
+            .filter(|h| !(config.ignore_origin_penetration && h.hit.started_touching))
+            .filter_map(|h| self.shape_hit_data(h))
+            .take(max_hits)
+            .collect()
+    }
+
+    fn shape_hit_data(&self, h: &WorldShapeHit) -> Option<ShapeHitData> {
+        let triangle = match h.hit.features[1] {
+            Feature::Face(t) if self.is_mesh_part(h) => Some(t),
+            _ => None,
+        };
+        Some(ShapeHitData {
+            entity: self.state.entity(h.body)?,
+            distance: h.hit.time_of_impact,
+            point1: h.hit.point_a,
+            point2: h.hit.point_b,
+            normal1: h.hit.normal,
+            normal2: -h.hit.normal,
+            triangle,
+        })
+    }
+
+    /// Whether the part of the body a cast touched is a triangle mesh.
+    fn is_mesh_part(&self, h: &WorldShapeHit) -> bool {
+        let Some(shape) = self.state.world.shape(h.body) else {
+            return false;
+        };
+        let piece = match shape.compound() {
+            Some(c) => c.pieces().get(h.hit.pieces[1] as usize).map(|p| &p.shape),
+            None => Some(shape),
+        };
+        piece.is_some_and(|p| matches!(p.kind(), ShapeKind::TriMesh(_)))
     }
 
     /// The colliders whose box ([`ColliderAabb`](super::ColliderAabb): tight

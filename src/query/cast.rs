@@ -26,15 +26,16 @@ use glam::Vec3;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
+use super::pair::PairSide;
 use crate::bvh::cast::{Approach, CastSide, Parts, TreeCast, single_leaf, time_bound, tree_cast};
 use crate::bvh::distance::FrameBox;
-use crate::bvh::{AabbTree, TreeRef};
+use crate::bvh::{AabbTree, Surface, TreeRef};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::cast::{CastParams, CastResult, Mover, conservative_advancement};
 use crate::geometry::epa;
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::SupportMap;
-use crate::math::{Aabb, Pose, RigidMotion};
+use crate::math::{Pose, RigidMotion};
 use crate::shape::Feature;
 
 /// How far and how precisely to cast.
@@ -135,6 +136,21 @@ pub fn cast_shapes_nonlinear(
     (b, motion_b): (&SharedShape, &RigidMotion),
     options: &ShapeCastOptions,
 ) -> Result<Option<ShapeCastHit>, QueryError> {
+    let (sa, sb) = (
+        PairSide::of(a, &motion_a.start),
+        PairSide::of(b, &motion_b.start),
+    );
+    cast_sides((&sa, motion_a), (&sb, motion_b), options)
+}
+
+/// [`cast_shapes_nonlinear`] on pair sides (a deformable body's side casts
+/// against its current surface); the sides' poses are ignored for the
+/// motions' start poses.
+pub(crate) fn cast_sides(
+    (a, motion_a): (&PairSide<'_>, &RigidMotion),
+    (b, motion_b): (&PairSide<'_>, &RigidMotion),
+    options: &ShapeCastOptions,
+) -> Result<Option<ShapeCastHit>, QueryError> {
     for m in [motion_a, motion_b] {
         m.start.validate().map_err(QueryError::InvalidPose)?;
         m.check().map_err(QueryError::InvalidCast)?;
@@ -155,19 +171,21 @@ pub fn cast_shapes_nonlinear(
     Ok(best)
 }
 
-/// A non-compound piece on its way: index, shape, motion.
+/// A non-compound piece on its way: index, shape, motion, and the deformed
+/// surface that replaces the shape's.
 #[derive(Clone, Copy)]
 struct Piece<'a> {
     index: u32,
     shape: &'a ShapeData,
+    deformed: Option<Surface<'a>>,
     motion: RigidMotion,
 }
 
 /// Every pair of pieces with a lower bound on their time of impact, the
 /// earliest first.
 fn piece_pairs<'a>(
-    (a, ma): (&'a ShapeData, &RigidMotion),
-    (b, mb): (&'a ShapeData, &RigidMotion),
+    (a, ma): (&PairSide<'a>, &RigidMotion),
+    (b, mb): (&PairSide<'a>, &RigidMotion),
     within: f32,
 ) -> Vec<(f32, Piece<'a>, Piece<'a>)> {
     let (pa, pb) = (pieces(a, ma), pieces(b, mb));
@@ -181,19 +199,21 @@ fn piece_pairs<'a>(
     pairs
 }
 
-fn pieces<'a>(s: &'a ShapeData, motion: &RigidMotion) -> Vec<Piece<'a>> {
-    match s.compound() {
+fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> Vec<Piece<'a>> {
+    match side.shape.compound() {
         Some(c) => (0..)
             .zip(c.pieces())
             .map(|(index, p)| Piece {
                 index,
                 shape: &p.shape,
+                deformed: None,
                 motion: motion.of_part(&p.pose),
             })
             .collect(),
         None => vec![Piece {
             index: 0,
-            shape: s,
+            shape: side.shape,
+            deformed: side.deformed,
             motion: *motion,
         }],
     }
@@ -207,7 +227,7 @@ fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
         let spin = if p.motion.is_linear() {
             0.0
         } else {
-            p.motion.angvel.length() * radius_about(&bx, p.motion.local_center)
+            p.motion.angvel.length() * bx.max_distance_from(p.motion.local_center)
         };
         let pose = &p.motion.start;
         let framed = FrameBox {
@@ -224,11 +244,6 @@ fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
         within,
     };
     time_bound(&fa, &fb, &approach)
-}
-
-/// The largest distance from `center` to a point of the box.
-fn radius_about(bx: &Aabb, center: Vec3) -> f32 {
-    ((bx.min - center).abs().max((bx.max - center).abs())).length()
 }
 
 /// A convex piece as GJK sees it.
@@ -253,7 +268,9 @@ fn piece_cast(a: Piece<'_>, b: Piece<'_>, params: &CastParams) -> Option<ShapeCa
         let mover = |s, p: &Piece<'_>| {
             (
                 s,
-                radius_about(&p.shape.local_aabb(), p.motion.local_center),
+                p.shape
+                    .local_aabb()
+                    .max_distance_from(p.motion.local_center),
             )
         };
         let ((sa, ra), (sb, rb)) = (mover(sa, &a), mover(sb, &b));
@@ -302,13 +319,16 @@ fn tree_side<'a>(
     single: &'a AabbTree,
 ) -> Option<TreeSide<'a>> {
     if let Some(shape) = convex {
-        let radius = radius_about(&p.shape.local_aabb(), p.motion.local_center);
+        let radius = p
+            .shape
+            .local_aabb()
+            .max_distance_from(p.motion.local_center);
         return Some(TreeSide {
             tree: TreeRef::Aabb(single),
             parts: Parts::Convex { shape, radius },
         });
     }
-    let s = p.shape.surface()?;
+    let s = p.deformed.or_else(|| p.shape.surface())?;
     Some(TreeSide {
         tree: s.tree,
         parts: Parts::Mesh(s.mesh),

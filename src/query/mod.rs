@@ -67,6 +67,7 @@ mod ray_cast;
 mod rounded;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
+pub(crate) use cast::cast_sides;
 pub use cast::{ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};

@@ -1,0 +1,171 @@
+//! Shape casts against the world: where a moving shape first touches a
+//! body ([`CollisionWorld::cast_shape`]), or every body it touches on its
+//! way ([`CollisionWorld::cast_shape_all`]), with the layer and exclusion
+//! filter of the other spatial queries.
+//!
+//! Candidates are the bodies whose broad-phase box overlaps the box the
+//! shape sweeps (the union of its start and end boxes for a translation;
+//! the start box grown by the farthest any point can travel when it also
+//! turns). Each is cast exactly ([`query::cast_shapes_nonlinear`]'s
+//! algorithm, on the body's current surface when it deforms), the bodies
+//! standing still at their current poses, the earliest hit so far as the
+//! limit. Results do not depend on the broad phase's order: ties go to the
+//! smaller handle, and every-hit results are sorted by time then handle.
+
+use glam::Mat3;
+
+use super::spatial::{QueryFilter, shape_box};
+use super::{BodyHandle, CollisionWorld};
+use crate::broad_phase::BroadPhase;
+use crate::bvh::cast::{Approach, time_bound};
+use crate::bvh::distance::FrameBox;
+use crate::collider::SharedShape;
+use crate::math::{Aabb, RigidMotion};
+use crate::query::{self, PairSide, QueryError, ShapeCastHit, ShapeCastOptions};
+
+/// Where a cast shape touches a body: the body and the contact, the cast
+/// shape first (`point_a`, `features[0]`, `pieces[0]`), the normal from
+/// the cast shape towards the body.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WorldShapeHit {
+    /// The body touched.
+    pub body: BodyHandle,
+    /// The contact.
+    pub hit: ShapeCastHit,
+}
+
+impl<B: BroadPhase> CollisionWorld<B> {
+    /// The first body `shape` touches when it moves by `motion` within
+    /// `options.max_time_of_impact`; among bodies touched at the same time,
+    /// the smallest handle. Bodies stand still at their current poses.
+    /// Errors: a bad motion or bad options (see
+    /// [`query::cast_shapes_nonlinear`]).
+    pub fn cast_shape(
+        &self,
+        shape: &SharedShape,
+        motion: &RigidMotion,
+        options: &ShapeCastOptions,
+        filter: QueryFilter<'_>,
+    ) -> Result<Option<WorldShapeHit>, QueryError> {
+        let mut limit = *options;
+        let mut best: Option<WorldShapeHit> = None;
+        self.cast_candidates(shape, motion, (options, &filter), |body, side| {
+            let hit = cast_one((shape, motion), side, &limit)?;
+            if let Some(hit) = hit {
+                let earlier = best.is_none_or(|b| {
+                    let t = (hit.time_of_impact, b.hit.time_of_impact);
+                    t.0 < t.1 || (t.0 == t.1 && body < b.body)
+                });
+                if earlier {
+                    limit.max_time_of_impact = hit.time_of_impact;
+                    best = Some(WorldShapeHit { body, hit });
+                }
+            }
+            Ok(limit.max_time_of_impact)
+        })?;
+        Ok(best)
+    }
+
+    /// Every body `shape` touches when it moves by `motion` within
+    /// `options.max_time_of_impact`, its first contact each, sorted by time
+    /// then handle, in `out` (cleared first).
+    pub fn cast_shape_all(
+        &self,
+        shape: &SharedShape,
+        motion: &RigidMotion,
+        options: &ShapeCastOptions,
+        filter: QueryFilter<'_>,
+        out: &mut Vec<WorldShapeHit>,
+    ) -> Result<(), QueryError> {
+        out.clear();
+        self.cast_candidates(shape, motion, (options, &filter), |body, side| {
+            if let Some(hit) = cast_one((shape, motion), side, options)? {
+                out.push(WorldShapeHit { body, hit });
+            }
+            Ok(options.max_time_of_impact)
+        })?;
+        out.sort_unstable_by(|a, b| {
+            let (x, y) = (a.hit.time_of_impact, b.hit.time_of_impact);
+            x.total_cmp(&y).then(a.body.cmp(&b.body))
+        });
+        Ok(())
+    }
+
+    /// Checks the input, then calls `f` on every body passing `filter`
+    /// whose box overlaps the box `shape` sweeps, with its pair side, in
+    /// the order of the time their boxes can first meet (then handle);
+    /// stops at the first body whose boxes cannot meet before `f`'s answer
+    /// (the earliest contact so far, or the cast's limit).
+    fn cast_candidates(
+        &self,
+        shape: &SharedShape,
+        motion: &RigidMotion,
+        (options, filter): (&ShapeCastOptions, &QueryFilter<'_>),
+        mut f: impl FnMut(BodyHandle, &PairSide<'_>) -> Result<f32, QueryError>,
+    ) -> Result<(), QueryError> {
+        motion.start.validate().map_err(QueryError::InvalidPose)?;
+        motion.check().map_err(QueryError::InvalidCast)?;
+        options.check().map_err(QueryError::InvalidCast)?;
+        let swept = swept_box(shape, motion, options.max_time_of_impact);
+        let start = shape_box(shape, &motion.start);
+        let approach = Approach {
+            closing: motion.linvel,
+            spin: motion.angvel.length()
+                * shape.local_aabb().max_distance_from(motion.local_center),
+            within: options.target_distance + options.tolerance,
+        };
+        let mut candidates = Vec::new();
+        self.visit_boxes(&swept, filter, |id, body| {
+            if let (Some(_), Some(tight)) = (body.pose, body.current_box()) {
+                candidates.push((
+                    time_bound(&frame(&start), &frame(&tight), &approach),
+                    id,
+                    body,
+                ));
+            }
+        });
+        candidates.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut limit = options.max_time_of_impact;
+        for (bound, id, body) in candidates {
+            if bound > limit {
+                break;
+            }
+            limit = f(id, &body.side(false))?;
+        }
+        Ok(())
+    }
+}
+
+/// An axis-aligned box as a box in the world frame.
+fn frame(b: &Aabb) -> FrameBox {
+    FrameBox {
+        axes: Mat3::IDENTITY,
+        center: b.center(),
+        half: b.half_extents(),
+    }
+}
+
+/// The cast of `shape` against one standing body.
+fn cast_one(
+    (shape, motion): (&SharedShape, &RigidMotion),
+    body: &PairSide<'_>,
+    options: &ShapeCastOptions,
+) -> Result<Option<ShapeCastHit>, QueryError> {
+    let side = PairSide::of(shape, &motion.start);
+    let still = RigidMotion::stationary(body.pose);
+    query::cast_sides((&side, motion), (body, &still), options)
+}
+
+/// A box holding `shape` at every pose of `motion` in `[0, max_time]`:
+/// the start and end boxes' union for a translation; for a motion that
+/// turns, the start box grown by the farthest a point can travel (`|v| T`
+/// plus `min(|ω| T, 2) R` for a point at distance `R` from the center).
+fn swept_box(shape: &SharedShape, motion: &RigidMotion, max_time: f32) -> Aabb {
+    let start = shape_box(shape, &motion.start);
+    if motion.is_linear() {
+        return start.union(shape_box(shape, &motion.pose_at(max_time)));
+    }
+    let r = shape.local_aabb().max_distance_from(motion.local_center);
+    let turn = (motion.angvel.length() * max_time).min(2.0);
+    start.padded(motion.linvel.length() * max_time + turn * r)
+}
