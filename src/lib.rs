@@ -132,7 +132,7 @@ pub mod prelude {
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
         CollisionPlugin, CollisionStart, CollisionSystems, Collisions, DeformedVertices, LayerMask,
         RayHitData, Sensor, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter,
-        StaticCollider,
+        StaticCollider, SweptCcd,
     };
 }
 

@@ -50,6 +50,29 @@ impl RigidMotion {
         }
     }
 
+    /// The motion that takes a body from pose `from` at time 0 to pose `to`
+    /// at time 1, turning about `local_center` by the shorter rotation
+    /// (at most half a turn) while that point moves in a straight line.
+    pub fn between(from: &Pose, to: &Pose, local_center: Vec3) -> Self {
+        let mut turn = to.rotation * from.rotation.inverse();
+        if turn.w < 0.0 {
+            turn = -turn;
+        }
+        let (axis, angle) = turn.normalize().to_axis_angle();
+        let angvel = if angle.is_finite() && angle > 0.0 {
+            axis * angle
+        } else {
+            Vec3::ZERO
+        };
+        let linvel = to.transform_point(local_center) - from.transform_point(local_center);
+        RigidMotion {
+            start: *from,
+            local_center,
+            linvel,
+            angvel,
+        }
+    }
+
     /// Whether the motion has no rotation.
     pub fn is_linear(&self) -> bool {
         self.angvel == Vec3::ZERO
@@ -121,6 +144,26 @@ mod tests {
         for t in [0.0, 0.7, 2.0] {
             let via_body = m.pose_at(t).transform_point(local.transform_point(x));
             assert!(part.pose_at(t).transform_point(x).distance(via_body) < 1e-5);
+        }
+    }
+
+    #[test]
+    fn between_two_poses_ends_at_the_second() {
+        let from = Pose::new(Quat::from_rotation_x(0.3), Vec3::new(1.0, 2.0, 3.0));
+        for (q, c) in [
+            (
+                Quat::from_rotation_y(2.5) * from.rotation,
+                Vec3::new(0.2, 0.0, -0.4),
+            ),
+            (-(Quat::from_rotation_z(-3.0) * from.rotation), Vec3::ZERO),
+            (from.rotation, Vec3::X),
+        ] {
+            let to = Pose::new(q, Vec3::new(-2.0, 0.5, 4.0));
+            let m = RigidMotion::between(&from, &to, c);
+            let end = m.pose_at(1.0);
+            assert!(end.translation.distance(to.translation) < 1e-5, "{end:?}");
+            assert!(end.rotation.dot(to.rotation).abs() > 1.0 - 1e-6, "{end:?}");
+            assert!(m.angvel.length() <= std::f32::consts::PI + 1e-5);
         }
     }
 }

@@ -16,7 +16,11 @@ pub use tasks::NarrowTask;
 
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
-use crate::query::{CachePool, PairCache, PairResult, PairSide, QueryScratch, test_pair};
+use crate::math::RigidMotion;
+use crate::query::{
+    CachePool, ContactData, PairCache, PairResult, PairSide, QueryScratch, ShapeCastOptions,
+    cast_sides, test_pair,
+};
 
 /// Cached state of an active pair: its last result, and what its test keeps
 /// between frames (Lin–Canny features, triangle pairs, piece pairs).
@@ -81,6 +85,11 @@ pub trait PairBodies: Sync {
     fn shape(&self, key: u32) -> &ShapeData;
     /// Whether its box changed since the last narrow phase.
     fn moved(&self, key: u32) -> bool;
+    /// Its motion over the step, for a body with continuous detection that
+    /// moved (from its pose at the last narrow phase to its pose now).
+    fn sweep(&self, _key: u32) -> Option<RigidMotion> {
+        None
+    }
 }
 
 /// A pair started (`true`) or stopped touching.
@@ -189,11 +198,12 @@ impl NarrowPhase {
     }
 }
 
-/// Whether a pair needs a test: new, or one of its bodies moved.
+/// Whether a pair needs a test: new, touching only by last step's sweep,
+/// or one of its bodies moved.
 #[inline]
 fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &PairState) -> bool {
     let (a, b) = pair_ids(key);
-    state.fresh || bodies.moved(a) || bodies.moved(b)
+    state.fresh || state.result.swept || bodies.moved(a) || bodies.moved(b)
 }
 
 /// Tests one pair and stores the result; returns whether `touching` changed.
@@ -205,11 +215,49 @@ fn run_job(
     scratch: &mut QueryScratch,
 ) -> bool {
     let (a, b) = pair_ids(key);
-    let result = test_pair(&bodies.side(a), &bodies.side(b), &mut state.cache, scratch);
+    let (sa, sb) = (bodies.side(a), bodies.side(b));
+    let mut result = test_pair(&sa, &sb, &mut state.cache, scratch);
+    if !result.touching {
+        result = swept_test((&sa, bodies.sweep(a)), (&sb, bodies.sweep(b))).unwrap_or(result);
+    }
     let changed = result.touching != state.result.touching;
     state.result = result;
     state.fresh = false;
     changed
+}
+
+/// Continuous detection of a pair apart at its current poses: when a body
+/// has a sweep, the cast of the two over the step (a body without one
+/// stands at its current pose); a hit is a touch during the step.
+fn swept_test(
+    (a, ma): (&PairSide<'_>, Option<RigidMotion>),
+    (b, mb): (&PairSide<'_>, Option<RigidMotion>),
+) -> Option<PairResult> {
+    if ma.is_none() && mb.is_none() {
+        return None;
+    }
+    let ma = ma.unwrap_or_else(|| RigidMotion::stationary(a.pose));
+    let mb = mb.unwrap_or_else(|| RigidMotion::stationary(b.pose));
+    let hit = cast_sides((a, &ma), (b, &mb), &ShapeCastOptions::default()).ok()??;
+    if hit.started_touching {
+        // Touching at the step's start is last step's news, not a new touch.
+        return None;
+    }
+    let contact = (!a.boolean_only && !b.boolean_only).then_some(ContactData {
+        distance: hit.distance,
+        depth: 0.0,
+        normal: hit.normal,
+        point_a: hit.point_a,
+        point_b: hit.point_b,
+        features: hit.features,
+        pieces: hit.pieces,
+    });
+    Some(PairResult {
+        touching: true,
+        exact: true,
+        contact,
+        swept: true,
+    })
 }
 
 /// The event of a pair whose `touching` just changed.

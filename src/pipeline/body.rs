@@ -58,6 +58,10 @@ pub struct BodyDesc {
     pub sensor: bool,
     /// Caller's tag, carried into events (the plugin stores the entity).
     pub user_data: u64,
+    /// Continuous detection: the body's pairs are found along its path
+    /// from one narrow phase to the next, and a pair it passes through
+    /// touches during that step (see [`CollisionWorld::set_ccd`](super::CollisionWorld::set_ccd)).
+    pub ccd: bool,
 }
 
 impl BodyDesc {
@@ -72,6 +76,7 @@ impl BodyDesc {
             active: true,
             sensor: false,
             user_data: 0,
+            ccd: false,
         }
     }
 }
@@ -100,6 +105,12 @@ pub(super) struct Body {
     pub generation: u32,
     /// A deformable mesh's current vertices and tree.
     pub deform: Option<Box<Deformable>>,
+    /// Continuous detection (see `ccd.rs`).
+    pub ccd: bool,
+    /// With `ccd`: the pose at the last narrow phase and the box there.
+    pub step_start: Option<(Pose, Aabb)>,
+    /// The box at the current pose, without the sweep.
+    pub unswept: Aabb,
 }
 
 impl Body {
@@ -121,6 +132,9 @@ impl Body {
             alive: true,
             generation,
             deform: None,
+            ccd: d.ccd,
+            step_start: None,
+            unswept: Aabb::EMPTY,
         }
     }
 

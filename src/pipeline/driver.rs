@@ -16,6 +16,7 @@
 use super::body::PairRules;
 use super::{Body, CollisionWorld, ContactEvent};
 use crate::broad_phase::{BroadPhase, pair_ids};
+use crate::math::RigidMotion;
 use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
 use crate::query::PairSide;
 
@@ -157,6 +158,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.pair_events.clear();
         self.events[start..]
             .sort_unstable_by_key(|e| (e.user_data, e.bodies[0], e.bodies[1], e.started));
+        self.restart_sweeps();
         for &i in &self.moved {
             self.bodies[i as usize].moved = false;
         }
@@ -200,6 +202,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
         };
         self.stats.bounds_updated += 1;
         self.stats.hill_climb_visits += u64::from(visits);
+        body.unswept = tight;
+        let tight = body.swept_box(tight);
         body.tight = tight;
         if !body.moved {
             body.moved = true;
@@ -238,5 +242,11 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn moved(&self, key: u32) -> bool {
         self.bodies[key as usize].moved
+    }
+
+    #[inline]
+    fn sweep(&self, key: u32) -> Option<RigidMotion> {
+        let body = &self.bodies[key as usize];
+        if body.ccd { body.sweep() } else { None }
     }
 }

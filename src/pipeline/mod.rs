@@ -60,6 +60,7 @@
 //! the broad phase's own data: no second world.
 
 mod body;
+mod ccd;
 mod deform;
 pub mod driver;
 mod handle;

@@ -182,6 +182,17 @@ pub struct StaticCollider;
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Sensor;
 
+/// Continuous collision detection for a fast collider (avian3d's name): its
+/// pairs are found along its whole path from one frame to the next, and a
+/// collider it passes through between two frames gets a
+/// [`CollisionStart`](super::CollisionStart) at the first touch (and a
+/// [`CollisionEnd`](super::CollisionEnd) the frame after, if they are
+/// apart by then), so nothing tunnels. See [`crate::pipeline`]'s
+/// `set_ccd`. Costs a shape cast per pair apart at the end of a step in
+/// which the collider moved.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct SweptCcd;
+
 /// Opts an entity in to [`CollisionStart`](super::CollisionStart) /
 /// [`CollisionEnd`](super::CollisionEnd) *observer* events targeted at it.
 /// (The buffered messages are written for every pair regardless.)

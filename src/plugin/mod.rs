@@ -41,7 +41,7 @@ mod systems;
 
 pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
-    CollisionLayers, DeformedVertices, LayerMask, Sensor, StaticCollider,
+    CollisionLayers, DeformedVertices, LayerMask, Sensor, StaticCollider, SweptCcd,
 };
 pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;

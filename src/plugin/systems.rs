@@ -7,7 +7,7 @@ use bevy_ecs::system::SystemParam;
 
 use super::components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
-    CollisionLayers, DeformedVertices, Sensor, StaticCollider,
+    CollisionLayers, DeformedVertices, Sensor, StaticCollider, SweptCcd,
 };
 use super::events::{CollisionEnd, CollisionStart};
 use super::pair_config::apply_pending;
@@ -22,6 +22,7 @@ type FlagsQuery<'w, 's> = Query<
         Option<&'static CollisionLayers>,
         Has<StaticCollider>,
         Has<Sensor>,
+        Has<SweptCcd>,
     ),
     With<Collider>,
 >;
@@ -32,6 +33,7 @@ type ChangedFlags = (
         Changed<CollisionLayers>,
         Added<StaticCollider>,
         Added<Sensor>,
+        Added<SweptCcd>,
     )>,
 );
 
@@ -64,6 +66,7 @@ pub(crate) struct SyncParams<'w, 's> {
     removed_layers: RemovedComponents<'w, 's, CollisionLayers>,
     removed_static: RemovedComponents<'w, 's, StaticCollider>,
     removed_sensor: RemovedComponents<'w, 's, Sensor>,
+    removed_ccd: RemovedComponents<'w, 's, SweptCcd>,
     changed: Query<'w, 's, (Entity, &'static Collider), Changed<Collider>>,
     flags: FlagsQuery<'w, 's>,
     changed_flags: Query<'w, 's, Entity, ChangedFlags>,
@@ -113,7 +116,7 @@ fn sync_colliders(p: &mut SyncParams) {
                 .set_shape(body, collider.shape().clone(), collider.bounds());
             continue;
         }
-        let Ok((layers, is_static, sensor)) = p.flags.get(e) else {
+        let Ok((layers, is_static, sensor, ccd)) = p.flags.get(e) else {
             continue;
         };
         let body = p.state.world.add_body(BodyDesc {
@@ -124,6 +127,7 @@ fn sync_colliders(p: &mut SyncParams) {
             active: true,
             sensor,
             user_data: e.to_bits(),
+            ccd,
         });
         p.state.entity_body.insert(e, body);
         apply_pending(&mut p.state, e);
@@ -131,13 +135,15 @@ fn sync_colliders(p: &mut SyncParams) {
     *p.scratch = list;
 }
 
-/// Layers, static and sensor flags that changed or were removed.
+/// Layers, static, sensor and continuous-detection flags that changed or
+/// were removed.
 fn sync_flags(p: &mut SyncParams) {
     let SyncParams {
         state,
         removed_layers,
         removed_static,
         removed_sensor,
+        removed_ccd,
         flags,
         changed_flags,
         ..
@@ -145,9 +151,10 @@ fn sync_flags(p: &mut SyncParams) {
     let removed = removed_layers
         .read()
         .chain(removed_static.read())
-        .chain(removed_sensor.read());
+        .chain(removed_sensor.read())
+        .chain(removed_ccd.read());
     for e in changed_flags.iter().chain(removed) {
-        let (Some(&body), Ok((layers, is_static, sensor))) =
+        let (Some(&body), Ok((layers, is_static, sensor, ccd))) =
             (state.entity_body.get(&e), flags.get(e))
         else {
             continue;
@@ -156,6 +163,7 @@ fn sync_flags(p: &mut SyncParams) {
         let _ = world.set_layers(body, layers.copied().unwrap_or_default().to_layers());
         let _ = world.set_static(body, is_static);
         let _ = world.set_sensor(body, sensor);
+        let _ = world.set_ccd(body, ccd);
     }
 }
 

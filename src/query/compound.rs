@@ -150,6 +150,7 @@ pub(super) fn compound_pair(
         touching,
         exact: true,
         contact: if boolean_only && touching { None } else { best },
+        swept: false,
     }
 }
 

@@ -140,6 +140,7 @@ fn mesh_pair(
         touching: !pairs.is_empty(),
         exact: true,
         contact: None,
+        swept: false,
     }
 }
 
@@ -161,6 +162,7 @@ fn convex_pair(
             touching: gjk_intersect(pa, &a.pose, pb, &b.pose, &mut cache.gjk),
             exact: true,
             contact: None,
+            swept: false,
         };
     }
     let r = lin_canny::closest_features(pa, &a.pose, pb, &b.pose, cache);
@@ -202,5 +204,6 @@ fn convex_pair(
         touching: r.intersecting,
         exact: true,
         contact,
+        swept: false,
     }
 }

@@ -90,4 +90,8 @@ pub struct PairResult {
     /// Contact data, for pair kinds that compute it (overlapping
     /// boolean-only pairs skip it: they only report start and end).
     pub contact: Option<ContactData>,
+    /// The objects touched during the step (continuous detection: a body's
+    /// sweep from its last pose met the other) but not at their current
+    /// poses; the contact data are those at the time of impact.
+    pub swept: bool,
 }

@@ -68,6 +68,7 @@ pub(super) fn rounded_rounded(
         touching,
         exact: true,
         contact: (!touching || !(a.boolean_only || b.boolean_only)).then_some(data),
+        swept: false,
     }
 }
 
@@ -97,6 +98,7 @@ pub(super) fn rounded_convex(
         touching: g.intersecting,
         exact: true,
         contact: data,
+        swept: false,
     }
 }
 
@@ -163,6 +165,7 @@ fn mesh_result(touching: bool) -> PairResult {
         touching,
         exact: true,
         contact: None,
+        swept: false,
     }
 }
 

@@ -1,0 +1,100 @@
+//! Continuous detection, opt-in per body ([`BodyDesc::ccd`](super::BodyDesc),
+//! [`CollisionWorld::set_ccd`]): nothing tunnels.
+//!
+//! A body with continuous detection remembers its pose at the last narrow
+//! phase. When it has moved since, its motion over the step is the rigid
+//! motion from that pose to the current one (its box center in a straight
+//! line, the shorter rotation about it: [`RigidMotion::between`]), and:
+//!
+//! - **bounds**: its broad-phase box holds its whole path: the union of its
+//!   boxes at both ends, grown by `θ R / 2` when it turns by `θ` (a point
+//!   at distance `R` from the center strays at most `2 t (1 − t) θ R` from
+//!   the straight line between its two ends, which the union holds), so
+//!   every body it passes is paired;
+//! - **narrow phase**: a pair apart at the current poses is cast over the
+//!   step ([`crate::query::cast_shapes_nonlinear`]'s algorithm; a body
+//!   without continuous detection stands at its current pose). A hit makes
+//!   the pair touch for this step (`PairResult::swept`, contact data at the
+//!   time of impact): a start event now, and, since the pair is tested
+//!   again at the next narrow phase, an end event then if it is apart. A
+//!   hit at time 0 (touching where the step starts) is not a new touch: a
+//!   pair that separates ends at once.
+//!
+//! After the narrow phase the step starts afresh at the current pose, and a
+//! body that swept is marked for a bounds update so that its box shrinks
+//! back. Poses set several times between two narrow phases sweep from the
+//! first to the last in a straight line; a teleport sweeps too (turn
+//! detection off for that step to jump).
+
+use super::body::Body;
+use super::{BodyHandle, CollisionWorld, WorldError};
+use crate::broad_phase::BroadPhase;
+use crate::math::{Aabb, RigidMotion};
+
+impl Body {
+    /// The body's box in its own frame (a deformed mesh's current box).
+    fn local_box(&self) -> Aabb {
+        self.deform
+            .as_ref()
+            .map_or_else(|| self.shape.local_aabb(), |d| d.local_box())
+    }
+
+    /// Its motion over the step, when it has continuous detection and moved.
+    pub fn sweep(&self) -> Option<RigidMotion> {
+        let (from, _) = self.step_start?;
+        let to = self.pose?;
+        (self.ccd && from != to)
+            .then(|| RigidMotion::between(&from, &to, self.local_box().center()))
+    }
+
+    /// The box holding the body along its step (see the module docs), from
+    /// its box `now` at the current pose.
+    pub fn swept_box(&self, now: Aabb) -> Aabb {
+        let (Some(m), Some((_, start))) = (self.sweep(), self.step_start) else {
+            return now;
+        };
+        let radius = self.local_box().max_distance_from(m.local_center);
+        now.union(start).padded(0.5 * m.angvel.length() * radius)
+    }
+}
+
+impl<B: BroadPhase> CollisionWorld<B> {
+    /// Turns continuous detection of a body on or off (see the module
+    /// docs). Turned on, its first step starts at its current pose; setting
+    /// the same value again changes nothing.
+    pub fn set_ccd(&mut self, h: BodyHandle, on: bool) -> Result<(), WorldError> {
+        let body = self.body_mut(h)?;
+        if body.ccd == on {
+            return Ok(());
+        }
+        body.ccd = on;
+        body.step_start = if on {
+            body.pose.map(|p| (p, body.unswept))
+        } else {
+            None
+        };
+        Ok(())
+    }
+
+    /// Whether a body has continuous detection.
+    pub fn ccd(&self, h: BodyHandle) -> Result<bool, WorldError> {
+        Ok(self.body(h)?.ccd)
+    }
+
+    /// After a narrow phase: the moved bodies with continuous detection
+    /// start their next step here; those that swept get a bounds update.
+    pub(super) fn restart_sweeps(&mut self) {
+        for k in 0..self.moved.len() {
+            let i = self.moved[k];
+            let body = &mut self.bodies[i as usize];
+            if !body.ccd || body.pose.is_none() {
+                continue;
+            }
+            let swept = body.sweep().is_some();
+            body.step_start = body.pose.map(|p| (p, body.unswept));
+            if swept {
+                self.mark_dirty(i);
+            }
+        }
+    }
+}
