@@ -11,6 +11,8 @@
 //! it, a grab takes an object the hand is touching (known from the events,
 //! no geometry is polled) and parents it to the hand, so it moves with the
 //! hand and keeps colliding with the room; a release leaves it where it is.
+//! The hand has continuous detection (`SweptCcd`): it cannot pass through
+//! a thin object between two frames.
 //! While held, the hand–object pair is deactivated (I-COLLIDE's pair
 //! configuration). The hand follows a scripted path; at the end the example
 //! prints the per-stage timings and a summary, and writes a picture (top
@@ -210,8 +212,10 @@ pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
     let cup = spawn_room(app.world_mut())?;
     let script = Script::new(cup);
     let hand = Collider::new(scene::hand()?);
+    // Continuous detection: a fast hand cannot pass through a thin shelf
+    // between two frames.
     app.world_mut()
-        .spawn((hand, script.transform(0), Label("hand"), Hand));
+        .spawn((hand, script.transform(0), Label("hand"), Hand, SweptCcd));
     app.insert_resource(script);
     let frames = app.world().resource::<Script>().last_frame();
     for _ in 0..frames {

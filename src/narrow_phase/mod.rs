@@ -32,6 +32,9 @@ pub struct PairState {
     pub(crate) cache: PairCache,
     /// Not tested since it started.
     fresh: bool,
+    /// Narrow phases it may still skip: it cannot touch before (time to
+    /// collision scheduling, see `pipeline/ttc.rs`).
+    sleep: u32,
 }
 
 /// A touching piece pair of a pair involving a compound (see
@@ -89,6 +92,17 @@ pub trait PairBodies: Sync {
     /// moved (from its pose at the last narrow phase to its pose now).
     fn sweep(&self, _key: u32) -> Option<RigidMotion> {
         None
+    }
+    /// For time-to-collision scheduling: the farthest any of its points
+    /// can move in a step, when it declared a bound and its pairs may be
+    /// scheduled (`None`: test whenever it moves).
+    fn step_reach(&self, _key: u32) -> Option<f32> {
+        None
+    }
+    /// Whether it moved farther than its bound allows since the last narrow
+    /// phase (its pairs are then all tested).
+    fn broke_bound(&self, _key: u32) -> bool {
+        false
     }
 }
 
@@ -177,6 +191,7 @@ impl NarrowPhase {
                 result: PairResult::default(),
                 cache: self.pool.take(bodies.shape(a), bodies.shape(b)),
                 fresh: true,
+                sleep: 0,
             };
             self.pairs.insert(key, state);
         }
@@ -199,11 +214,36 @@ impl NarrowPhase {
 }
 
 /// Whether a pair needs a test: new, touching only by last step's sweep,
-/// or one of its bodies moved.
+/// or one of its bodies moved, unless it is scheduled to sleep this step
+/// (and neither body broke its speed bound). Counts the sleep down.
 #[inline]
-fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &PairState) -> bool {
+fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &mut PairState) -> bool {
     let (a, b) = pair_ids(key);
-    state.fresh || state.result.swept || bodies.moved(a) || bodies.moved(b)
+    if state.fresh || state.result.swept {
+        return true;
+    }
+    if state.sleep > 0 {
+        state.sleep -= 1;
+        if !(bodies.broke_bound(a) || bodies.broke_bound(b)) {
+            return false;
+        }
+        state.sleep = 0;
+    }
+    bodies.moved(a) || bodies.moved(b)
+}
+
+/// Narrow phases a pair `distance` apart may skip when its bodies' points
+/// move at most `reach` per step in all: `⌈d / reach⌉ − 1`, with a
+/// relative slack against rounding.
+fn steps_apart(distance: f32, reach: f32) -> u32 {
+    let d = distance * (1.0 - 1e-4);
+    if !(d > 0.0) {
+        return 0;
+    }
+    if !(reach > 0.0) {
+        return u32::MAX;
+    }
+    ((d / reach).ceil() - 1.0).clamp(0.0, u32::MAX as f32) as u32
 }
 
 /// Tests one pair and stores the result; returns whether `touching` changed.
@@ -221,6 +261,10 @@ fn run_job(
         result = swept_test((&sa, bodies.sweep(a)), (&sb, bodies.sweep(b))).unwrap_or(result);
     }
     let changed = result.touching != state.result.touching;
+    state.sleep = match (result.contact, bodies.step_reach(a), bodies.step_reach(b)) {
+        (Some(c), Some(ra), Some(rb)) if !result.touching => steps_apart(c.distance, ra + rb),
+        _ => 0,
+    };
     state.result = result;
     state.fresh = false;
     changed

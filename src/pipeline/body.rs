@@ -11,6 +11,7 @@ use crate::query::PairSide;
 use crate::shape::Rounded;
 
 use super::deform::Deformable;
+use super::ttc::SpeedBound;
 
 /// Collision layers, with the convention of avian and rapier: two bodies
 /// may collide when each one's `memberships` meets the other's `filters`.
@@ -111,6 +112,10 @@ pub(super) struct Body {
     pub step_start: Option<(Pose, Aabb)>,
     /// The box at the current pose, without the sweep.
     pub unswept: Aabb,
+    /// How far it may move per step (see `ttc.rs`).
+    pub speed_bound: Option<SpeedBound>,
+    /// It moved farther than its bound since the last narrow phase.
+    pub over_speed: bool,
 }
 
 impl Body {
@@ -135,6 +140,8 @@ impl Body {
             ccd: d.ccd,
             step_start: None,
             unswept: Aabb::EMPTY,
+            speed_bound: None,
+            over_speed: false,
         }
     }
 

@@ -68,11 +68,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             return Ok(());
         }
         body.ccd = on;
-        body.step_start = if on {
-            body.pose.map(|p| (p, body.unswept))
-        } else {
-            None
-        };
+        body.step_start = body.pose.map(|p| (p, body.unswept));
         Ok(())
     }
 
@@ -81,16 +77,18 @@ impl<B: BroadPhase> CollisionWorld<B> {
         Ok(self.body(h)?.ccd)
     }
 
-    /// After a narrow phase: the moved bodies with continuous detection
-    /// start their next step here; those that swept get a bounds update.
-    pub(super) fn restart_sweeps(&mut self) {
+    /// After a narrow phase: the moved bodies with continuous detection or
+    /// a speed bound start their next step here; those that swept get a
+    /// bounds update.
+    pub(super) fn restart_steps(&mut self) {
         for k in 0..self.moved.len() {
             let i = self.moved[k];
             let body = &mut self.bodies[i as usize];
-            if !body.ccd || body.pose.is_none() {
+            body.over_speed = false;
+            if !(body.ccd || body.speed_bound.is_some()) || body.pose.is_none() {
                 continue;
             }
-            let swept = body.sweep().is_some();
+            let swept = body.ccd && body.sweep().is_some();
             body.step_start = body.pose.map(|p| (p, body.unswept));
             if swept {
                 self.mark_dirty(i);

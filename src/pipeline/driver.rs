@@ -96,6 +96,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         let bodies = Bodies {
             bodies: &self.bodies,
             penetration: self.config.penetration,
+            time_to_collision: self.config.time_to_collision,
         };
         self.narrow
             .update(&self.changes, &bodies, &mut self.pair_events);
@@ -130,6 +131,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         let bodies = Bodies {
             bodies: &self.bodies,
             penetration: self.config.penetration,
+            time_to_collision: self.config.time_to_collision,
         };
         self.narrow
             .update_with(&self.changes, &bodies, tasks, run, &mut self.pair_events);
@@ -158,7 +160,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.pair_events.clear();
         self.events[start..]
             .sort_unstable_by_key(|e| (e.user_data, e.bodies[0], e.bodies[1], e.started));
-        self.restart_sweeps();
+        self.restart_steps();
         for &i in &self.moved {
             self.bodies[i as usize].moved = false;
         }
@@ -203,6 +205,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.stats.bounds_updated += 1;
         self.stats.hill_climb_visits += u64::from(visits);
         body.unswept = tight;
+        body.over_speed =
+            body.speed_bound.is_some() && body.breaks_bound(body.step_start.map(|s| s.0));
         let tight = body.swept_box(tight);
         body.tight = tight;
         if !body.moved {
@@ -226,6 +230,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
 pub struct Bodies<'a> {
     bodies: &'a [Body],
     penetration: bool,
+    time_to_collision: bool,
 }
 
 impl PairBodies for Bodies<'_> {
@@ -248,5 +253,21 @@ impl PairBodies for Bodies<'_> {
     fn sweep(&self, key: u32) -> Option<RigidMotion> {
         let body = &self.bodies[key as usize];
         if body.ccd { body.sweep() } else { None }
+    }
+
+    #[inline]
+    fn step_reach(&self, key: u32) -> Option<f32> {
+        let body = &self.bodies[key as usize];
+        let convex = body.shape.compound().is_none();
+        if self.time_to_collision && convex {
+            body.step_reach()
+        } else {
+            None
+        }
+    }
+
+    #[inline]
+    fn broke_bound(&self, key: u32) -> bool {
+        self.bodies[key as usize].over_speed
     }
 }

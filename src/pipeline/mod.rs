@@ -66,11 +66,13 @@ pub mod driver;
 mod handle;
 mod shape_cast;
 pub mod spatial;
+mod ttc;
 
 pub use body::{BodyDesc, Layers};
 pub use handle::BodyHandle;
 pub use shape_cast::WorldShapeHit;
 pub use spatial::{QueryFilter, WorldRayHit};
+pub use ttc::SpeedBound;
 
 use body::Body;
 
@@ -97,6 +99,12 @@ pub struct WorldConfig {
     /// touch (I-COLLIDE's events), by the coherent boolean test (GJK from
     /// the cached separating axis), much cheaper per pair.
     pub penetration: bool,
+    /// Time-to-collision scheduling (I-COLLIDE §3.4, `ttc.rs`): a pair of
+    /// bodies with speed bounds ([`CollisionWorld::set_speed_bound`]) found
+    /// apart is not tested again before the first step at which it could
+    /// touch. Needs `penetration` (the distance comes with the contact
+    /// data). Off by default.
+    pub time_to_collision: bool,
 }
 
 impl Default for WorldConfig {
@@ -105,6 +113,7 @@ impl Default for WorldConfig {
             margin: 0.0,
             cell_size: None,
             penetration: true,
+            time_to_collision: false,
         }
     }
 }
@@ -118,6 +127,8 @@ pub enum WorldError {
     InvalidPose(PoseError),
     /// The margin is NaN, infinite or negative.
     InvalidMargin(f32),
+    /// A speed bound is NaN, infinite or negative.
+    InvalidSpeedBound(SpeedBound),
     /// Only a triangle-mesh body can deform (the kind given).
     NotDeformable(&'static str),
     /// New vertex positions for a mesh of another size.
@@ -142,6 +153,10 @@ impl std::fmt::Display for WorldError {
             WorldError::InvalidMargin(m) => {
                 write!(f, "invalid margin {m}: it must be finite and >= 0")
             }
+            WorldError::InvalidSpeedBound(b) => write!(
+                f,
+                "invalid speed bound {b:?}: both parts must be finite and >= 0"
+            ),
             WorldError::NotDeformable(kind) => {
                 write!(f, "a {kind} body cannot deform: only triangle meshes can")
             }
