@@ -237,10 +237,10 @@ fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &mut PairState) -> 
 /// relative slack against rounding.
 fn steps_apart(distance: f32, reach: f32) -> u32 {
     let d = distance * (1.0 - 1e-4);
-    if !(d > 0.0) {
+    if d.is_nan() || d <= 0.0 {
         return 0;
     }
-    if !(reach > 0.0) {
+    if reach.is_nan() || reach <= 0.0 {
         return u32::MAX;
     }
     ((d / reach).ceil() - 1.0).clamp(0.0, u32::MAX as f32) as u32
