@@ -103,8 +103,8 @@ fn scheduled_world_reports_exactly_the_events_of_the_plain_one() {
                 }
             }
             m.pose = Pose::new((m.spin * m.pose.rotation).normalize(), t);
-            for w in 0..2 {
-                worlds[w].set_pose(m.id[w], m.pose).expect("pose");
+            for (world, &id) in worlds.iter_mut().zip(&m.id) {
+                world.set_pose(id, m.pose).expect("pose");
             }
         }
         let got = [0, 1].map(|w| {
