@@ -203,6 +203,7 @@ fn world_against_brute_force(penetration: bool, frames: usize) {
             margin: 0.05,
             cell_size: Some(3.0),
             penetration,
+            ..Default::default()
         })
         .expect("valid config"),
         scene,
