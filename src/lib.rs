@@ -131,8 +131,8 @@ pub mod prelude {
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
         CollisionPlugin, CollisionStart, CollisionSystems, Collisions, DeformedVertices, LayerMask,
-        RayHitData, Sensor, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter,
-        StaticCollider, SweptCcd,
+        MaxFrameMotion, RayHitData, Sensor, ShapeCastConfig, ShapeHitData, SpatialQuery,
+        SpatialQueryFilter, StaticCollider, SweptCcd,
     };
 }
 

@@ -25,6 +25,9 @@ pub struct RunParams {
     pub warmup: u32,
     /// Penetration depth (EPA) for overlapping pairs; off in I-COLLIDE.
     pub depth: bool,
+    /// Time-to-collision scheduling (I-COLLIDE §3.4): every body declares
+    /// the scene's largest speed and spin per frame (`MaxFrameMotion`).
+    pub ttc: bool,
 }
 
 impl Default for RunParams {
@@ -38,6 +41,7 @@ impl Default for RunParams {
             frames: 300,
             warmup: 5,
             depth: false,
+            ttc: false,
         }
     }
 }
@@ -57,8 +61,10 @@ pub struct Summary {
     pub swaps: f64,
     /// Pairs whose boxes overlap.
     pub box_pairs: f64,
-    /// Pairs the narrow phase tested.
+    /// Pairs in the narrow phase.
     pub active_pairs: f64,
+    /// Pairs the narrow phase tested.
+    pub pair_tests: f64,
     /// Pairs touching (exact).
     pub touching: f64,
     /// `CollisionStart` messages (new collisions).
@@ -90,6 +96,7 @@ struct Totals {
     swaps: u64,
     box_pairs: u64,
     active_pairs: u64,
+    pair_tests: u64,
     touching: u64,
     starts: u64,
 }
@@ -99,7 +106,16 @@ pub fn run(p: &RunParams) -> Summary {
     let scene = MultiBodyScene::new(&p.scene);
     let mean_faces = scene.mean_faces();
     let mut app = App::new();
-    let plugin = CollisionPlugin::default().with_penetration(p.depth);
+    let plugin = CollisionPlugin::default()
+        .with_penetration(p.depth)
+        .with_time_to_collision(p.ttc);
+    let bound = MaxFrameMotion {
+        linear: scene
+            .bodies
+            .iter()
+            .fold(0.0, |m, b| m.max(b.velocity.length())),
+        angular: p.scene.rotation_deg.to_radians(),
+    };
     app.add_plugins((bevy_transform::TransformPlugin, plugin))
         .init_resource::<Totals>()
         .add_systems(Update, (exchange_velocities, move_bodies).chain())
@@ -108,7 +124,10 @@ pub fn run(p: &RunParams) -> Summary {
         let collider = Collider::new(scene.shape_of(i).clone()).with_bounds(p.bounds);
         let t =
             Transform::from_translation(body.pose.translation).with_rotation(body.pose.rotation);
-        app.world_mut().spawn((collider, t, Index(i)));
+        let mut body = app.world_mut().spawn((collider, t, Index(i)));
+        if p.ttc {
+            body.insert(bound);
+        }
     }
     app.insert_resource(Scene(scene));
     for _ in 0..p.warmup {
@@ -153,6 +172,7 @@ fn accumulate(
     totals.swaps += s.swaps.iter().sum::<u64>();
     totals.box_pairs += u64::from(s.box_pairs);
     totals.active_pairs += u64::from(s.active_pairs);
+    totals.pair_tests += u64::from(s.pair_tests);
     totals.touching += u64::from(s.touching);
     totals.starts += starts.read().count() as u64;
 }
@@ -169,6 +189,7 @@ fn summarize(world: &World, mean_faces: f32) -> Summary {
         swaps: per_frame(t.swaps),
         box_pairs: per_frame(t.box_pairs),
         active_pairs: per_frame(t.active_pairs),
+        pair_tests: per_frame(t.pair_tests),
         touching: per_frame(t.touching),
         starts: per_frame(t.starts),
     }

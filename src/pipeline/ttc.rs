@@ -66,9 +66,10 @@ impl Body {
             return true;
         };
         let moved = from.translation.distance(to.translation);
-        let turned = (to.rotation * from.rotation.inverse())
-            .normalize()
-            .angle_between(glam::Quat::IDENTITY);
+        // The turn's angle, 2 atan2(|xyz|, |w|) (glam's angle_between uses
+        // an approximate acos).
+        let q = to.rotation * from.rotation.inverse();
+        let turned = 2.0 * q.xyz().length().atan2(q.w.abs());
         moved > b.linear * (1.0 + SLACK) + SLACK || turned > b.angular * (1.0 + SLACK) + SLACK
     }
 }

@@ -193,6 +193,21 @@ pub struct Sensor;
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct SweptCcd;
 
+/// The most a collider moves in one frame (between two runs of the
+/// narrow phase): its origin by at most `linear` (world units), its
+/// rotation by at most `angular` (radians). With
+/// [`CollisionPlugin::with_time_to_collision`](super::CollisionPlugin::with_time_to_collision),
+/// a pair of such colliders found apart is not tested again before it
+/// could touch. A collider that moves farther than declared gets all its
+/// pairs tested that frame (never a missed contact).
+#[derive(Component, Clone, Copy, Debug, PartialEq)]
+pub struct MaxFrameMotion {
+    /// Largest translation per frame.
+    pub linear: f32,
+    /// Largest rotation per frame, radians.
+    pub angular: f32,
+}
+
 /// Opts an entity in to [`CollisionStart`](super::CollisionStart) /
 /// [`CollisionEnd`](super::CollisionEnd) *observer* events targeted at it.
 /// (The buffered messages are written for every pair regardless.)

@@ -41,7 +41,7 @@ mod systems;
 
 pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
-    CollisionLayers, DeformedVertices, LayerMask, Sensor, StaticCollider, SweptCcd,
+    CollisionLayers, DeformedVertices, LayerMask, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
 };
 pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;
@@ -104,6 +104,17 @@ impl CollisionPlugin {
     /// coherent boolean test).
     pub fn with_penetration(mut self, penetration: bool) -> Self {
         self.config.penetration = penetration;
+        self
+    }
+
+    /// Turns time-to-collision scheduling on (default off; I-COLLIDE §3.4,
+    /// see [`crate::pipeline`]'s `set_speed_bound`): a pair of colliders
+    /// with a [`MaxFrameMotion`] found apart is not tested again before the
+    /// first frame at which it could touch. Turns contact data on (the
+    /// distance comes with it).
+    pub fn with_time_to_collision(mut self, on: bool) -> Self {
+        self.config.time_to_collision = on;
+        self.config.penetration |= on;
         self
     }
 

@@ -7,13 +7,13 @@ use bevy_ecs::system::SystemParam;
 
 use super::components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
-    CollisionLayers, DeformedVertices, Sensor, StaticCollider, SweptCcd,
+    CollisionLayers, DeformedVertices, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
 };
 use super::events::{CollisionEnd, CollisionStart};
 use super::pair_config::apply_pending;
 use super::resources::{CollisionDiagnostics, CollisionState};
 use crate::math::Pose;
-use crate::pipeline::{BodyDesc, ContactEvent};
+use crate::pipeline::{BodyDesc, BodyHandle, ContactEvent, SpeedBound};
 
 type FlagsQuery<'w, 's> = Query<
     'w,
@@ -23,6 +23,7 @@ type FlagsQuery<'w, 's> = Query<
         Has<StaticCollider>,
         Has<Sensor>,
         Has<SweptCcd>,
+        Option<&'static MaxFrameMotion>,
     ),
     With<Collider>,
 >;
@@ -34,6 +35,7 @@ type ChangedFlags = (
         Added<StaticCollider>,
         Added<Sensor>,
         Added<SweptCcd>,
+        Changed<MaxFrameMotion>,
     )>,
 );
 
@@ -67,6 +69,7 @@ pub(crate) struct SyncParams<'w, 's> {
     removed_static: RemovedComponents<'w, 's, StaticCollider>,
     removed_sensor: RemovedComponents<'w, 's, Sensor>,
     removed_ccd: RemovedComponents<'w, 's, SweptCcd>,
+    removed_motion: RemovedComponents<'w, 's, MaxFrameMotion>,
     changed: Query<'w, 's, (Entity, &'static Collider), Changed<Collider>>,
     flags: FlagsQuery<'w, 's>,
     changed_flags: Query<'w, 's, Entity, ChangedFlags>,
@@ -116,7 +119,7 @@ fn sync_colliders(p: &mut SyncParams) {
                 .set_shape(body, collider.shape().clone(), collider.bounds());
             continue;
         }
-        let Ok((layers, is_static, sensor, ccd)) = p.flags.get(e) else {
+        let Ok((layers, is_static, sensor, ccd, motion)) = p.flags.get(e) else {
             continue;
         };
         let body = p.state.world.add_body(BodyDesc {
@@ -129,6 +132,7 @@ fn sync_colliders(p: &mut SyncParams) {
             user_data: e.to_bits(),
             ccd,
         });
+        set_speed_bound(&mut p.state, (e, body), motion);
         p.state.entity_body.insert(e, body);
         apply_pending(&mut p.state, e);
     }
@@ -144,6 +148,7 @@ fn sync_flags(p: &mut SyncParams) {
         removed_static,
         removed_sensor,
         removed_ccd,
+        removed_motion,
         flags,
         changed_flags,
         ..
@@ -152,9 +157,10 @@ fn sync_flags(p: &mut SyncParams) {
         .read()
         .chain(removed_static.read())
         .chain(removed_sensor.read())
-        .chain(removed_ccd.read());
+        .chain(removed_ccd.read())
+        .chain(removed_motion.read());
     for e in changed_flags.iter().chain(removed) {
-        let (Some(&body), Ok((layers, is_static, sensor, ccd))) =
+        let (Some(&body), Ok((layers, is_static, sensor, ccd, motion))) =
             (state.entity_body.get(&e), flags.get(e))
         else {
             continue;
@@ -164,6 +170,24 @@ fn sync_flags(p: &mut SyncParams) {
         let _ = world.set_static(body, is_static);
         let _ = world.set_sensor(body, sensor);
         let _ = world.set_ccd(body, ccd);
+        set_speed_bound(state, (e, body), motion);
+    }
+}
+
+/// A collider's declared motion bound into the world; a bad one is
+/// warned about and ignored (no scheduling for that collider).
+fn set_speed_bound(
+    state: &mut CollisionState,
+    (e, body): (Entity, BodyHandle),
+    motion: Option<&MaxFrameMotion>,
+) {
+    let bound = motion.map(|m| SpeedBound {
+        linear: m.linear,
+        angular: m.angular,
+    });
+    if let Err(err) = state.world.set_speed_bound(body, bound) {
+        log::warn!("bevy_icollide: entity {e}: {err}; the bound is ignored");
+        let _ = state.world.set_speed_bound(body, None);
     }
 }
 
