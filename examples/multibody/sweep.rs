@@ -124,13 +124,13 @@ fn measure(base: &RunParams, axis: &Axis) -> Vec<Row> {
 
 fn csv(axis: &Axis, rows: &[Row]) -> String {
     let mut out = format!(
-        "{},bounds,faces,frames,sync_ms,bounds_ms,broad_ms,narrow_ms,report_ms,total_ms,swaps,box_pairs,active_pairs,touching,starts\n",
+        "{},bounds,faces,frames,sync_ms,bounds_ms,broad_ms,narrow_ms,report_ms,total_ms,swaps,box_pairs,active_pairs,pair_tests,touching,starts\n",
         axis.name
     );
     for r in rows {
         let (s, m) = (&r.summary, &r.summary.mean);
         out += &format!(
-            "{},{},{:.1},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2}\n",
+            "{},{},{:.1},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1},{:.2},{:.2}\n",
             r.x,
             if r.mode == 0 { "cube" } else { "box" },
             s.mean_faces,
@@ -144,6 +144,7 @@ fn csv(axis: &Axis, rows: &[Row]) -> String {
             s.swaps,
             s.box_pairs,
             s.active_pairs,
+            s.pair_tests,
             s.touching,
             s.starts
         );
