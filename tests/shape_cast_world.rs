@@ -214,3 +214,49 @@ fn spatial_query_casts_shapes_from_a_system() {
         "{seen:?}"
     );
 }
+
+#[test]
+fn casts_see_a_deformed_mesh_where_it_is_now() {
+    let (v, t) = torus(1.0, 0.3, 16, 10);
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
+    let cloth = world.add_body(BodyDesc::new(
+        SharedShape::trimesh(v.clone(), t.clone()).expect("torus"),
+    ));
+    world.set_pose(cloth, Pose::IDENTITY).expect("pose");
+    world.step();
+    // Stretch it: twice as wide and 3 units up, then cast where it is now.
+    let moved: Vec<Vec3> = v
+        .iter()
+        .map(|p| Vec3::new(2.0 * p.x, p.y + 3.0, 2.0 * p.z))
+        .collect();
+    world.set_vertices(cloth, &moved).expect("same count");
+    world.step();
+    let now = SharedShape::trimesh(moved, t).expect("moved torus");
+    let ball = SharedShape::sphere(0.25).expect("ball");
+    let options = ShapeCastOptions {
+        max_time_of_impact: 20.0,
+        ..Default::default()
+    };
+    let mut rng = Rng::new(12);
+    let mut hits = 0;
+    for i in 0..200 {
+        let from = rng.in_cube(6.0);
+        let target = Vec3::new(0.0, 3.0, 0.0) + rng.in_cube(2.5);
+        let m = RigidMotion::linear(
+            Pose::from_translation(from),
+            (target - from).normalize_or_zero() * rng.range(0.5, 2.0),
+        );
+        let got = world
+            .cast_shape(&ball, &m, &options, QueryFilter::ALL)
+            .expect("valid");
+        let still = RigidMotion::stationary(Pose::IDENTITY);
+        let want = cast_shapes_nonlinear((&ball, &m), (&now, &still), &options).expect("valid");
+        assert_eq!(
+            got.map(|h| h.hit.time_of_impact),
+            want.map(|h| h.time_of_impact),
+            "cast {i}"
+        );
+        hits += usize::from(want.is_some());
+    }
+    assert!((40..=190).contains(&hits), "{hits} hits of 200");
+}

@@ -186,7 +186,7 @@ struct Search<'q, 'a, NA, NB> {
 }
 
 impl<NA: BoxNode, NB: BoxNode> PairSearch for Search<'_, '_, NA, NB> {
-    fn bound(&mut self, na: u32, nb: u32) -> f32 {
+    fn bound(&mut self, na: u32, nb: u32, _parent: f32) -> f32 {
         self.stats.box_tests += 1;
         let a = FrameBox::of(&self.a.tree.nodes[na as usize], &Pose::IDENTITY);
         let b = FrameBox::of(&self.b.tree.nodes[nb as usize], &self.rel);
@@ -202,7 +202,7 @@ impl<NA: BoxNode, NB: BoxNode> PairSearch for Search<'_, '_, NA, NB> {
     }
 
     /// Measures every triangle pair of two leaves.
-    fn leaves(&mut self, na: u32, nb: u32) {
+    fn leaves(&mut self, na: u32, nb: u32, _bound: f32) {
         let (a, b) = (self.a, self.b);
         for &tb in b.tree.leaf_primitives(nb as usize) {
             let tri_b = mapped_triangle(b.mesh, tb, &self.rel);

@@ -21,10 +21,13 @@ pub struct PendingPair {
 
 /// What a branch and bound computes on node pairs.
 pub(crate) trait PairSearch {
-    /// A lower bound on the value of anything under nodes `na` and `nb`.
-    fn bound(&mut self, na: u32, nb: u32) -> f32;
-    /// The exact test on two leaves' primitives; updates the best.
-    fn leaves(&mut self, na: u32, nb: u32);
+    /// A lower bound on the value of anything under nodes `na` and `nb`,
+    /// given `parent`, the bound of the pair they were split from (which
+    /// holds for them too).
+    fn bound(&mut self, na: u32, nb: u32, parent: f32) -> f32;
+    /// The exact test on two leaves' primitives, given the pair's bound;
+    /// updates the best.
+    fn leaves(&mut self, na: u32, nb: u32, bound: f32);
     /// The best value found so far (the initial limit before any).
     fn best(&self) -> f32;
     /// Whether the search can stop now.
@@ -42,14 +45,14 @@ pub(crate) fn branch_and_bound<NA: BoxNode, NB: BoxNode>(
     if ta.nodes.is_empty() || tb.nodes.is_empty() {
         return;
     }
-    stack.push(pair(search, 0, 0));
+    stack.push(pair(search, 0, 0, 0.0));
     while let Some(p) = stack.pop() {
         if p.bound > search.best() {
             continue;
         }
         let (la, lb) = (&ta.nodes[p.na as usize], &tb.nodes[p.nb as usize]);
         if la.is_leaf() && lb.is_leaf() {
-            search.leaves(p.na, p.nb);
+            search.leaves(p.na, p.nb, p.bound);
             if search.done() {
                 break;
             }
@@ -59,10 +62,16 @@ pub(crate) fn branch_and_bound<NA: BoxNode, NB: BoxNode>(
             && (lb.is_leaf() || volume(la.half_extents()) >= volume(lb.half_extents()));
         let (x, y) = if split_a {
             let f = la.first();
-            (pair(search, f, p.nb), pair(search, f + 1, p.nb))
+            (
+                pair(search, f, p.nb, p.bound),
+                pair(search, f + 1, p.nb, p.bound),
+            )
         } else {
             let f = lb.first();
-            (pair(search, p.na, f), pair(search, p.na, f + 1))
+            (
+                pair(search, p.na, f, p.bound),
+                pair(search, p.na, f + 1, p.bound),
+            )
         };
         // The smaller bound on top.
         let (near, far) = if x.bound <= y.bound { (x, y) } else { (y, x) };
@@ -75,11 +84,11 @@ pub(crate) fn branch_and_bound<NA: BoxNode, NB: BoxNode>(
 }
 
 #[inline]
-fn pair(search: &mut impl PairSearch, na: u32, nb: u32) -> PendingPair {
+fn pair(search: &mut impl PairSearch, na: u32, nb: u32, parent: f32) -> PendingPair {
     PendingPair {
         na,
         nb,
-        bound: search.bound(na, nb),
+        bound: search.bound(na, nb, parent),
     }
 }
 

@@ -35,7 +35,7 @@ use crate::geometry::cast::{CastParams, CastResult, Mover, conservative_advancem
 use crate::geometry::epa;
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::SupportMap;
-use crate::math::{Pose, RigidMotion};
+use crate::math::{Aabb, Pose, RigidMotion};
 use crate::shape::Feature;
 
 /// How far and how precisely to cast.
@@ -222,7 +222,7 @@ fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> Vec<Piece<'a>> {
 /// The pieces' boxes' [`time_bound`].
 fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
     let frame = |p: &Piece<'_>| {
-        let bx = p.shape.local_aabb();
+        let bx = local_box(p);
         let (c, h) = (bx.center(), bx.half_extents());
         let spin = if p.motion.is_linear() {
             0.0
@@ -244,6 +244,19 @@ fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
         within,
     };
     time_bound(&fa, &fb, &approach)
+}
+
+/// The piece's box in its frame: a deformed surface's current box (its
+/// AABB tree's root), else the shape's.
+fn local_box(p: &Piece<'_>) -> Aabb {
+    match p.deformed.map(|s| s.tree) {
+        Some(TreeRef::Aabb(t)) => t.nodes.first().map_or(Aabb::EMPTY, |n| n.aabb),
+        Some(TreeRef::Obb(t)) => t.nodes.first().map_or(Aabb::EMPTY, |n| {
+            Aabb::from_center_half_extents(Vec3::ZERO, n.half_extents)
+                .transformed(&Pose::new(n.rotation, n.center))
+        }),
+        None => p.shape.local_aabb(),
+    }
 }
 
 /// A convex piece as GJK sees it.
