@@ -4,7 +4,8 @@
 //! (plus a compound and a mesh, which are never scheduled) moving within
 //! their declared speed bounds, with some bodies now and then jumping far
 //! past their bound (those pairs must wake); and it runs fewer pair tests.
-//! A bad bound is refused.
+//! A bad bound is refused. From an app, `MaxFrameMotion` with
+//! `with_time_to_collision` gives the same events with fewer tests.
 
 use bevy_icollide::bounds::BoundsMode;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
@@ -159,4 +160,88 @@ fn bad_speed_bounds_are_refused() {
         Ok(())
     );
     assert_eq!(world.set_speed_bound(id, None), Ok(()));
+}
+
+#[test]
+fn max_frame_motion_from_an_app_schedules_without_changing_events() {
+    use bevy_app::prelude::*;
+    use bevy_ecs::prelude::*;
+    use bevy_icollide::prelude::*;
+    use bevy_transform::prelude::*;
+
+    #[derive(Resource, Default)]
+    struct Seen(Vec<(u32, bool)>, u64);
+
+    #[derive(Component)]
+    struct Slider;
+
+    let run = |ttc: bool| {
+        let mut app = App::new();
+        app.add_plugins((
+            bevy_transform::TransformPlugin,
+            CollisionPlugin::default()
+                .with_margin(1.0)
+                .expect("margin")
+                .with_time_to_collision(ttc),
+        ))
+        .init_resource::<Seen>()
+        .add_systems(
+            Update,
+            |mut starts: MessageReader<CollisionStart>,
+             mut ends: MessageReader<CollisionEnd>,
+             diagnostics: Res<CollisionDiagnostics>,
+             mut seen: ResMut<Seen>,
+             mut q: Query<&mut Transform, With<Slider>>| {
+                let frame = seen.1 as u32;
+                let mut events: Vec<(u32, bool)> = starts.read().map(|_| (frame, true)).collect();
+                events.extend(ends.read().map(|_| (frame, false)));
+                seen.0.extend(events);
+                seen.1 += 1;
+                let _ = diagnostics.stats.pair_tests;
+                for mut t in &mut q {
+                    // There and back along x at 0.02 per frame.
+                    let phase = (seen.1 % 200) as f32;
+                    t.translation.x =
+                        -2.0 + 0.02 * if phase < 100.0 { phase } else { 200.0 - phase };
+                }
+            },
+        );
+        let motion = MaxFrameMotion {
+            linear: 0.021,
+            angular: 0.0,
+        };
+        app.world_mut().spawn((
+            Collider::sphere(0.5).expect("ball"),
+            Transform::default(),
+            motion,
+        ));
+        app.world_mut().spawn((
+            Collider::cuboid(Vec3::splat(0.4)).expect("box"),
+            Transform::from_xyz(-2.0, 0.0, 0.0),
+            motion,
+            Slider,
+        ));
+        let mut tests = 0u64;
+        for _ in 0..400 {
+            app.update();
+            tests += u64::from(
+                app.world()
+                    .resource::<CollisionDiagnostics>()
+                    .stats
+                    .pair_tests,
+            );
+        }
+        (
+            std::mem::take(&mut app.world_mut().resource_mut::<Seen>().0),
+            tests,
+        )
+    };
+    let (plain, plain_tests) = run(false);
+    let (scheduled, scheduled_tests) = run(true);
+    assert_eq!(scheduled, plain);
+    assert!(plain.len() >= 4, "{plain:?}");
+    assert!(
+        scheduled_tests < plain_tests,
+        "tests: plain {plain_tests}, scheduled {scheduled_tests}"
+    );
 }
