@@ -17,7 +17,7 @@
 use bevy_icollide::bvh::cast::{CastSide, Parts, single_leaf, tree_cast};
 use bevy_icollide::bvh::{AabbTree, AabbTreeOptions, ObbTree, SplitRule};
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
-use bevy_icollide::geometry::cast::{CastParams, Mover, conservative_advancement};
+use bevy_icollide::geometry::cast::{CastParams, Mover, time_of_impact};
 use bevy_icollide::geometry::gjk::GjkCache;
 use bevy_icollide::geometry::support::{PointSetSupport, Sphere, SupportMap};
 use bevy_icollide::math::{Pose, RigidMotion};
@@ -188,7 +188,7 @@ fn keep_min<B: SupportMap + ?Sized>(
     mb: &Mover<'_, B>,
     params: &CastParams,
 ) {
-    if let Some(h) = conservative_advancement(ma, mb, params, &mut GjkCache::new()) {
+    if let Some(h) = time_of_impact(ma, mb, params, &mut GjkCache::new()) {
         *best = Some(best.map_or(h.time, |b| b.min(h.time)));
     }
 }

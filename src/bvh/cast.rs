@@ -25,8 +25,8 @@
 //! millisecond with it).
 //!
 //! The search keeps the earliest time found; a pair whose bound is later
-//! is dropped, and the leaves run conservative advancement
-//! ([`conservative_advancement`]) on every pair of their parts, with the
+//! is dropped, and the leaves run [`time_of_impact`] (a GJK ray cast, or
+//! conservative advancement when a body turns) on every pair of their parts, with the
 //! earliest time so far as the limit. The answer is the minimum over all
 //! part pairs of that same function: the tests compare it with the brute
 //! force over all triangle pairs.
@@ -38,7 +38,7 @@ use super::collide::BoxNode;
 use super::distance::{FaceAxes, FrameBox};
 use super::search::{PairSearch, PendingPair, branch_and_bound};
 use super::tree::Bvh;
-use crate::geometry::cast::{CastParams, CastResult, Mover, conservative_advancement};
+use crate::geometry::cast::{CastParams, CastResult, Mover, time_of_impact};
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, RigidMotion};
@@ -261,7 +261,7 @@ impl<NA, NB> Search<'_, '_, NA, NB> {
                     motion: b.motion,
                     radius: rb,
                 };
-                conservative_advancement(&ma, &mb, params, cache)
+                time_of_impact(&ma, &mb, params, cache)
             })
         });
         let Some(hit) = hit else { return };

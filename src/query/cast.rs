@@ -4,12 +4,12 @@
 //! mesh's triangles, a compound's pieces), and the first contact of two
 //! shapes is the earliest first contact of two of their parts. So:
 //!
-//! - two convex pieces: conservative advancement on GJK distances
-//!   ([`conservative_advancement`]), exact for pure translations in a few
-//!   steps;
+//! - two convex pieces: [`time_of_impact`]: a GJK ray cast on the
+//!   Minkowski difference when both only translate, conservative
+//!   advancement on GJK distances when one turns;
 //! - a mesh with anything: its tree searched by time ([`tree_cast`]: a box
 //!   pair is dropped when it cannot touch before the earliest contact
-//!   found), conservative advancement on triangle pairs at the leaves; a
+//!   found), [`time_of_impact`] on triangle pairs at the leaves; a
 //!   convex piece on the other side is a tree of one leaf;
 //! - a compound: its pieces, each piece pair dropped by the same box bound.
 //!
@@ -31,7 +31,7 @@ use crate::bvh::cast::{Approach, CastSide, Parts, TreeCast, single_leaf, time_bo
 use crate::bvh::distance::FrameBox;
 use crate::bvh::{AabbTree, Surface, TreeRef};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
-use crate::geometry::cast::{CastParams, CastResult, Mover, conservative_advancement};
+use crate::geometry::cast::{CastParams, CastResult, Mover, time_of_impact};
 use crate::geometry::epa;
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::SupportMap;
@@ -297,7 +297,7 @@ fn piece_cast(a: Piece<'_>, b: Piece<'_>, params: &CastParams) -> Option<ShapeCa
             motion: &b.motion,
             radius: rb,
         };
-        let hit = conservative_advancement(&ma, &mb, params, &mut GjkCache::new())?;
+        let hit = time_of_impact(&ma, &mb, params, &mut GjkCache::new())?;
         (hit, convex_features(&a, &b, hit.time))
     } else {
         let (single_a, single_b) = (convex_leaf(&a), convex_leaf(&b));

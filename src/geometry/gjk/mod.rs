@@ -60,6 +60,7 @@
 // conservative branch.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub(crate) mod raycast;
 mod simplex;
 #[cfg(test)]
 mod tests;
