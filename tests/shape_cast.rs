@@ -18,13 +18,15 @@ use bevy_icollide::bvh::cast::{CastSide, Parts, single_leaf, tree_cast};
 use bevy_icollide::bvh::{AabbTree, AabbTreeOptions, ObbTree, SplitRule};
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::geometry::cast::{CastParams, Mover, time_of_impact};
+use bevy_icollide::geometry::closest::point_segment;
 use bevy_icollide::geometry::gjk::GjkCache;
 use bevy_icollide::geometry::support::{PointSetSupport, Sphere, SupportMap};
 use bevy_icollide::math::{Pose, RigidMotion};
+use bevy_icollide::query::ShapeCastHit;
 use bevy_icollide::query::{
     QueryError, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear, distance,
 };
-use bevy_icollide::shape::TriMesh;
+use bevy_icollide::shape::{ConvexPolytope, Feature, TriMesh};
 use bevy_icollide::testkit::{Rng, cube_sphere, sphere_hull, torus};
 use glam::{Quat, Vec3};
 
@@ -135,8 +137,50 @@ fn check_one(
                 (h.normal.length() - 1.0).abs() < 1e-3,
                 "{what}: normal {h:?}"
             );
+            if !h.started_touching {
+                check_features((a, &ma), (b, &mb), &h, what);
+            }
         }
     }
+}
+
+/// Distance from `p` (local frame) to a feature of a polytope.
+fn feature_distance(poly: &ConvexPolytope, f: Feature, p: Vec3) -> f32 {
+    match f {
+        Feature::Vertex(v) => p.distance(poly.vertex(v)),
+        Feature::Edge(e) => {
+            let [u, w] = poly.edge(e).v.map(|i| poly.vertex(i));
+            p.distance(point_segment(p, u, w))
+        }
+        Feature::Face(f) => {
+            let face = poly.face(f);
+            let outside = poly
+                .face_loop(f)
+                .map(|(_, v, side)| -side.dot(p - poly.vertex(v)))
+                .fold(0.0f32, f32::max);
+            (face.normal.dot(p) - face.offset).abs().max(outside)
+        }
+    }
+}
+
+/// For two polytopes, the reported features hold the contact points.
+fn check_features(
+    a: (&SharedShape, &RigidMotion),
+    b: (&SharedShape, &RigidMotion),
+    h: &ShapeCastHit,
+    what: &str,
+) {
+    let (Some(pa), Some(pb)) = (a.0.polytope(), b.0.polytope()) else {
+        return;
+    };
+    let (xa, xb) = (a.1.pose_at(h.time_of_impact), b.1.pose_at(h.time_of_impact));
+    let da = feature_distance(pa, h.features[0], xa.inverse().transform_point(h.point_a));
+    let db = feature_distance(pb, h.features[1], xb.inverse().transform_point(h.point_b));
+    assert!(
+        da.max(db) <= 2e-3,
+        "{what}: features {:?} {da} / {db} from the points",
+        h.features
+    );
 }
 
 fn check_kinds(spin: bool, options: &ShapeCastOptions, trials: usize, seed: u64) {

@@ -41,7 +41,8 @@
 use glam::Vec3;
 
 use super::gjk::raycast::{self, ray_cast_cso};
-use super::gjk::{Cso, GjkCache, GjkResult, gjk_distance};
+use super::gjk::{Cso, GjkCache, GjkResult, Simplex, gjk_distance};
+use super::support::NO_HINT;
 use super::support::SupportMap;
 use crate::math::RigidMotion;
 
@@ -100,8 +101,12 @@ pub struct CastResult {
     /// step when the shapes are touching, zero when they overlapped from the
     /// start.
     pub normal: Vec3,
-    /// Advancement steps taken (GJK distance queries).
+    /// Advancement steps taken (GJK distance queries; 1 for a ray cast).
     pub steps: u32,
+    /// The support vertices of the two shapes at the hit (polytopes' vertex
+    /// indices, [`NO_HINT`] for other shapes): a warm start for their
+    /// closest features.
+    pub hints: [u32; 2],
 }
 
 /// The first time in `[0, max_time]` at which `a` and `b` come within
@@ -164,6 +169,7 @@ fn ray_cast<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         point_b: at.transform_point(wb + t * r - mb * dir),
         normal: at.rotation * dir,
         steps: 1,
+        hints: main_vertices(&simplex),
     })
 }
 
@@ -197,7 +203,7 @@ pub fn conservative_advancement<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         }
         let reached = r.intersecting || r.distance <= params.target + params.tolerance;
         if reached || step == MAX_STEPS {
-            return Some(result(t, &r, normal, step));
+            return Some(result(t, &r, normal, (step, [cache.hint_a, cache.hint_b])));
         }
         let rate = normal.dot(closing) + spin;
         if rate <= 0.0 {
@@ -211,7 +217,7 @@ pub fn conservative_advancement<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     None
 }
 
-fn result(time: f32, r: &GjkResult, normal: Vec3, steps: u32) -> CastResult {
+fn result(time: f32, r: &GjkResult, normal: Vec3, (steps, hints): (u32, [u32; 2])) -> CastResult {
     CastResult {
         time,
         distance: r.distance,
@@ -219,7 +225,14 @@ fn result(time: f32, r: &GjkResult, normal: Vec3, steps: u32) -> CastResult {
         point_b: r.point_b,
         normal,
         steps,
+        hints,
     }
+}
+
+/// The support vertices of the simplex point with the largest weight.
+fn main_vertices(s: &Simplex) -> [u32; 2] {
+    let best = (0..s.len).max_by(|&i, &j| s.lambda[i].total_cmp(&s.lambda[j]));
+    best.map_or([NO_HINT; 2], |i| [s.pts[i].hint_a, s.pts[i].hint_b])
 }
 
 #[cfg(test)]
@@ -270,7 +283,9 @@ mod tests {
         use crate::geometry::support::PointSetSupport;
         let mut seed = 7u64;
         let mut f = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((seed >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
         };
         let (mut unsettled, mut hits) = (0, 0);
@@ -284,9 +299,21 @@ mod tests {
             let from = Vec3::new(f(), f(), f()).normalize_or(Vec3::X) * 2.5;
             let aim = -from * (1.0 + f() * 0.5) + Vec3::new(f(), f(), f());
             let mb = RigidMotion::linear(Pose::from_translation(from), aim);
-            let a = Mover { shape: &sa, motion: &ma, radius: 1.0 };
-            let b = Mover { shape: &sb, motion: &mb, radius: 1.0 };
-            let p = CastParams { max_time: 1.0, target: 0.02 * (i % 2) as f32, tolerance: 1e-4 };
+            let a = Mover {
+                shape: &sa,
+                motion: &ma,
+                radius: 1.0,
+            };
+            let b = Mover {
+                shape: &sb,
+                motion: &mb,
+                radius: 1.0,
+            };
+            let p = CastParams {
+                max_time: 1.0,
+                target: 0.02 * (i % 2) as f32,
+                tolerance: 1e-4,
+            };
             let ca = conservative_advancement(&a, &b, &p, &mut GjkCache::new());
             let rc = match ray_cast(&a, &b, &p) {
                 RayCast::Hit(h) => Some(h),
@@ -308,7 +335,10 @@ mod tests {
                 (x, y) => panic!("{i}: advancement {x:?}, ray cast {y:?}"),
             }
         }
-        assert!(unsettled <= 20 && hits >= 500, "{unsettled} unsettled, {hits} hits");
+        assert!(
+            unsettled <= 20 && hits >= 500,
+            "{unsettled} unsettled, {hits} hits"
+        );
     }
 
     #[test]
