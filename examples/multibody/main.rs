@@ -9,6 +9,7 @@
 //! cargo run --release --example multibody -- [--n 1000] [--faces 76] [--rot 10]
 //!     [--trans 1.5] [--density 0.05] [--bounds box|cube] [--frames 300]
 //!     [--seed 1] [--threads K] [--depth] [--ttc] [--overlap] [--sweep DIR]
+//!     [--sweep-ttc DIR]
 //! ```
 //!
 //! `--faces` asks for hulls of `faces / 2 + 2` points (`2p - 4` faces);
@@ -25,7 +26,9 @@
 //! graphs (time per frame against N, faces, density, rotation, translation;
 //! fixed cubes and dynamic boxes) from the given base parameters and writes
 //! `DIR/vs_*.csv` and `DIR/vs_*.svg` (1000 frames per point unless
-//! `--frames` says otherwise).
+//! `--frames` says otherwise). `--sweep-ttc DIR` draws the rotation and
+//! translation graphs with and without time-to-collision scheduling
+//! (`DIR/vs_*_ttc.*`).
 //!
 //! The collision side is a plain user program on the public API (the
 //! prelude: `CollisionPlugin`, `Collider`, `CollisionStart`). The scene
@@ -47,7 +50,7 @@ use sim::{RunParams, Summary, ms};
 
 const USAGE: &str = "usage: multibody [--n N] [--faces F] [--rot DEG] [--trans PERCENT] \
 [--density FRACTION] [--bounds box|cube] [--frames K] [--seed S] [--threads T] [--depth] \
-[--ttc] [--overlap] [--sweep DIR]";
+[--ttc] [--overlap] [--sweep DIR] [--sweep-ttc DIR]";
 
 /// The command line.
 #[derive(Default)]
@@ -56,6 +59,7 @@ struct Cli {
     frames: Option<u32>,
     threads: Option<usize>,
     sweep: Option<PathBuf>,
+    sweep_ttc: bool,
 }
 
 fn main() {
@@ -78,7 +82,7 @@ fn main() {
     match &cli.sweep {
         Some(dir) => {
             let frames = cli.frames.unwrap_or(1000);
-            run_sweep(dir, &RunParams { frames, ..cli.run });
+            run_sweep(dir, &RunParams { frames, ..cli.run }, cli.sweep_ttc);
         }
         None => {
             let frames = cli.frames.unwrap_or(300);
@@ -100,8 +104,23 @@ fn init_pool(threads: Option<usize>) -> usize {
     pool.thread_num()
 }
 
-fn run_sweep(dir: &Path, base: &RunParams) {
-    match sweep::sweep(dir, base, &sweep::axes()) {
+fn run_sweep(dir: &Path, base: &RunParams, ttc: bool) {
+    let result = if ttc {
+        // Rotation and translation set the speed bounds that scheduling
+        // relies on; contact data on in both series.
+        let axes: Vec<sweep::Axis> = sweep::axes()
+            .into_iter()
+            .filter(|a| a.name == "rotation" || a.name == "translation")
+            .collect();
+        let base = RunParams {
+            depth: true,
+            ..*base
+        };
+        sweep::sweep(dir, &base, &axes, (&sweep::TTC, "_ttc"))
+    } else {
+        sweep::sweep(dir, base, &sweep::axes(), (&sweep::BOUNDS, ""))
+    };
+    match result {
         Ok(files) => files.iter().for_each(|f| println!("wrote {}", f.display())),
         Err(e) => {
             eprintln!("sweep: cannot write to {}: {e}", dir.display());
@@ -139,6 +158,10 @@ fn set(cli: &mut Cli, flag: &str, value: &str) -> Result<(), String> {
         "--frames" => cli.frames = Some(num(flag, value)?),
         "--threads" => cli.threads = Some(num(flag, value)?),
         "--sweep" => cli.sweep = Some(value.into()),
+        "--sweep-ttc" => {
+            cli.sweep = Some(value.into());
+            cli.sweep_ttc = true;
+        }
         "--bounds" => {
             cli.run.bounds = match value {
                 "box" => BoundsMode::DynamicBox,

@@ -68,9 +68,45 @@ pub fn axes() -> Vec<Axis> {
     ]
 }
 
-const MODES: [(BoundsMode, &str, &str); 2] = [
-    (BoundsMode::FixedCube, "fixed cubes", "#d62728"),
-    (BoundsMode::DynamicBox, "dynamic boxes", "#1f77b4"),
+/// One series of a graph: how the bodies are bounded and scheduled.
+pub struct Variant {
+    bounds: BoundsMode,
+    ttc: bool,
+    name: &'static str,
+    color: &'static str,
+}
+
+/// The paper's series: fixed cubes against dynamic boxes.
+pub const BOUNDS: [Variant; 2] = [
+    Variant {
+        bounds: BoundsMode::FixedCube,
+        ttc: false,
+        name: "fixed cubes",
+        color: "#d62728",
+    },
+    Variant {
+        bounds: BoundsMode::DynamicBox,
+        ttc: false,
+        name: "dynamic boxes",
+        color: "#1f77b4",
+    },
+];
+
+/// Time-to-collision scheduling against none (dynamic boxes, contact data
+/// on in both: the scheduling needs the distance).
+pub const TTC: [Variant; 2] = [
+    Variant {
+        bounds: BoundsMode::DynamicBox,
+        ttc: false,
+        name: "every moved pair tested",
+        color: "#1f77b4",
+    },
+    Variant {
+        bounds: BoundsMode::DynamicBox,
+        ttc: true,
+        name: "time-to-collision scheduling",
+        color: "#2ca02c",
+    },
 ];
 
 /// One measurement.
@@ -80,28 +116,36 @@ struct Row {
     summary: Summary,
 }
 
-/// Runs every axis for both bounds modes from `base`, writes
-/// `dir/vs_*.csv` and `dir/vs_*.svg`, and returns the files written.
-pub fn sweep(dir: &Path, base: &RunParams, axes: &[Axis]) -> io::Result<Vec<PathBuf>> {
+/// Runs every axis for every variant from `base`, writes
+/// `dir/vs_{axis}{suffix}.csv` and `.svg`, and returns the files written.
+pub fn sweep(
+    dir: &Path,
+    base: &RunParams,
+    axes: &[Axis],
+    (variants, suffix): (&[Variant], &str),
+) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     for axis in axes {
-        let rows = measure(base, axis);
-        let stem = dir.join(format!("vs_{}", axis.name));
-        fs::write(stem.with_extension("csv"), csv(axis, &rows))?;
-        fs::write(stem.with_extension("svg"), render(&plot(axis, base, &rows)))?;
+        let rows = measure(base, axis, variants);
+        let stem = dir.join(format!("vs_{}{suffix}", axis.name));
+        fs::write(stem.with_extension("csv"), csv(axis, &rows, variants))?;
+        let plot = plot(axis, base, &rows, variants);
+        fs::write(stem.with_extension("svg"), render(&plot))?;
         written.push(stem.with_extension("csv"));
         written.push(stem.with_extension("svg"));
     }
     Ok(written)
 }
 
-fn measure(base: &RunParams, axis: &Axis) -> Vec<Row> {
+fn measure(base: &RunParams, axis: &Axis, variants: &[Variant]) -> Vec<Row> {
     let mut rows = Vec::new();
     for &x in &axis.values {
-        for (mode, (bounds, name, _)) in MODES.iter().enumerate() {
+        for (mode, v) in variants.iter().enumerate() {
+            let name = v.name;
             let mut p = RunParams {
-                bounds: *bounds,
+                bounds: v.bounds,
+                ttc: v.ttc,
                 ..*base
             };
             (axis.set)(&mut p.scene, x);
@@ -122,17 +166,21 @@ fn measure(base: &RunParams, axis: &Axis) -> Vec<Row> {
     rows
 }
 
-fn csv(axis: &Axis, rows: &[Row]) -> String {
+fn csv(axis: &Axis, rows: &[Row], variants: &[Variant]) -> String {
     let mut out = format!(
-        "{},bounds,faces,frames,sync_ms,bounds_ms,broad_ms,narrow_ms,report_ms,total_ms,swaps,box_pairs,active_pairs,pair_tests,touching,starts\n",
+        "{},bounds,ttc,faces,frames,sync_ms,bounds_ms,broad_ms,narrow_ms,report_ms,total_ms,swaps,box_pairs,active_pairs,pair_tests,touching,starts\n",
         axis.name
     );
     for r in rows {
         let (s, m) = (&r.summary, &r.summary.mean);
         out += &format!(
-            "{},{},{:.1},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1},{:.2},{:.2}\n",
+            "{},{},{},{:.1},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1},{:.2},{:.2}\n",
             r.x,
-            if r.mode == 0 { "cube" } else { "box" },
+            match variants[r.mode].bounds {
+                BoundsMode::FixedCube => "cube",
+                BoundsMode::DynamicBox => "box",
+            },
+            u8::from(variants[r.mode].ttc),
             s.mean_faces,
             s.frames,
             ms(m.sync),
@@ -152,10 +200,12 @@ fn csv(axis: &Axis, rows: &[Row]) -> String {
     out
 }
 
-/// Solid: bounds + sweep and prune + exact tests; dashed: sweep and prune.
-fn plot(axis: &Axis, base: &RunParams, rows: &[Row]) -> Plot {
+/// Solid: bounds + sweep and prune + exact tests; dashed: sweep and prune
+/// (the exact tests when comparing scheduling).
+fn plot(axis: &Axis, base: &RunParams, rows: &[Row], variants: &[Variant]) -> Plot {
     let mut series = Vec::new();
-    for (mode, (_, name, color)) in MODES.iter().enumerate() {
+    for (mode, v) in variants.iter().enumerate() {
+        let (name, color) = (v.name, v.color);
         let of = |f: fn(&Summary) -> f64| -> Vec<(f64, f64)> {
             let mode_rows = rows.iter().filter(|r| r.mode == mode);
             mode_rows.map(|r| (r.x, f(&r.summary))).collect()
@@ -166,9 +216,15 @@ fn plot(axis: &Axis, base: &RunParams, rows: &[Row]) -> Plot {
             color,
             dashed: false,
         });
+        // Scheduling changes the exact tests, not the sort.
+        let (part, dashed): (&str, fn(&Summary) -> f64) = if variants.iter().any(|v| v.ttc) {
+            ("exact tests", |s| ms(s.mean.narrow))
+        } else {
+            ("sweep and prune", |s| ms(s.mean.broad))
+        };
         series.push(Series {
-            name: format!("{name}: sweep and prune"),
-            points: of(|s| ms(s.mean.broad)),
+            name: format!("{name}: {part}"),
+            points: of(dashed),
             color,
             dashed: true,
         });
