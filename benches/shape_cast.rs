@@ -44,11 +44,14 @@ const CASTS: usize = 400;
 /// Time samples of the brute-force decision.
 const SAMPLES: usize = 4_000;
 
+/// A shape for both crates.
+type Both = (SharedShape, Arc<dyn Shape>);
+
 /// One scene: the two shapes for both crates and the casts.
 struct Scene {
     name: &'static str,
-    a: (SharedShape, Arc<dyn Shape>),
-    b: (SharedShape, Arc<dyn Shape>),
+    a: Both,
+    b: Both,
     casts: Vec<[RigidMotion; 2]>,
 }
 
@@ -106,10 +109,7 @@ fn scenes() -> Vec<Scene> {
         )
     };
     let mut out = Vec::new();
-    let mut add = |name,
-                   (a, b): ((SharedShape, Arc<dyn Shape>), (SharedShape, Arc<dyn Shape>)),
-                   spin: bool,
-                   rng: &mut Rng| {
+    let mut add = |name, (a, b): (Both, Both), spin: bool, rng: &mut Rng| {
         if enabled(name) {
             // parry takes about half a second per cast of spinning tori.
             let slow = spin && matches!(a.0.kind(), ShapeKind::TriMesh(_));
