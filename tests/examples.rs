@@ -64,8 +64,11 @@ fn multibody_sweep_writes_csv_and_svg() {
         },
         ..RunParams::default()
     };
-    let files = sweep::sweep(&dir, &base, &axes).expect("temp dir is writable");
+    let mut files = sweep::sweep(&dir, &base, &axes, (&sweep::BOUNDS, "")).expect("writable");
     assert_eq!(files.len(), 10);
+    let ttc = sweep::sweep(&dir, &base, &axes[3..4], (&sweep::TTC, "_ttc")).expect("writable");
+    assert_eq!(ttc.len(), 2);
+    files.extend(ttc);
     for f in &files {
         let text = std::fs::read_to_string(f).expect("written");
         if f.extension().is_some_and(|e| e == "svg") {
@@ -74,7 +77,7 @@ fn multibody_sweep_writes_csv_and_svg() {
                 "{f:?}"
             );
         } else {
-            // Header, then 2 values × 2 bounds modes.
+            // Header, then 2 values × 2 variants.
             assert_eq!(text.lines().count(), 5, "{f:?}");
         }
     }
