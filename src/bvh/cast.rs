@@ -1,6 +1,6 @@
 //! Time of impact between two moving trees of convex parts (a surface's
 //! triangles, or one convex shape as a tree of one leaf) by branch and
-//! bound over time ([`super::search`]).
+//! bound over time (`search.rs`).
 //!
 //! ## The bound on a node pair
 //!

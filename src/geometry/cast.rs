@@ -1,5 +1,5 @@
 //! Time of impact of two moving convex shapes: a GJK ray cast when both
-//! only translate ([`time_of_impact`], see [`raycast`](super::gjk::raycast)),
+//! only translate ([`time_of_impact`], see `gjk/raycast.rs`),
 //! else conservative advancement
 //! (Mirtich, *Impulse-based dynamic simulation of rigid body systems*,
 //! 1996, §2.3; Zhang, Lee, Kim, *C²A: controlled conservative advancement*,
@@ -111,7 +111,7 @@ pub struct CastResult {
 
 /// The first time in `[0, max_time]` at which `a` and `b` come within
 /// `target + tolerance` of each other, or `None`: a GJK ray cast when both
-/// only translate ([`raycast`](super::gjk::raycast); conservative
+/// only translate (`gjk/raycast.rs`; conservative
 /// advancement if it does not settle), conservative advancement otherwise.
 pub fn time_of_impact<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     a: &Mover<'_, A>,
