@@ -3,6 +3,7 @@
 use bevy_icollide::collider::{ShapeError, SharedShape};
 use bevy_icollide::math::{Pose, PoseError};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig, WorldError};
+use bevy_icollide::query;
 use bevy_icollide::shape::{HullError, MeshError};
 use glam::{Quat, Vec3};
 
@@ -289,5 +290,74 @@ fn bad_rays_are_refused_on_every_shape_kind() {
             short.is_none(),
             "{name}: max_toi 0 from outside hits nothing"
         );
+    }
+}
+
+/// Distance, closest points and `intersects` agree at every scale `f32`
+/// holds (issue 14, item 2): convex shapes of size `s` from `1e-30` to
+/// `1e30` at gaps of `s / 2` and `2 s`, overlapping by `s / 2`, and unit
+/// shapes `1e20` to `1e35` apart (squares of such lengths overflow).
+#[test]
+fn distance_and_intersects_agree_at_every_scale() {
+    let kinds = |s: f32| -> Vec<(&'static str, SharedShape)> {
+        let mut out = vec![];
+        if let Ok(c) = SharedShape::cuboid(Vec3::splat(s)) {
+            out.push(("cuboid", c));
+        }
+        if let Ok(c) = SharedShape::sphere(s) {
+            out.push(("sphere", c));
+        }
+        if let Ok(c) = SharedShape::capsule(s, s) {
+            out.push(("capsule", c));
+        }
+        out
+    };
+    let mut checked = 0;
+    for exp in (-30..=30).step_by(5) {
+        let s = 10f32.powi(exp);
+        let shapes = kinds(s);
+        for (na, a) in &shapes {
+            for (nb, b) in &shapes {
+                // Half-widths along x: cuboid and sphere s, capsule s (lying
+                // along y).
+                for (gap, want) in [
+                    (0.5 * s, Some(0.5 * s)),
+                    (2.0 * s, Some(2.0 * s)),
+                    (-0.5 * s, None),
+                ] {
+                    let pose_b = Pose::from_translation(Vec3::new(2.0 * s + gap, 0.0, 0.0));
+                    let c = query::closest_points(a, &Pose::IDENTITY, b, &pose_b).expect("valid");
+                    let touch = query::intersects(a, &Pose::IDENTITY, b, &pose_b).expect("valid");
+                    let what =
+                        format!("{na}/{nb} size {s:e} gap {gap:e}: {c:?}, intersects {touch}");
+                    match want {
+                        Some(d) => {
+                            assert!(!touch && !c.intersecting, "{what}");
+                            assert!((c.distance - d).abs() <= 1e-4 * d, "{what}");
+                            assert!(
+                                (((c.point_b - c.point_a) / s).length() * s - d).abs() <= 1e-3 * d,
+                                "{what}"
+                            );
+                        }
+                        None => assert!(touch && c.intersecting && c.distance == 0.0, "{what}"),
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 13 * 9 * 3 / 2, "only {checked} cases built");
+    let unit = SharedShape::cuboid(Vec3::ONE).expect("cuboid");
+    let ball = SharedShape::sphere(1.0).expect("sphere");
+    for far in [1e20f32, 1e25, 1e30, 1e35] {
+        for b in [&unit, &ball] {
+            let pose_b = Pose::from_translation(Vec3::new(far, 0.0, 0.0));
+            let d = query::distance(&unit, &Pose::IDENTITY, b, &pose_b).expect("valid");
+            let touch = query::intersects(&unit, &Pose::IDENTITY, b, &pose_b).expect("valid");
+            assert!(
+                !touch && (d - far).abs() <= 1e-5 * far,
+                "{far:e}: distance {d:e}, intersects {touch}"
+            );
+        }
     }
 }

@@ -107,6 +107,9 @@ fn piece_closest_points(
     (b, pose_b): (&ShapeData, &Pose),
     pieces: [u32; 2],
 ) -> Result<ClosestPoints, QueryError> {
+    if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), pieces) {
+        return Ok(c);
+    }
     if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
         let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());
         return Ok(ClosestPoints {
@@ -144,6 +147,83 @@ fn piece_closest_points(
         a: a.kind_name(),
         b: b.kind_name(),
     })
+}
+
+/// Squared lengths overflow `f32` beyond about `1.8·10¹⁹`, and GJK's
+/// sub-simplex tests lose precision on tiny coordinates long before their
+/// squares underflow (8 % off at `10⁻¹⁵`): the scale of a pair (centres'
+/// distance, extents) outside `[2⁻²⁰, 2²⁰]` is computed rescaled by a power
+/// of two, which is exact.
+const SCALE_LIMIT: f32 = 1_048_576.0; // 2^20
+
+/// The power of two that brings the pair's scale to about 1, when the
+/// scale is outside [`SCALE_LIMIT`]'s range.
+fn rescale((a, pose_a): (&ShapeData, &Pose), (b, pose_b): (&ShapeData, &Pose)) -> Option<f32> {
+    // Largest coordinates, without squares (which could overflow).
+    let extent = |s: &ShapeData| {
+        let bx = s.local_aabb();
+        bx.min.abs().max(bx.max.abs()).max_element()
+    };
+    let gap = (pose_b.translation - pose_a.translation)
+        .abs()
+        .max_element();
+    let size = gap.max(extent(a)).max(extent(b));
+    let in_range = (1.0 / SCALE_LIMIT..=SCALE_LIMIT).contains(&size);
+    (!in_range && size.is_finite() && size > 0.0).then(|| (-size.log2().round()).exp2())
+}
+
+/// A convex shape scaled by a power of two (exact): GJK on it cannot
+/// overflow or lose its squares to underflow.
+struct Scaled<'a> {
+    inner: &'a dyn SupportMap,
+    scale: f32,
+}
+
+impl SupportMap for Scaled<'_> {
+    fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        self.inner.support(dir, hint) * self.scale
+    }
+    fn margin(&self) -> f32 {
+        self.inner.margin() * self.scale
+    }
+    fn core_support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        self.inner.core_support(dir, hint) * self.scale
+    }
+}
+
+/// For two convex pieces whose scale is outside the range `f32` squares
+/// hold well, their closest points computed rescaled; `None` otherwise
+/// (the caller computes them as usual).
+pub(super) fn rescaled_closest_points(
+    (a, pose_a): (&ShapeData, &Pose),
+    (b, pose_b): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> Option<ClosestPoints> {
+    let scale = rescale((a, pose_a), (b, pose_b))?;
+    let (sa, sb) = (support_map(a)?, support_map(b)?);
+    Some(scaled_closest_points((sa, pose_a), (sb, pose_b), scale, pieces))
+}
+
+/// Closest points of two convex pieces computed at `scale` (GJK with
+/// margins), scaled back.
+fn scaled_closest_points(
+    (a, pose_a): (&dyn SupportMap, &Pose),
+    (b, pose_b): (&dyn SupportMap, &Pose),
+    scale: f32,
+    pieces: [u32; 2],
+) -> ClosestPoints {
+    let at = |p: &Pose| Pose::new(p.rotation, p.translation * scale);
+    let (sa, sb) = (Scaled { inner: a, scale }, Scaled { inner: b, scale });
+    let r = gjk_distance(&sa, &at(pose_a), &sb, &at(pose_b), &mut GjkCache::default());
+    let back = 1.0 / scale;
+    ClosestPoints {
+        distance: r.distance * back,
+        point_a: r.point_a * back,
+        point_b: r.point_b * back,
+        features: [Feature::Vertex(0); 2],
+        intersecting: r.intersecting,
+        pieces,
+    }
 }
 
 /// The same closest points seen from the other shape.

@@ -4,6 +4,7 @@
 use super::QueryError;
 use super::cache::{PairCache, QueryScratch};
 use super::dispatch::test_pair;
+use super::distance::rescaled_closest_points;
 use super::pair::PairSide;
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::SharedShape;
@@ -20,6 +21,11 @@ pub fn intersects(
 ) -> Result<bool, QueryError> {
     pose_a.validate().map_err(QueryError::InvalidPose)?;
     pose_b.validate().map_err(QueryError::InvalidPose)?;
+    // Far beyond (or far below) unit scale, convex pairs are decided
+    // rescaled, as `distance` does, so that the two agree.
+    if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), [0, 0]) {
+        return Ok(c.intersecting);
+    }
     Ok(intersects_side(
         &PairSide::of(a, pose_a),
         &PairSide::of(b, pose_b),
