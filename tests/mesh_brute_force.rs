@@ -310,6 +310,42 @@ fn prebuilt_trees_round_trip_through_serde() {
     assert!(small.validate(&hand).is_err());
     let other = model("odedstein_torus.obj");
     assert!(back.validate(&other).is_err(), "a tree of another mesh");
+    // A corrupt file does not even deserialize: the layout (no cycle, no
+    // index out of range, every triangle in one leaf) and finite boxes are
+    // checked on the way in, with the fault named.
+    let mut nan = back.clone();
+    nan.nodes[1].center.x = f32::NAN;
+    let mut twice = back.clone();
+    let n = twice.order.len();
+    twice.order[n - 1] = twice.order[0];
+    for (what, bad) in [
+        ("cycle", &cycle),
+        ("leaf out of range", &far),
+        ("NaN box", &nan),
+        ("triangle twice", &twice),
+    ] {
+        let json = serde_json::to_string(bad).expect("serialize");
+        let err = serde_json::from_str::<ObbTree>(&json).expect_err(what);
+        // (JSON writes NaN as null, refused by the reader itself; binary
+        // formats reach the finite-box check.)
+        let named = ["node", "primitive", "null"]
+            .iter()
+            .any(|w| err.to_string().contains(w));
+        assert!(named, "{what}: {err}");
+    }
+    let aabb = AabbTree::build_mesh(&hand, &AabbTreeOptions::default());
+    let json = serde_json::to_string(&aabb).expect("serialize");
+    assert_eq!(
+        serde_json::from_str::<AabbTree>(&json).expect("deserialize"),
+        aabb
+    );
+    let mut nan = aabb.clone();
+    nan.nodes[0].aabb.max.y = f32::INFINITY;
+    let json = serde_json::to_string(&nan).expect("serialize");
+    assert!(
+        serde_json::from_str::<AabbTree>(&json).is_err(),
+        "an infinite box"
+    );
     // The shipped tree answers like the built one.
     let mut scratch = CollideScratch::default();
     let (mut a, mut b) = (Vec::new(), Vec::new());

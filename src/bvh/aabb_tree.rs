@@ -51,6 +51,9 @@ impl BvNode for AabbNode {
     fn count(&self) -> u32 {
         self.count
     }
+    fn is_finite(&self) -> bool {
+        self.aabb.min.is_finite() && self.aabb.max.is_finite()
+    }
 }
 
 /// A tree of axis-aligned boxes.

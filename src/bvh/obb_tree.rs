@@ -153,6 +153,9 @@ impl BvNode for ObbNode {
     fn count(&self) -> u32 {
         self.count
     }
+    fn is_finite(&self) -> bool {
+        self.rotation.is_finite() && self.center.is_finite() && self.half_extents.is_finite()
+    }
 }
 
 impl Bvh<ObbNode> {

@@ -24,16 +24,52 @@ pub trait BvNode: Copy {
     fn is_leaf(&self) -> bool {
         self.count() > 0
     }
+    /// Whether its volume has no NaN or infinite value.
+    fn is_finite(&self) -> bool {
+        true
+    }
 }
 
 /// A binary tree of bounding volumes in one array (see the module docs).
+///
+/// Deserializing checks the layout ([`Bvh::validate_layout`] over its own
+/// primitive count) and that every volume is finite: a corrupt file is an
+/// error, never a tree that loops or indexes out of range. Whether the
+/// volumes hold a given mesh is the tree's `validate(mesh)`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(
+    try_from = "BvhData<N>",
+    bound(deserialize = "N: BvNode + Deserialize<'de>")
+)]
 pub struct Bvh<N> {
     /// The nodes; the root is at 0 and children come after their parent.
     /// Empty only when the tree was built over no primitives.
     pub nodes: Vec<N>,
     /// Primitive indices (triangles, compound pieces), grouped by leaf.
     pub order: Vec<u32>,
+}
+
+/// A [`Bvh`] as read, before its checks.
+#[derive(Deserialize)]
+struct BvhData<N> {
+    nodes: Vec<N>,
+    order: Vec<u32>,
+}
+
+impl<N: BvNode> TryFrom<BvhData<N>> for Bvh<N> {
+    type Error = BvhError;
+
+    fn try_from(data: BvhData<N>) -> Result<Self, BvhError> {
+        let tree = Bvh {
+            nodes: data.nodes,
+            order: data.order,
+        };
+        tree.validate_layout(tree.order.len())?;
+        if let Some(node) = tree.nodes.iter().position(|n| !n.is_finite()) {
+            return Err(BvhError::NonFinite { node });
+        }
+        Ok(tree)
+    }
 }
 
 impl<N> Default for Bvh<N> {
@@ -74,6 +110,11 @@ pub enum BvhError {
         /// The node.
         node: usize,
     },
+    /// A node's volume has a NaN or infinite value.
+    NonFinite {
+        /// The node.
+        node: usize,
+    },
 }
 
 impl std::fmt::Display for BvhError {
@@ -88,6 +129,7 @@ impl std::fmt::Display for BvhError {
                 write!(f, "node {node}: its volume does not hold what is below it")
             }
             BvhError::Unreachable { node } => write!(f, "node {node}: not reached exactly once"),
+            BvhError::NonFinite { node } => write!(f, "node {node}: NaN or infinite volume"),
         }
     }
 }
@@ -173,5 +215,48 @@ impl<N: BvNode> Bvh<N> {
             });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bvh::AabbNode;
+    use crate::math::Aabb;
+    use glam::Vec3;
+
+    fn leaf(min: Vec3, first: u32) -> AabbNode {
+        AabbNode {
+            aabb: Aabb::new(min, min + Vec3::ONE),
+            first,
+            count: 1,
+        }
+    }
+
+    /// What deserialization checks, on the data as read.
+    #[test]
+    fn read_trees_are_checked() {
+        let root = AabbNode {
+            aabb: Aabb::new(Vec3::ZERO, Vec3::splat(2.0)),
+            first: 1,
+            count: 0,
+        };
+        let data = |nodes: Vec<AabbNode>, order: Vec<u32>| Bvh::try_from(BvhData { nodes, order });
+        let good = vec![root, leaf(Vec3::ZERO, 0), leaf(Vec3::ONE, 1)];
+        assert!(data(good.clone(), vec![1, 0]).is_ok());
+        assert!(data(Vec::new(), Vec::new()).is_ok(), "the empty tree");
+        let mut nan = good.clone();
+        nan[2].aabb.min.z = f32::NAN;
+        assert_eq!(data(nan, vec![1, 0]), Err(BvhError::NonFinite { node: 2 }));
+        let mut back = good.clone();
+        back[0].first = 0;
+        assert_eq!(data(back, vec![1, 0]), Err(BvhError::BadChild { node: 0 }));
+        assert!(matches!(
+            data(good.clone(), vec![0, 0]),
+            Err(BvhError::BadPrimitive { .. })
+        ));
+        let mut far = good;
+        far[1].first = 7;
+        assert_eq!(data(far, vec![1, 0]), Err(BvhError::BadLeaf { node: 1 }));
     }
 }

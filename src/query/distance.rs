@@ -201,7 +201,12 @@ pub(super) fn rescaled_closest_points(
 ) -> Option<ClosestPoints> {
     let scale = rescale((a, pose_a), (b, pose_b))?;
     let (sa, sb) = (support_map(a)?, support_map(b)?);
-    Some(scaled_closest_points((sa, pose_a), (sb, pose_b), scale, pieces))
+    Some(scaled_closest_points(
+        (sa, pose_a),
+        (sb, pose_b),
+        scale,
+        pieces,
+    ))
 }
 
 /// Closest points of two convex pieces computed at `scale` (GJK with
