@@ -361,3 +361,52 @@ fn distance_and_intersects_agree_at_every_scale() {
         }
     }
 }
+
+/// Sizes beyond what f32 can answer for are refused at build time with the
+/// limit named (issue 14, item 4); the extremes that are accepted work.
+#[test]
+fn shape_size_limits_are_named_and_what_is_accepted_works() {
+    use bevy_icollide::collider::limits::{MAX_ASPECT, MAX_COORDINATE};
+    let named = |r: Result<SharedShape, ShapeError>, limit: &str| match r {
+        Err(ShapeError::InvalidParameter(m)) => assert!(m.contains(limit), "{m}"),
+        other => panic!("expected a refusal naming {limit}: {other:?}"),
+    };
+    named(SharedShape::cuboid(Vec3::splat(f32::MAX)), "MAX_COORDINATE");
+    named(SharedShape::cuboid(Vec3::new(1e6, 0.1, 1e6)), "MAX_ASPECT");
+    named(SharedShape::capsule(1.0, 1e8), "MAX_ASPECT");
+    named(SharedShape::sphere(1e20), "MAX_COORDINATE");
+    let capsule = SharedShape::capsule(1.0, 2.0).expect("capsule");
+    named(capsule.scaled(1e38), "MAX_COORDINATE");
+    named(
+        SharedShape::sphere(1.0).expect("ball").scaled(1e20),
+        "MAX_COORDINATE",
+    );
+    let far = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::new(0.0, 0.0, 1e20)];
+    named(SharedShape::convex_hull(&far), "MAX_COORDINATE");
+    named(
+        SharedShape::trimesh(far.to_vec(), vec![[0, 1, 3]]),
+        "MAX_COORDINATE",
+    );
+    // The extremes accepted: answers within rounding of their size.
+    let flat =
+        SharedShape::cuboid(Vec3::new(MAX_ASPECT, 1.0, MAX_ASPECT)).expect("at the aspect limit");
+    let long = SharedShape::capsule(1.0, MAX_ASPECT).expect("at the aspect limit");
+    let huge = SharedShape::cuboid(Vec3::splat(MAX_COORDINATE)).expect("at the size limit");
+    for (shape, half_y) in [(&flat, 1.0f32), (&long, 1.0), (&huge, MAX_COORDINATE)] {
+        for gap in [0.5 * half_y, 3.0 * half_y] {
+            let up = Pose::from_translation(Vec3::new(0.0, 2.0 * half_y + gap, 0.0));
+            let apart = if shape.ptr_eq(&long) {
+                // The capsule lies along y: put the second one beside it.
+                Pose::from_translation(Vec3::new(2.0 * half_y + gap, 0.0, 0.0))
+            } else {
+                up
+            };
+            let d = query::distance(shape, &Pose::IDENTITY, shape, &apart).expect("valid");
+            let touch = query::intersects(shape, &Pose::IDENTITY, shape, &apart).expect("valid");
+            assert!(
+                (d - gap).abs() <= 1e-2 * gap && !touch,
+                "gap {gap:e}: distance {d:e}"
+            );
+        }
+    }
+}

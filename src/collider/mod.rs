@@ -23,9 +23,11 @@
 //!
 //! Builders return [`ShapeError`] for bad input: no points, NaN or infinite
 //! coordinates, fewer than 4 non-coplanar points for a hull, out-of-range
-//! triangle indices.
+//! triangle indices, and sizes beyond what `f32` can answer for
+//! ([`limits`]: coordinates up to 2⁵⁰, aspect ratios up to 10⁴).
 
 mod compound;
+pub mod limits;
 
 pub use compound::{Compound, CompoundPiece};
 
@@ -293,6 +295,7 @@ impl SharedShape {
     /// Errors: no points, a NaN or infinite coordinate, or all points
     /// coincident, collinear or coplanar (a hull needs 4 non-coplanar points).
     pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
+        limits::check_points(points)?;
         let hull = ConvexHull::new(points)?;
         let polytope = ConvexPolytope::from_hull(&hull);
         Ok(Self(Arc::new(ShapeData::new(
@@ -308,6 +311,7 @@ impl SharedShape {
                 "cuboid half-extents must be finite and positive",
             ));
         }
+        limits::check_cuboid(half_extents)?;
         let corners = Aabb::new(-half_extents, half_extents).corners();
         Self::convex_hull(&corners)
     }
@@ -330,6 +334,7 @@ impl SharedShape {
         tree: TreeKind,
     ) -> Result<Self, ShapeError> {
         let mesh = TriMesh::new(vertices, triangles)?;
+        limits::check_points(mesh.vertices())?;
         let bounds = bounds_of(mesh.used_vertices())?;
         Ok(Self(Arc::new(ShapeData::with_tree(
             ShapeKind::TriMesh(mesh),
@@ -387,6 +392,7 @@ impl SharedShape {
                 "radius must be finite and positive",
             ));
         }
+        limits::check_rounded(half_height, radius)?;
         let r = Rounded {
             half_height,
             radius,
