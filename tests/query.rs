@@ -121,3 +121,85 @@ fn random_pairs_match_brute_force() {
         }
     }
 }
+
+/// One rule for meshes, every kind (issue 14, item 7): a triangle mesh is a
+/// surface. A shape wholly inside a closed mesh, crossing no triangle, does
+/// not touch it — sphere, capsule, cuboid, hull, compound or mesh, in
+/// either order — in `intersects`, in the world's events and in the world's
+/// shape query; its distance is to the surface (positive). Moved to cross
+/// the shell, each touches.
+#[test]
+fn inside_a_closed_mesh_is_apart_for_every_kind() {
+    use bevy_icollide::collider::CompoundPiece;
+    use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, QueryFilter, WorldConfig};
+    let (v, t) = bevy_icollide::testkit::cube_sphere(1.0, 6);
+    let shell = SharedShape::trimesh(v, t).expect("closed sphere mesh");
+    let mut rng = Rng::new(4);
+    let kinds = [
+        SharedShape::sphere(0.1).expect("sphere"),
+        SharedShape::capsule(0.1, 0.2).expect("capsule"),
+        SharedShape::cuboid(Vec3::splat(0.1)).expect("cuboid"),
+        sphere_hull(&mut rng, 12, 0.15),
+        SharedShape::compound(vec![
+            CompoundPiece {
+                pose: Pose::from_translation(Vec3::X * 0.1),
+                shape: SharedShape::sphere(0.1).expect("sphere"),
+            },
+            CompoundPiece {
+                pose: Pose::IDENTITY,
+                shape: SharedShape::cuboid(Vec3::splat(0.1)).expect("cuboid"),
+            },
+        ])
+        .expect("compound"),
+        SharedShape::trimesh(
+            vec![Vec3::ZERO, Vec3::X * 0.2, Vec3::Y * 0.2],
+            vec![[0, 1, 2]],
+        )
+        .expect("triangle"),
+    ];
+    let at = Pose::IDENTITY;
+    for (i, k) in kinds.iter().enumerate() {
+        for inside in [
+            Pose::from_translation(Vec3::new(0.1, -0.2, 0.3)),
+            Pose::new(rng.rotation(), Vec3::ZERO),
+        ] {
+            assert!(
+                !query::intersects(&shell, &at, k, &inside).expect("valid"),
+                "kind {i}"
+            );
+            assert!(
+                !query::intersects(k, &inside, &shell, &at).expect("valid"),
+                "kind {i}"
+            );
+            let d = query::distance(&shell, &at, k, &inside).expect("valid");
+            assert!(d > 0.3, "kind {i}: distance {d} to the shell");
+        }
+        // Crossing the shell, it touches.
+        let crossing = Pose::from_translation(Vec3::new(0.99, 0.0, 0.0));
+        assert!(
+            query::intersects(&shell, &at, k, &crossing).expect("valid"),
+            "kind {i}"
+        );
+        // The world agrees: no event inside, one when it crosses.
+        let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
+        let s = world.add_body(BodyDesc::new(shell.clone()));
+        let b = world.add_body(BodyDesc::new(k.clone()));
+        world.set_pose(s, at).expect("pose");
+        world
+            .set_pose(b, Pose::from_translation(Vec3::new(0.1, -0.2, 0.3)))
+            .expect("pose");
+        assert_eq!(world.step().count(), 0, "kind {i}: inside");
+        let mut hits = Vec::new();
+        world
+            .intersect_shape(
+                k,
+                Pose::IDENTITY,
+                QueryFilter::ALL.with_exclude(&[b]),
+                &mut hits,
+            )
+            .expect("valid");
+        assert!(hits.is_empty(), "kind {i}: shape query inside");
+        world.set_pose(b, crossing).expect("pose");
+        assert_eq!(world.step().count(), 1, "kind {i}: crossing");
+    }
+}
