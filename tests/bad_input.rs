@@ -410,3 +410,27 @@ fn shape_size_limits_are_named_and_what_is_accepted_works() {
         }
     }
 }
+
+/// A NaN, infinite or negative margin is refused, in the world and the
+/// plugin (issue 14, item 5); 0 and large finite margins are fine.
+#[test]
+fn bad_margins_are_refused() {
+    for m in [f32::NAN, f32::INFINITY, -1.0, -f32::MIN_POSITIVE] {
+        let world = CollisionWorld::new(WorldConfig {
+            margin: m,
+            ..Default::default()
+        });
+        assert!(matches!(world, Err(WorldError::InvalidMargin(_))), "{m}");
+        let plugin = bevy_icollide::plugin::CollisionPlugin::default().with_margin(m);
+        assert!(matches!(plugin, Err(WorldError::InvalidMargin(_))), "{m}");
+    }
+    for m in [0.0, 1e-30, 1e6] {
+        assert!(
+            CollisionWorld::new(WorldConfig {
+                margin: m,
+                ..Default::default()
+            })
+            .is_ok()
+        );
+    }
+}
