@@ -82,14 +82,21 @@ pub struct TreeCast {
 
 /// A tree of one leaf over a box: a convex shape as a [`CastSide`].
 pub fn single_leaf(aabb: Aabb) -> Bvh<AabbNode> {
-    Bvh {
-        nodes: vec![AabbNode {
-            aabb,
-            first: 0,
-            count: 1,
-        }],
-        order: vec![0],
-    }
+    let mut tree = Bvh::default();
+    set_single_leaf(&mut tree, aabb);
+    tree
+}
+
+/// Makes `tree` one leaf over `aabb`, reusing its memory.
+pub fn set_single_leaf(tree: &mut Bvh<AabbNode>, aabb: Aabb) {
+    tree.nodes.clear();
+    tree.nodes.push(AabbNode {
+        aabb,
+        first: 0,
+        count: 1,
+    });
+    tree.order.clear();
+    tree.order.push(0);
 }
 
 /// How two boxes move: `closing = v_A − v_B`, `spin = |ω_A| R_A + |ω_B|

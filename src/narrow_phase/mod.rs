@@ -18,8 +18,7 @@ use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
 use crate::math::RigidMotion;
 use crate::query::{
-    CachePool, ContactData, PairCache, PairResult, PairSide, QueryScratch, ShapeCastOptions,
-    cast_sides, test_pair,
+    CachePool, PairCache, PairResult, PairSide, QueryScratch, swept_test, test_pair,
 };
 
 /// Cached state of an active pair: its last result, and what its test keeps
@@ -258,7 +257,8 @@ fn run_job(
     let (sa, sb) = (bodies.side(a), bodies.side(b));
     let mut result = test_pair(&sa, &sb, &mut state.cache, scratch);
     if !result.touching {
-        result = swept_test((&sa, bodies.sweep(a)), (&sb, bodies.sweep(b))).unwrap_or(result);
+        let swept = swept_test((&sa, bodies.sweep(a)), (&sb, bodies.sweep(b)), scratch);
+        result = swept.unwrap_or(result);
     }
     let changed = result.touching != state.result.touching;
     state.sleep = match (result.contact, bodies.step_reach(a), bodies.step_reach(b)) {
@@ -268,40 +268,6 @@ fn run_job(
     state.result = result;
     state.fresh = false;
     changed
-}
-
-/// Continuous detection of a pair apart at its current poses: when a body
-/// has a sweep, the cast of the two over the step (a body without one
-/// stands at its current pose); a hit is a touch during the step.
-fn swept_test(
-    (a, ma): (&PairSide<'_>, Option<RigidMotion>),
-    (b, mb): (&PairSide<'_>, Option<RigidMotion>),
-) -> Option<PairResult> {
-    if ma.is_none() && mb.is_none() {
-        return None;
-    }
-    let ma = ma.unwrap_or_else(|| RigidMotion::stationary(a.pose));
-    let mb = mb.unwrap_or_else(|| RigidMotion::stationary(b.pose));
-    let hit = cast_sides((a, &ma), (b, &mb), &ShapeCastOptions::default()).ok()??;
-    if hit.started_touching {
-        // Touching at the step's start is last step's news, not a new touch.
-        return None;
-    }
-    let contact = (!a.boolean_only && !b.boolean_only).then_some(ContactData {
-        distance: hit.distance,
-        depth: 0.0,
-        normal: hit.normal,
-        point_a: hit.point_a,
-        point_b: hit.point_b,
-        features: hit.features,
-        pieces: hit.pieces,
-    });
-    Some(PairResult {
-        touching: true,
-        exact: true,
-        contact,
-        swept: true,
-    })
 }
 
 /// The event of a pair whose `touching` just changed.

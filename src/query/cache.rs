@@ -6,6 +6,7 @@ use crate::bvh::CollideScratch;
 use crate::collider::{ShapeData, ShapeKind};
 use crate::geometry::epa::EpaScratch;
 
+use super::cast::CastScratch;
 use super::compound::{CompoundCache, PieceAt};
 use super::lin_canny::ConvexCache;
 
@@ -98,4 +99,6 @@ pub struct QueryScratch {
     pub(super) collide: CollideScratch,
     /// The candidate pieces of both sides of a compound pair.
     pub(super) pieces: [Vec<PieceAt>; 2],
+    /// Continuous detection's casts.
+    pub(super) cast: CastScratch,
 }

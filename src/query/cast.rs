@@ -23,11 +23,17 @@
 //! [`cast_shapes_nonlinear`] (parry's names).
 
 use glam::Vec3;
+use smallvec::SmallVec;
 
 use super::QueryError;
+use super::cache::QueryScratch;
 use super::pair::PairSide;
-use crate::bvh::cast::{Approach, CastSide, Parts, TreeCast, single_leaf, time_bound, tree_cast};
+use super::pair::{ContactData, PairResult};
+use crate::bvh::cast::{
+    Approach, CastSide, Parts, TreeCast, set_single_leaf, time_bound, tree_cast,
+};
 use crate::bvh::distance::FrameBox;
+use crate::bvh::distance::PendingPair;
 use crate::bvh::{AabbTree, Surface, TreeRef};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::cast::{CastParams, CastResult, Mover, time_of_impact};
@@ -146,9 +152,29 @@ pub fn cast_shapes_nonlinear(
 /// against its current surface); the sides' poses are ignored for the
 /// motions' start poses.
 pub(crate) fn cast_sides(
+    a: (&PairSide<'_>, &RigidMotion),
+    b: (&PairSide<'_>, &RigidMotion),
+    options: &ShapeCastOptions,
+) -> Result<Option<ShapeCastHit>, QueryError> {
+    cast_sides_with(a, b, options, &mut CastScratch::default())
+}
+
+/// Reusable memory of casts (the tree search's stack, the one-leaf trees of
+/// convex pieces against meshes, EPA's buffers for a start in contact): a
+/// cast in the narrow phase allocates nothing once they have grown.
+#[derive(Debug, Default)]
+pub struct CastScratch {
+    stack: Vec<PendingPair>,
+    leaves: [AabbTree; 2],
+    gjk: GjkCache,
+}
+
+/// [`cast_sides`] with the caller's scratch memory.
+pub(crate) fn cast_sides_with(
     (a, motion_a): (&PairSide<'_>, &RigidMotion),
     (b, motion_b): (&PairSide<'_>, &RigidMotion),
     options: &ShapeCastOptions,
+    scratch: &mut CastScratch,
 ) -> Result<Option<ShapeCastHit>, QueryError> {
     for m in [motion_a, motion_b] {
         m.start.validate().map_err(QueryError::InvalidPose)?;
@@ -162,7 +188,7 @@ pub(crate) fn cast_sides(
         if bound > params.max_time || best.is_some_and(|h| h.time_of_impact <= 0.0) {
             continue;
         }
-        if let Some(hit) = piece_cast(pa, pb, &params) {
+        if let Some(hit) = piece_cast(pa, pb, &params, scratch) {
             params.max_time = hit.time_of_impact;
             best = Some(hit);
         }
@@ -186,19 +212,22 @@ fn piece_pairs<'a>(
     (a, ma): (&PairSide<'a>, &RigidMotion),
     (b, mb): (&PairSide<'a>, &RigidMotion),
     within: f32,
-) -> Vec<(f32, Piece<'a>, Piece<'a>)> {
+) -> SmallVec<[(f32, Piece<'a>, Piece<'a>); 8]> {
     let (pa, pb) = (pieces(a, ma), pieces(b, mb));
-    let mut pairs = Vec::with_capacity(pa.len() * pb.len());
+    let mut pairs: SmallVec<[_; 8]> = SmallVec::with_capacity(pa.len() * pb.len());
     for x in &pa {
         for y in &pb {
             pairs.push((piece_bound(x, y, within), *x, *y));
         }
     }
-    pairs.sort_by(|p, q| p.0.total_cmp(&q.0));
+    pairs.sort_unstable_by(|p, q| {
+        let key = |x: &(f32, Piece<'_>, Piece<'_>)| (x.1.index, x.2.index);
+        p.0.total_cmp(&q.0).then(key(p).cmp(&key(q)))
+    });
     pairs
 }
 
-fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> Vec<Piece<'a>> {
+fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> SmallVec<[Piece<'a>; 4]> {
     match side.shape.compound() {
         Some(c) => (0..)
             .zip(c.pieces())
@@ -209,7 +238,7 @@ fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> Vec<Piece<'a>> {
                 motion: motion.of_part(&p.pose),
             })
             .collect(),
-        None => vec![Piece {
+        None => smallvec::smallvec![Piece {
             index: 0,
             shape: side.shape,
             deformed: side.deformed,
@@ -274,7 +303,12 @@ struct TreeSide<'a> {
 }
 
 /// The first contact of two non-compound pieces, limited by `params`.
-fn piece_cast(a: Piece<'_>, b: Piece<'_>, params: &CastParams) -> Option<ShapeCastHit> {
+fn piece_cast(
+    a: Piece<'_>,
+    b: Piece<'_>,
+    params: &CastParams,
+    scratch: &mut CastScratch,
+) -> Option<ShapeCastHit> {
     let (ca, cb) = (support_map(a.shape), support_map(b.shape));
     let (cast, features) = if let (Some(sa), Some(sb)) = (ca, cb) {
         let mover = |s, p: &Piece<'_>| {
@@ -299,10 +333,13 @@ fn piece_cast(a: Piece<'_>, b: Piece<'_>, params: &CastParams) -> Option<ShapeCa
         let hit = time_of_impact(&ma, &mb, params, &mut GjkCache::new())?;
         (hit, convex_features((&a, &b), &hit))
     } else {
-        let (single_a, single_b) = (convex_leaf(&a), convex_leaf(&b));
-        let side_a = tree_side(&a, ca, &single_a)?;
-        let side_b = tree_side(&b, cb, &single_b)?;
-        let found = run_tree_cast((side_a, &a.motion), (side_b, &b.motion), params)?;
+        let CastScratch { stack, leaves, .. } = scratch;
+        let [leaf_a, leaf_b] = leaves;
+        convex_leaf(&a, leaf_a);
+        convex_leaf(&b, leaf_b);
+        let side_a = tree_side(&a, ca, leaf_a)?;
+        let side_b = tree_side(&b, cb, leaf_b)?;
+        let found = run_tree_cast((side_a, &a.motion), (side_b, &b.motion), params, stack)?;
         let feature = |p: &Piece<'_>, part| match p.shape.kind() {
             ShapeKind::TriMesh(_) => Feature::Face(part),
             _ => Feature::Vertex(0),
@@ -312,14 +349,13 @@ fn piece_cast(a: Piece<'_>, b: Piece<'_>, params: &CastParams) -> Option<ShapeCa
             [feature(&a, found.parts[0]), feature(&b, found.parts[1])],
         )
     };
-    Some(hit_of(&a, &b, cast, features))
+    Some(hit_of((&a, &b), cast, features, &mut scratch.gjk))
 }
 
-/// A convex piece's one-leaf tree (an empty tree for a mesh).
-fn convex_leaf(p: &Piece<'_>) -> AabbTree {
-    match support_map(p.shape) {
-        Some(_) => single_leaf(p.shape.local_aabb()),
-        None => AabbTree::default(),
+/// A convex piece's one-leaf tree, in `tree` (left as is for a mesh).
+fn convex_leaf(p: &Piece<'_>, tree: &mut AabbTree) {
+    if support_map(p.shape).is_some() {
+        set_single_leaf(tree, p.shape.local_aabb());
     }
 }
 
@@ -352,8 +388,8 @@ fn run_tree_cast(
     (a, ma): (TreeSide<'_>, &RigidMotion),
     (b, mb): (TreeSide<'_>, &RigidMotion),
     params: &CastParams,
+    stack: &mut Vec<PendingPair>,
 ) -> Option<TreeCast> {
-    let mut stack = Vec::new();
     macro_rules! run {
         ($ta:expr, $tb:expr) => {
             tree_cast(
@@ -368,7 +404,7 @@ fn run_tree_cast(
                     motion: mb,
                 },
                 params,
-                &mut stack,
+                stack,
             )
         };
     }
@@ -428,11 +464,16 @@ fn supporting_feature(poly: &ConvexPolytope, dir: Vec3, hint: u32) -> Feature {
 
 /// The hit of a piece pair, with a normal for shapes that started inside
 /// each other.
-fn hit_of(a: &Piece<'_>, b: &Piece<'_>, c: CastResult, features: [Feature; 2]) -> ShapeCastHit {
+fn hit_of(
+    (a, b): (&Piece<'_>, &Piece<'_>),
+    c: CastResult,
+    features: [Feature; 2],
+    gjk: &mut GjkCache,
+) -> ShapeCastHit {
     let started = c.time <= 0.0;
     let mut normal = c.normal;
     if normal == Vec3::ZERO {
-        normal = start_normal(a, b);
+        normal = start_normal(a, b, gjk);
     }
     ShapeCastHit {
         time_of_impact: c.time,
@@ -448,18 +489,49 @@ fn hit_of(a: &Piece<'_>, b: &Piece<'_>, c: CastResult, features: [Feature; 2]) -
 
 /// The normal of two pieces overlapping at time 0: EPA's for two convex
 /// pieces, else the reversed relative motion of B.
-fn start_normal(a: &Piece<'_>, b: &Piece<'_>) -> Vec3 {
+fn start_normal(a: &Piece<'_>, b: &Piece<'_>, gjk: &mut GjkCache) -> Vec3 {
     if let (Some(sa), Some(sb)) = (support_map(a.shape), support_map(b.shape)) {
-        let p = epa::penetration(
-            sa,
-            &a.motion.start,
-            sb,
-            &b.motion.start,
-            &mut GjkCache::new(),
-        );
+        gjk.reset();
+        let p = epa::penetration(sa, &a.motion.start, sb, &b.motion.start, gjk);
         if let Some(p) = p.filter(|p| p.normal.is_finite() && p.normal != Vec3::ZERO) {
             return p.normal;
         }
     }
     (a.motion.linvel - b.motion.linvel).normalize_or_zero()
+}
+
+/// Continuous detection of a pair apart at its current poses: when a body
+/// has a sweep, the cast of the two over the step (a body without one
+/// stands at its current pose); a hit is a touch during the step.
+pub(crate) fn swept_test(
+    (a, ma): (&PairSide<'_>, Option<RigidMotion>),
+    (b, mb): (&PairSide<'_>, Option<RigidMotion>),
+    scratch: &mut QueryScratch,
+) -> Option<PairResult> {
+    if ma.is_none() && mb.is_none() {
+        return None;
+    }
+    let ma = ma.unwrap_or_else(|| RigidMotion::stationary(a.pose));
+    let mb = mb.unwrap_or_else(|| RigidMotion::stationary(b.pose));
+    let options = ShapeCastOptions::default();
+    let hit = cast_sides_with((a, &ma), (b, &mb), &options, &mut scratch.cast).ok()??;
+    if hit.started_touching {
+        // Touching at the step's start is last step's news, not a new touch.
+        return None;
+    }
+    let contact = (!a.boolean_only && !b.boolean_only).then_some(ContactData {
+        distance: hit.distance,
+        depth: 0.0,
+        normal: hit.normal,
+        point_a: hit.point_a,
+        point_b: hit.point_b,
+        features: hit.features,
+        pieces: hit.pieces,
+    });
+    Some(PairResult {
+        touching: true,
+        exact: true,
+        contact,
+        swept: true,
+    })
 }

@@ -67,8 +67,8 @@ mod ray_cast;
 mod rounded;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
-pub(crate) use cast::cast_sides;
 pub use cast::{ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
+pub(crate) use cast::{cast_sides, swept_test};
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
 pub(crate) use intersect::intersects_side;
