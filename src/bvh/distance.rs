@@ -86,6 +86,15 @@ pub struct FrameBox {
 }
 
 impl FrameBox {
+    /// An axis-aligned box (in some frame) mapped by `pose`.
+    pub fn of_box(b: &crate::math::Aabb, pose: &Pose) -> Self {
+        FrameBox {
+            axes: pose.rotation_matrix(),
+            center: pose.transform_point(b.center()),
+            half: b.half_extents(),
+        }
+    }
+
     /// A node's box mapped by `pose` (into another frame).
     #[inline]
     pub fn of<N: BoxNode>(node: &N, pose: &Pose) -> Self {

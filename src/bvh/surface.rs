@@ -92,6 +92,20 @@ pub struct Surface<'a> {
     pub tree: TreeRef<'a>,
 }
 
+/// Calls the macro `$run!(ta, tb)` with the two concrete trees of a pair of
+/// [`TreeRef`]s: one monomorphized arm per pair of node types.
+macro_rules! with_trees {
+    (($a:expr, $b:expr), $run:ident) => {
+        match ($a, $b) {
+            ($crate::bvh::TreeRef::Obb(ta), $crate::bvh::TreeRef::Obb(tb)) => $run!(ta, tb),
+            ($crate::bvh::TreeRef::Obb(ta), $crate::bvh::TreeRef::Aabb(tb)) => $run!(ta, tb),
+            ($crate::bvh::TreeRef::Aabb(ta), $crate::bvh::TreeRef::Obb(tb)) => $run!(ta, tb),
+            ($crate::bvh::TreeRef::Aabb(ta), $crate::bvh::TreeRef::Aabb(tb)) => $run!(ta, tb),
+        }
+    };
+}
+pub(crate) use with_trees;
+
 /// Intersecting triangle pairs `[of a, of b]` of two surfaces at poses,
 /// into `out` (cleared first), by the traversal their trees call for
 /// ([`collide_with`]).
@@ -121,12 +135,7 @@ pub fn collide_surfaces(
             )
         };
     }
-    match (a.tree, b.tree) {
-        (TreeRef::Obb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
-        (TreeRef::Obb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
-        (TreeRef::Aabb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
-        (TreeRef::Aabb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
-    }
+    with_trees!((a.tree, b.tree), run)
 }
 
 /// [`surface_distance`] on two surfaces, whichever their trees.
@@ -154,10 +163,5 @@ pub fn distance_surfaces(
             )
         };
     }
-    match (a.tree, b.tree) {
-        (TreeRef::Obb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
-        (TreeRef::Obb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
-        (TreeRef::Aabb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
-        (TreeRef::Aabb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
-    }
+    with_trees!((a.tree, b.tree), run)
 }

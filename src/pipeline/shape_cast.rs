@@ -12,15 +12,13 @@
 //! limit. Results do not depend on the broad phase's order: ties go to the
 //! smaller handle, and every-hit results are sorted by time then handle.
 
-use glam::Mat3;
-
 use super::spatial::{QueryFilter, shape_box};
 use super::{BodyHandle, CollisionWorld};
 use crate::broad_phase::BroadPhase;
 use crate::bvh::cast::{Approach, time_bound};
 use crate::bvh::distance::FrameBox;
 use crate::collider::SharedShape;
-use crate::math::{Aabb, RigidMotion};
+use crate::math::{Aabb, Pose, RigidMotion};
 use crate::query::{self, PairSide, QueryError, ShapeCastHit, ShapeCastOptions};
 
 /// Where a cast shape touches a body: the body and the contact, the cast
@@ -118,7 +116,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.visit_boxes(&swept, filter, |id, body| {
             if let (Some(_), Some(tight)) = (body.pose, body.current_box()) {
                 candidates.push((
-                    time_bound(&frame(&start), &frame(&tight), &approach),
+                    time_bound(&world_box(&start), &world_box(&tight), &approach),
                     id,
                     body,
                 ));
@@ -133,15 +131,6 @@ impl<B: BroadPhase> CollisionWorld<B> {
             limit = f(id, &body.side(false))?;
         }
         Ok(())
-    }
-}
-
-/// An axis-aligned box as a box in the world frame.
-fn frame(b: &Aabb) -> FrameBox {
-    FrameBox {
-        axes: Mat3::IDENTITY,
-        center: b.center(),
-        half: b.half_extents(),
     }
 }
 
@@ -168,4 +157,9 @@ fn swept_box(shape: &SharedShape, motion: &RigidMotion, max_time: f32) -> Aabb {
     let r = shape.local_aabb().max_distance_from(motion.local_center);
     let turn = (motion.angvel.length() * max_time).min(2.0);
     start.padded(motion.linvel.length() * max_time + turn * r)
+}
+
+/// A world box as a [`FrameBox`].
+fn world_box(b: &Aabb) -> FrameBox {
+    FrameBox::of_box(b, &Pose::IDENTITY)
 }

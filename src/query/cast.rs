@@ -27,6 +27,7 @@ use smallvec::SmallVec;
 
 use super::QueryError;
 use super::cache::QueryScratch;
+use super::distance::support_map;
 use super::pair::PairSide;
 use super::pair::{ContactData, PairResult};
 use crate::bvh::cast::{
@@ -34,6 +35,7 @@ use crate::bvh::cast::{
 };
 use crate::bvh::distance::FrameBox;
 use crate::bvh::distance::PendingPair;
+use crate::bvh::surface::with_trees;
 use crate::bvh::{AabbTree, Surface, TreeRef};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::cast::{CastParams, CastResult, Mover, time_of_impact};
@@ -251,19 +253,12 @@ fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> SmallVec<[Piece<'a>;
 fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
     let frame = |p: &Piece<'_>| {
         let bx = local_box(p);
-        let (c, h) = (bx.center(), bx.half_extents());
         let spin = if p.motion.is_linear() {
             0.0
         } else {
             p.motion.angvel.length() * bx.max_distance_from(p.motion.local_center)
         };
-        let pose = &p.motion.start;
-        let framed = FrameBox {
-            axes: pose.rotation_matrix(),
-            center: pose.transform_point(c),
-            half: h,
-        };
-        (framed, spin)
+        (FrameBox::of_box(&bx, &p.motion.start), spin)
     };
     let ((fa, sa), (fb, sb)) = (frame(a), frame(b));
     let approach = Approach {
@@ -284,15 +279,6 @@ fn local_box(p: &Piece<'_>) -> Aabb {
                 .transformed(&Pose::new(n.rotation, n.center))
         }),
         None => p.shape.local_aabb(),
-    }
-}
-
-/// A convex piece as GJK sees it.
-fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
-    match s.kind() {
-        ShapeKind::Convex(p) => Some(p),
-        ShapeKind::Rounded(r) => Some(r),
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
     }
 }
 
@@ -408,12 +394,7 @@ fn run_tree_cast(
             )
         };
     }
-    match (a.tree, b.tree) {
-        (TreeRef::Obb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
-        (TreeRef::Obb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
-        (TreeRef::Aabb(ta), TreeRef::Obb(tb)) => run!(ta, tb),
-        (TreeRef::Aabb(ta), TreeRef::Aabb(tb)) => run!(ta, tb),
-    }
+    with_trees!((a.tree, b.tree), run)
 }
 
 /// The features of two polytopes in contact at the hit: each one's

@@ -45,7 +45,7 @@ fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> 
 }
 
 /// A convex piece as GJK / EPA see it: a polytope or a sphere / capsule.
-fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
+pub(super) fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
     match s.kind() {
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
