@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 
 use bevy_icollide::broad_phase::{
-    BroadPhase, BruteForce, GridSweepAndPrune, PairChanges, PairKey, ProxyKey, SweepAndPrune,
-    pair_ids, pair_key,
+    BroadPhase, BruteForce, GridSweepAndPrune, PairChanges, PairFilter, PairKey, ProxyKey,
+    SweepAndPrune, pair_ids, pair_key,
 };
 use bevy_icollide::math::Aabb;
 use bevy_icollide::testkit::{Rng, box_pairs};
@@ -39,6 +39,39 @@ struct Proxy {
     is_static: bool,
 }
 
+/// The sim's rules as a filter; `grouped`: with the rules packed into
+/// groups, as the world does (the sweeps skip whole groups).
+struct SimFilter<'a> {
+    rules: &'a [Rules],
+    disabled: &'a BTreeSet<PairKey>,
+    grouped: bool,
+}
+
+impl PairFilter for SimFilter<'_> {
+    fn allows(&self, a: ProxyKey, b: ProxyKey) -> bool {
+        self.rules[a as usize].allows(&self.rules[b as usize])
+            && !self.disabled.contains(&pair_key(a, b))
+    }
+
+    fn group(&self, key: ProxyKey) -> u64 {
+        let r = &self.rules[key as usize];
+        match (self.grouped, r.active) {
+            (false, _) => 0,
+            (true, false) => 0,
+            (true, true) => (u64::from(r.memberships) << 32) | u64::from(r.filters),
+        }
+    }
+
+    fn groups_pair(&self, g: u64, h: u64) -> bool {
+        let rules = |g: u64| Rules {
+            memberships: (g >> 32) as u32,
+            filters: g as u32,
+            active: true,
+        };
+        !self.grouped || rules(g).allows(&rules(h))
+    }
+}
+
 /// The proxies by key (`None`: free), their rules and the deactivated pairs.
 struct Sim<B: BroadPhase> {
     rng: Rng,
@@ -51,6 +84,8 @@ struct Sim<B: BroadPhase> {
     free: Vec<ProxyKey>,
     freed: Vec<ProxyKey>,
     half: f32,
+    /// Whether the filter has groups (odd seeds).
+    grouped: bool,
 }
 
 impl<B: BroadPhase> Sim<B> {
@@ -64,6 +99,7 @@ impl<B: BroadPhase> Sim<B> {
             free: Vec::new(),
             freed: Vec::new(),
             half,
+            grouped: seed % 2 == 1,
         }
     }
 
@@ -198,9 +234,10 @@ impl<B: BroadPhase> Sim<B> {
     }
 
     fn update(&mut self) {
-        let (rules, disabled) = (&self.rules, &self.disabled);
-        let filter = |a: ProxyKey, b: ProxyKey| {
-            rules[a as usize].allows(&rules[b as usize]) && !disabled.contains(&pair_key(a, b))
+        let filter = SimFilter {
+            rules: &self.rules,
+            disabled: &self.disabled,
+            grouped: self.grouped,
         };
         self.bp.update(&filter);
         self.free.append(&mut self.freed);
@@ -461,5 +498,115 @@ fn filtered_pairs_are_never_stored() {
         bp.drain_changes(&mut changes);
         assert_eq!(changes.started.len(), m * (m - 1) / 2);
         assert!(changes.ended.is_empty());
+    }
+}
+
+/// A crowd in one spot: `n` boxes around the origin, a quarter static, in
+/// `groups` layer groups (more than a sweep's 32 classes when large);
+/// each frame a random half of the movers jitter in place, so the lists
+/// are far from sorted and updates give up sorting by insertion.
+fn shuffled_crowd<B: BroadPhase>(mut bp: B, n: u32, groups: u32, frames: usize) {
+    let mut rng = Rng::new(u64::from(n + groups));
+    let rules: Vec<Rules> = (0..n)
+        .map(|k| {
+            let g = k % groups;
+            Rules {
+                memberships: 1 << (g % 32),
+                filters: if g.is_multiple_of(3) {
+                    u32::MAX
+                } else {
+                    !(1 << (g % 32))
+                },
+                active: g % 7 != 6,
+            }
+        })
+        .collect();
+    let disabled = BTreeSet::new();
+    let filter = SimFilter {
+        rules: &rules,
+        disabled: &disabled,
+        grouped: true,
+    };
+    let is_static = |k: u32| k.is_multiple_of(4);
+    let jitter = |rng: &mut Rng| {
+        Aabb::from_center_half_extents(rng.in_cube(0.5), Vec3::splat(0.5) + rng.vec(0.0, 0.1))
+    };
+    let mut boxes: Vec<Option<Aabb>> = (0..n).map(|_| Some(jitter(&mut rng))).collect();
+    for k in 0..n {
+        bp.insert(k, boxes[k as usize].unwrap(), is_static(k))
+            .expect("valid");
+    }
+    let mut rebuilt = 0;
+    for frame in 0..frames {
+        bp.update(&filter);
+        rebuilt += usize::from(frame > 0 && bp.stats().rebuilt);
+        let want: BTreeSet<PairKey> = box_pairs(&boxes, |i| is_static(i as u32))
+            .into_iter()
+            .filter(|&k| {
+                let (a, b) = pair_ids(k);
+                filter.allows(a, b)
+            })
+            .collect();
+        let mut got = BTreeSet::new();
+        bp.for_each_active(&mut |k| {
+            got.insert(k);
+        });
+        assert_eq!(got, want, "{n} boxes, {groups} groups, frame {frame}");
+        bp.validate(&filter).expect("invariants");
+        for k in 0..n {
+            if !is_static(k) && (frame % 2 == 0 || rng.below(2) == 0) {
+                let b = jitter(&mut rng);
+                boxes[k as usize] = Some(b);
+                bp.set_aabb(k, b).expect("valid");
+            }
+        }
+    }
+    assert!(rebuilt > 0, "shuffling in one spot sorts from scratch");
+}
+
+#[test]
+fn shuffled_crowds_by_group_equal_brute_force() {
+    // Few groups (each its own class) and many (a catch-all class); a
+    // whole-list re-sort (every mover moved) and per-proxy sifting (half).
+    for groups in [1, 5, 40] {
+        shuffled_crowd(SweepAndPrune::new(), 600, groups, 12);
+        shuffled_crowd(GridSweepAndPrune::new(None), 600, groups, 12);
+    }
+}
+
+#[test]
+fn a_stack_of_statics_is_swept_in_linear_time() {
+    // 200 000 static boxes stacked in one spot and 100 movers elsewhere:
+    // with static proxies in their own class, the first update sorts and
+    // sweeps without testing the 2 · 10^10 static pairs (it would take
+    // minutes); then one mover falls onto the stack and pairs with every box.
+    let mut sap = SweepAndPrune::new();
+    let n = 200_000u32;
+    let unit = Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(0.5));
+    for k in 0..n {
+        sap.insert(k, unit, true).expect("valid");
+    }
+    for k in 0..100 {
+        let c = Vec3::new(10.0 + 3.0 * k as f32, 0.0, 0.0);
+        sap.insert(
+            n + k,
+            Aabb::from_center_half_extents(c, Vec3::splat(0.5)),
+            false,
+        )
+        .expect("valid");
+    }
+    sap.update(&AllowAllGroups);
+    assert_eq!(sap.box_pairs(), 0);
+    sap.set_aabb(n, unit).expect("valid");
+    sap.update(&AllowAllGroups);
+    assert_eq!(sap.box_pairs(), n as usize);
+}
+
+/// Every pair allowed, default groups.
+struct AllowAllGroups;
+
+impl PairFilter for AllowAllGroups {
+    fn allows(&self, _: ProxyKey, _: ProxyKey) -> bool {
+        true
     }
 }

@@ -54,9 +54,31 @@ pub type ProxyKey = u32;
 /// Whether two proxies may pair (the caller's layers, deactivated bodies
 /// and pairs). Asked when a pair's boxes start to overlap and for the keys
 /// given to [`BroadPhase::refilter`]; must be symmetric.
+///
+/// **Groups** are an optional coarse version of the same answer, for
+/// skipping whole crowds at once: a sweep tests a proxy only against the
+/// groups its own group may pair with. The contract: when
+/// `groups_pair(group(a), group(b))` is false, `allows(a, b)` is false (the
+/// converse need not hold). By default every proxy is in group 0 and every
+/// group pairs with every group, which is always correct. The world uses
+/// its layers as the group, so 10 000 mutually filtered bodies in one spot
+/// cost a sort, not 5 · 10^7 calls of `allows`.
 pub trait PairFilter {
     /// Whether `a` and `b` may pair.
     fn allows(&self, a: ProxyKey, b: ProxyKey) -> bool;
+
+    /// The proxy's group (see the trait docs). Must not change without a
+    /// [`BroadPhase::refilter`] of the key.
+    #[inline]
+    fn group(&self, _key: ProxyKey) -> u64 {
+        0
+    }
+
+    /// Whether proxies of groups `g` and `h` may pair at all; symmetric.
+    #[inline]
+    fn groups_pair(&self, _g: u64, _h: u64) -> bool {
+        true
+    }
 }
 
 /// Every pair is allowed.

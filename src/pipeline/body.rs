@@ -230,6 +230,27 @@ impl PairFilter for PairRules<'_> {
             && ba.layers.allows(&bb.layers)
             && (self.disabled.is_empty() || !self.disabled.contains(&pair_key(a, b)))
     }
+
+    /// The body's layers, packed; an inactive body is in group 0 (no
+    /// memberships), which pairs with nothing.
+    #[inline]
+    fn group(&self, key: ProxyKey) -> u64 {
+        let body = &self.bodies[key as usize];
+        if body.active {
+            (u64::from(body.layers.memberships) << 32) | u64::from(body.layers.filters)
+        } else {
+            0
+        }
+    }
+
+    #[inline]
+    fn groups_pair(&self, g: u64, h: u64) -> bool {
+        let layers = |g: u64| Layers {
+            memberships: (g >> 32) as u32,
+            filters: g as u32,
+        };
+        layers(g).allows(&layers(h))
+    }
 }
 
 /// The box of a sphere or capsule at `pose`: its core's box grown by the

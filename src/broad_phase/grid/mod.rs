@@ -59,6 +59,16 @@ impl<F: PairFilter + ?Sized> PairFilter for CellFilter<'_, F> {
         self.filter
             .allows(self.globals[a as usize], self.globals[b as usize])
     }
+
+    #[inline]
+    fn group(&self, key: ProxyKey) -> u64 {
+        self.filter.group(self.globals[key as usize])
+    }
+
+    #[inline]
+    fn groups_pair(&self, g: u64, h: u64) -> bool {
+        self.filter.groups_pair(g, h)
+    }
 }
 
 /// One cell: its sweep and prune (keyed by local ids) and the map from its

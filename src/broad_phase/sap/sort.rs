@@ -37,10 +37,14 @@ impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
     }
 
     /// Sorts a whole list by insertion, toggling pairs on each swap (no
-    /// positions are maintained); returns the number of swaps.
-    fn insertion_sort(&mut self, list: &mut [Endpoint]) -> u64 {
+    /// positions are maintained); returns the number of swaps, or `None`
+    /// (the list left unsorted) once they exceed `budget`.
+    fn insertion_sort(&mut self, list: &mut [Endpoint], budget: u64) -> Option<u64> {
         let mut swaps = 0;
         for i in 1..list.len() {
+            if swaps > budget {
+                return None;
+            }
             let e = list[i];
             let mut j = i;
             while j > 0 && e.before(list[j - 1]) {
@@ -51,7 +55,7 @@ impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
             list[j] = e;
             swaps += (i - j) as u64;
         }
-        swaps
+        Some(swaps)
     }
 
     /// Moves the endpoint at `i` of `list` to its sorted place; returns the
@@ -105,7 +109,8 @@ impl SweepAndPrune {
     /// (one sequential pass per list) and restore the order with a plain
     /// insertion sort (I-COLLIDE's formulation). New proxies are appended
     /// first and sorted in with the rest. Positions are recomputed lazily.
-    pub(super) fn resort_all<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+    /// Returns `false`, the lists unsorted, once the swaps exceed `budget`.
+    pub(super) fn resort_all<F: PairFilter + ?Sized>(&mut self, filter: &F, budget: u64) -> bool {
         for &id in &self.moved {
             self.info[id as usize].moved = false;
         }
@@ -128,16 +133,27 @@ impl SweepAndPrune {
                 let b = &ctx.aabbs[e.proxy() as usize];
                 e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
             }
-            stats.swaps[axis] += ctx.insertion_sort(list);
+            let left = budget.saturating_sub(stats.swaps.iter().sum());
+            match ctx.insertion_sort(list, left) {
+                Some(swaps) => stats.swaps[axis] += swaps,
+                None => return false,
+            }
         }
+        true
     }
 
     /// Sifts the endpoints of every moved live proxy, one proxy at a time so
-    /// the lists are sorted after each.
-    pub(super) fn sift_moved<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+    /// the lists are sorted after each. Returns `false`, the rest of the
+    /// moved proxies left out of place, once the swaps exceed `budget`.
+    pub(super) fn sift_moved<F: PairFilter + ?Sized>(&mut self, filter: &F, budget: u64) -> bool {
         let moved = std::mem::take(&mut self.moved);
+        let mut within = true;
         for &id in &moved {
             let info = &mut self.info[id as usize];
+            if !within {
+                info.moved = false;
+                continue;
+            }
             info.moved = false;
             if info.state != State::Live {
                 continue;
@@ -158,15 +174,27 @@ impl SweepAndPrune {
                     stats.swaps[axis] += ctx.sift(list, axis, pos);
                 }
             }
+            within = self.stats.swaps.iter().sum::<u64>() <= budget;
         }
         self.moved = moved;
         self.moved.clear();
+        within
     }
 
-    /// Appends and sifts the endpoints of newly inserted proxies.
-    pub(super) fn sift_inserted<F: PairFilter + ?Sized>(&mut self, filter: &F) {
-        let inserted = std::mem::take(&mut self.inserted);
-        for &id in &inserted {
+    /// Appends and sifts the endpoints of newly inserted proxies. Returns
+    /// `false`, the rest left pending, once the swaps exceed `budget`.
+    pub(super) fn sift_inserted<F: PairFilter + ?Sized>(
+        &mut self,
+        filter: &F,
+        budget: u64,
+    ) -> bool {
+        let mut inserted = std::mem::take(&mut self.inserted);
+        for (done, &id) in inserted.iter().enumerate() {
+            if self.stats.swaps.iter().sum::<u64>() > budget {
+                inserted.drain(..done);
+                self.inserted = inserted;
+                return false;
+            }
             let info = &mut self.info[id as usize];
             info.state = State::Live;
             info.moved = false;
@@ -187,6 +215,7 @@ impl SweepAndPrune {
         }
         self.inserted = inserted;
         self.inserted.clear();
+        true
     }
 
     /// Drops removed proxies' endpoints and pairs, and frees their keys.

@@ -2,7 +2,7 @@
 //! per-proxy recomputation after a change of layers or static flag.
 
 use super::super::PairSet;
-use super::{Endpoint, PairFilter, State, SweepAndPrune, allowed, pair_ids, pair_key};
+use super::{Endpoint, PairFilter, ProxyKey, State, SweepAndPrune, allowed, pair_ids, pair_key};
 
 impl SweepAndPrune {
     /// Sorts all lists from scratch and recomputes the pair set by one sweep
@@ -45,33 +45,38 @@ impl SweepAndPrune {
     }
 
     /// All overlapping, non-static-static pairs the filter allows, by a
-    /// sweep of the x list.
+    /// sweep of the x list. The open boxes are kept per class (the
+    /// filter's group and the static flag, see [`OpenClasses`]), and a box
+    /// is tested only against the classes it may pair with: a stack of
+    /// statics or a mutually filtered crowd in one spot costs a sort, not
+    /// a test of every pair.
     fn sweep_x<F: PairFilter + ?Sized>(&mut self, filter: &F) -> Vec<u64> {
         let mut found = Vec::new();
-        let mut slot = vec![u32::MAX; self.aabbs.len()];
-        let active = &mut self.sweep_active;
-        active.clear();
+        // Per proxy: its class and its index in that class's open list.
+        let mut slot = vec![(0u32, 0u32); self.aabbs.len()];
+        let mut open = OpenClasses::default();
         for e in &self.axes[0] {
             let p = e.proxy();
             if e.is_max() {
-                let i = slot[p as usize] as usize;
-                active.swap_remove(i);
-                if let Some(&moved) = active.get(i) {
-                    slot[moved as usize] = i as u32;
+                let (class, i) = slot[p as usize];
+                if let Some(moved) = open.close(class, i) {
+                    slot[moved as usize].1 = i;
                 }
                 continue;
             }
-            let (box_p, static_p) = (&self.aabbs[p as usize], self.info[p as usize].is_static);
-            for &q in active.iter() {
-                if !(static_p && self.info[q as usize].is_static)
+            let is_static = self.info[p as usize].is_static;
+            let class = open.class_of(filter.group(p), is_static, filter);
+            let box_p = &self.aabbs[p as usize];
+            for q in open.partners(class) {
+                // The catch-all class may hold statics.
+                if !(is_static && self.info[q as usize].is_static)
                     && box_p.overlaps(&self.aabbs[q as usize])
                     && filter.allows(p, q)
                 {
                     found.push(pair_key(p, q));
                 }
             }
-            slot[p as usize] = active.len() as u32;
-            active.push(p);
+            slot[p as usize] = (class, open.open(class, p));
         }
         found
     }
@@ -120,5 +125,98 @@ impl SweepAndPrune {
         } else {
             self.table.remove(key);
         }
+    }
+}
+
+/// Above this many classes, further groups share one catch-all class that
+/// pairs with every class (its pairs are still asked of the filter).
+const MAX_CLASSES: usize = 32;
+
+/// One class of a sweep: proxies of one group and static flag whose boxes
+/// are open at the sweep line, and the classes it may pair with.
+struct OpenClass {
+    /// `None`: the catch-all class.
+    key: Option<(u64, bool)>,
+    partners: Vec<u32>,
+    open: Vec<ProxyKey>,
+}
+
+/// The open boxes of a sweep, by class. Two classes pair when not both
+/// static and the filter's groups pair; the catch-all class pairs with all.
+#[derive(Default)]
+struct OpenClasses {
+    classes: Vec<OpenClass>,
+}
+
+impl OpenClasses {
+    /// The class of a proxy of `group` and `is_static`, created if new.
+    fn class_of<F: PairFilter + ?Sized>(&mut self, group: u64, is_static: bool, filter: &F) -> u32 {
+        let key = Some((group, is_static));
+        if let Some(i) = self.classes.iter().position(|c| c.key == key) {
+            return i as u32;
+        }
+        if self.classes.len() >= MAX_CLASSES {
+            return self.catch_all();
+        }
+        self.add(key, |other| match other {
+            Some((g, s)) => !(is_static && s) && filter.groups_pair(group, g),
+            None => true,
+        })
+    }
+
+    fn catch_all(&mut self) -> u32 {
+        match self.classes.iter().position(|c| c.key.is_none()) {
+            Some(i) => i as u32,
+            None => self.add(None, |_| true),
+        }
+    }
+
+    /// Adds a class and links it with every class `pairs` accepts
+    /// (itself included).
+    fn add(
+        &mut self,
+        key: Option<(u64, bool)>,
+        pairs: impl Fn(Option<(u64, bool)>) -> bool,
+    ) -> u32 {
+        let new = self.classes.len() as u32;
+        let mut partners = Vec::new();
+        for (i, c) in self.classes.iter_mut().enumerate() {
+            if pairs(c.key) {
+                c.partners.push(new);
+                partners.push(i as u32);
+            }
+        }
+        if pairs(key) {
+            partners.push(new);
+        }
+        self.classes.push(OpenClass {
+            key,
+            partners,
+            open: Vec::new(),
+        });
+        new
+    }
+
+    /// The open proxies of every class `class` pairs with.
+    fn partners(&self, class: u32) -> impl Iterator<Item = ProxyKey> + '_ {
+        self.classes[class as usize]
+            .partners
+            .iter()
+            .flat_map(|&c| self.classes[c as usize].open.iter().copied())
+    }
+
+    /// Opens `p` in `class`; returns its index there.
+    fn open(&mut self, class: u32, p: ProxyKey) -> u32 {
+        let open = &mut self.classes[class as usize].open;
+        open.push(p);
+        (open.len() - 1) as u32
+    }
+
+    /// Closes the proxy at index `i` of `class`; returns the proxy moved
+    /// into its place, if any.
+    fn close(&mut self, class: u32, i: u32) -> Option<ProxyKey> {
+        let open = &mut self.classes[class as usize].open;
+        open.swap_remove(i as usize);
+        open.get(i as usize).copied()
     }
 }
