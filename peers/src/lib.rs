@@ -320,6 +320,9 @@ pub struct ParryBvhBroadPhase {
     frame: u32,
     margin: f32,
     change_detection: bool,
+    /// Pairs the caller's rules refuse (rapier's fixed–fixed and collision
+    /// groups) are not stored; the traversal still visits them.
+    keep: fn(u32, u32) -> bool,
 }
 
 impl ParryBvhBroadPhase {
@@ -338,18 +341,35 @@ impl ParryBvhBroadPhase {
         Self::build(aabbs, margin, true)
     }
 
-    /// Builds the tree over `aabbs` (binned SAH, leaf `i` = `aabbs[i]`) and
-    /// fills the pair map with a full traversal.
-    fn build(aabbs: &[Aabb], margin: f32, change_detection: bool) -> Self {
+    /// rapier's configuration over a scene of crowds: pairs `keep` refuses
+    /// are never stored, and the tree is built without the first full
+    /// traversal (which would visit every pair of a stack of statics). Pairs
+    /// present at build time are found once one of their leaves changes;
+    /// the crowd benchmark places its movers apart at the start.
+    pub fn crowd(aabbs: &[Aabb], margin: f32, keep: fn(u32, u32) -> bool) -> Self {
+        assert!(margin > 0.0, "change detection needs a margin > 0");
+        let mut this = Self::tree(aabbs, margin, true);
+        this.keep = keep;
+        this
+    }
+
+    fn tree(aabbs: &[Aabb], margin: f32, change_detection: bool) -> Self {
         let leaves: Vec<ParryAabb> = aabbs.iter().map(to_parry).collect();
-        let mut this = Self {
+        Self {
             bvh: Bvh::from_leaves(BvhBuildStrategy::Binned, &leaves),
             workspace: BvhWorkspace::default(),
             pairs: HashMap::default(),
             frame: 0,
             margin,
             change_detection,
-        };
+            keep: |_, _| true,
+        }
+    }
+
+    /// Builds the tree over `aabbs` (binned SAH, leaf `i` = `aabbs[i]`) and
+    /// fills the pair map with a full traversal.
+    fn build(aabbs: &[Aabb], margin: f32, change_detection: bool) -> Self {
+        let mut this = Self::tree(aabbs, margin, change_detection);
         let Self {
             bvh,
             workspace,
@@ -403,17 +423,21 @@ impl ParryBvhBroadPhase {
             workspace,
             pairs,
             frame,
+            keep,
             ..
         } = self;
-        let frame = *frame;
+        let (frame, keep) = (*frame, *keep);
         let mut changes = PairChanges::default();
-        bvh.traverse_bvtt_single_tree::<CHANGE_DETECTION>(workspace, &mut |a, b| match pairs
-            .entry(ordered(a, b))
-        {
-            Entry::Occupied(e) => *e.into_mut() = frame,
-            Entry::Vacant(e) => {
-                e.insert(frame);
-                changes.started += 1;
+        bvh.traverse_bvtt_single_tree::<CHANGE_DETECTION>(workspace, &mut |a, b| {
+            if !keep(a, b) {
+                return;
+            }
+            match pairs.entry(ordered(a, b)) {
+                Entry::Occupied(e) => *e.into_mut() = frame,
+                Entry::Vacant(e) => {
+                    e.insert(frame);
+                    changes.started += 1;
+                }
             }
         });
         pairs.retain(|&(a, b), seen| {

@@ -25,15 +25,7 @@ impl SweepAndPrune {
                     list.push(Endpoint::new(aabb.max[axis], id as u32, true));
                 }
             }
-            list.sort_unstable_by(|a, b| {
-                if a.before(*b) {
-                    std::cmp::Ordering::Less
-                } else if b.before(*a) {
-                    std::cmp::Ordering::Greater
-                } else {
-                    std::cmp::Ordering::Equal
-                }
-            });
+            list.sort_unstable_by_key(|e| e.sort_key());
         }
         self.reindex();
         let found = self.sweep_x(filter);
