@@ -82,8 +82,7 @@ impl AabbTree {
     /// default options), split by their centers (see the module docs).
     /// Node boxes are the unions of the primitives' boxes.
     pub fn build(boxes: &[Aabb], options: &AabbTreeOptions) -> AabbTree {
-        let centers: Vec<Vec3> = boxes.iter().map(|b| b.center()).collect();
-        let mut tree = topology(&centers, options);
+        let mut tree = topology(boxes.iter().map(|b| b.center()), options);
         tree.refit_with(|p| boxes[p as usize]);
         tree
     }
@@ -96,13 +95,12 @@ impl AabbTree {
 
     /// A tree over the triangles of `mesh` (split by triangle centroids).
     pub fn build_mesh(mesh: &TriMesh, options: &AabbTreeOptions) -> AabbTree {
-        let centroids: Vec<Vec3> = (0..mesh.triangles().len())
-            .map(|t| {
-                let [p, q, r] = mesh.triangle(t);
-                (p + q + r) / 3.0
-            })
-            .collect();
-        let mut tree = topology(&centroids, options);
+        let v = mesh.vertices();
+        let centroids = mesh
+            .triangles()
+            .iter()
+            .map(|t| (v[t[0] as usize] + v[t[1] as usize] + v[t[2] as usize]) / 3.0);
+        let mut tree = topology(centroids, options);
         tree.refit(mesh.vertices(), mesh.triangles());
         tree
     }
@@ -210,12 +208,13 @@ struct Record {
 
 /// The tree's nodes and primitive order (boxes left empty): top-down over
 /// the primitives' centers.
-fn topology(centers: &[Vec3], options: &AabbTreeOptions) -> AabbTree {
+fn topology(centers: impl ExactSizeIterator<Item = Vec3>, options: &AabbTreeOptions) -> AabbTree {
     let n = centers.len();
-    let mut records: Vec<Record> = (0..n as u32)
-        .map(|index| Record {
-            center: centers[index as usize],
-            index,
+    let mut records: Vec<Record> = centers
+        .enumerate()
+        .map(|(index, center)| Record {
+            center,
+            index: index as u32,
         })
         .collect();
     let mut nodes = Vec::with_capacity(2 * n);
@@ -267,34 +266,59 @@ fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
         |(lo, hi), r| (lo.min(r.center), hi.max(r.center)),
     );
     let extent = hi - lo;
-    let mut axes = [0usize, 1, 2];
-    axes.sort_by(|&i, &j| extent[j].total_cmp(&extent[i]));
-    for k in axes {
+    for k in longest_first(extent) {
         if extent[k].is_nan() || extent[k] <= 0.0 {
             continue;
         }
-        let mid = match rule {
-            SplitRule::Median => {
-                let mid = group.len() / 2;
-                // Centers are finite (meshes are validated); the selection
-                // is deterministic, so the tree is too.
-                group.select_nth_unstable_by(mid, |a, b| {
-                    a.center[k]
-                        .partial_cmp(&b.center[k])
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                });
-                mid
-            }
-            SplitRule::Mean => {
-                let mean = group.iter().map(|r| r.center[k]).sum::<f32>() / group.len() as f32;
-                partition_below(group, |r| r.center[k] < mean)
-            }
-        };
+        let mid =
+            match rule {
+                SplitRule::Median if group.len() == 2 => {
+                    // Half the splits of a tree: no selection needed.
+                    if group[1].center[k] < group[0].center[k] {
+                        group.swap(0, 1);
+                    }
+                    1
+                }
+                SplitRule::Median => {
+                    let mid = group.len() / 2;
+                    // Centers are finite (meshes are validated); the selection
+                    // is deterministic, so the tree is too. One comparison per
+                    // axis, so the selection's inner loop has no axis index.
+                    match k {
+                        0 => group
+                            .select_nth_unstable_by(mid, |a, b| a.center.x.total_cmp(&b.center.x)),
+                        1 => group
+                            .select_nth_unstable_by(mid, |a, b| a.center.y.total_cmp(&b.center.y)),
+                        _ => group
+                            .select_nth_unstable_by(mid, |a, b| a.center.z.total_cmp(&b.center.z)),
+                    };
+                    mid
+                }
+                SplitRule::Mean => {
+                    let mean = group.iter().map(|r| r.center[k]).sum::<f32>() / group.len() as f32;
+                    partition_below(group, |r| r.center[k] < mean)
+                }
+            };
         if mid > 0 && mid < group.len() {
             return Some(mid);
         }
     }
     None
+}
+
+/// The axes by decreasing `extent` (NaN last), without a sort call.
+fn longest_first(extent: Vec3) -> [usize; 3] {
+    let e = extent
+        .to_array()
+        .map(|x| if x.is_nan() { f32::NEG_INFINITY } else { x });
+    let a = if e[0] >= e[1] { [0, 1] } else { [1, 0] };
+    if e[2] > e[a[0]] {
+        [2, a[0], a[1]]
+    } else if e[2] > e[a[1]] {
+        [a[0], 2, a[1]]
+    } else {
+        [a[0], a[1], 2]
+    }
 }
 
 /// Moves the elements for which `below` holds to the front; returns how

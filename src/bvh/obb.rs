@@ -44,7 +44,7 @@ use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
 use crate::math::Aabb;
-use crate::math::eigen::symmetric_eigen;
+use crate::math::eigen::symmetric_eigen_within;
 use crate::shape::ConvexHull;
 
 /// A good `eps` for [`obb_overlap`] with `f32` boxes of unit-ish proportions:
@@ -340,10 +340,15 @@ impl Moments {
     /// right-handed `f32` rotation; the world axes without a covariance.
     pub fn axes(&self) -> Mat3 {
         self.covariance().map_or(Mat3::IDENTITY, |c| {
-            rotation_f32(&symmetric_eigen(&c).vectors)
+            rotation_f32(&symmetric_eigen_within(&c, AXES_TOLERANCE).vectors)
         })
     }
 }
+
+/// Off-diagonal tolerance of the covariance's diagonalisation: the axes
+/// are stored as an `f32` quaternion, and any axes give a valid box (it is
+/// fitted around the points afterwards), so more precision buys nothing.
+const AXES_TOLERANCE: f64 = 1e-8;
 
 /// Rounds a rotation to `f32`, re-orthonormalised (Gram–Schmidt, `z = x × y`).
 fn rotation_f32(v: &DMat3) -> Mat3 {

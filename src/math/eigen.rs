@@ -48,6 +48,16 @@ pub struct SymmetricEigen {
 /// with a NaN or infinite entry gives its diagonal as "eigenvalues" and the
 /// identity as eigenvectors.
 pub fn symmetric_eigen(m: &DMat3) -> SymmetricEigen {
+    symmetric_eigen_within(m, TINY)
+}
+
+/// [`symmetric_eigen`] stopped once every off-diagonal entry is below
+/// `tiny` times the largest entry (at least [`TINY`]): eigenvectors then
+/// within about `tiny / gap` radians of the exact ones, where `gap` is the
+/// relative distance between eigenvalues. Box axes need no more than
+/// `1e-7` (what an `f32` rotation holds), which saves the last sweep or two.
+pub fn symmetric_eigen_within(m: &DMat3, tiny: f64) -> SymmetricEigen {
+    let tiny = tiny.max(TINY);
     let mut a = [[0.0f64; 3]; 3];
     for (i, row) in a.iter_mut().enumerate() {
         for (j, x) in row.iter_mut().enumerate() {
@@ -68,12 +78,12 @@ pub fn symmetric_eigen(m: &DMat3) -> SymmetricEigen {
     for sweep in 0..MAX_SWEEPS {
         // The scaled matrix has entries of at most 1: off-diagonal entries
         // below TINY no longer matter at f64 precision relative to ‖A‖.
-        if a[0][1].abs() <= TINY && a[0][2].abs() <= TINY && a[1][2].abs() <= TINY {
+        if a[0][1].abs() <= tiny && a[0][2].abs() <= tiny && a[1][2].abs() <= tiny {
             break;
         }
         for (p, q) in [(0usize, 1usize), (0, 2), (1, 2)] {
             let apq = a[p][q];
-            if apq.abs() <= TINY {
+            if apq.abs() <= tiny {
                 continue;
             }
             let g = 100.0 * apq.abs();
