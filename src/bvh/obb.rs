@@ -44,7 +44,7 @@ use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
 use crate::math::Aabb;
-use crate::math::eigen::symmetric_eigen_within;
+use crate::math::eigen::symmetric_eigen_closed_form;
 use crate::shape::ConvexHull;
 
 /// A good `eps` for [`obb_overlap`] with `f32` boxes of unit-ish proportions:
@@ -340,7 +340,7 @@ impl Moments {
     /// right-handed `f32` rotation; the world axes without a covariance.
     pub fn axes(&self) -> Mat3 {
         self.covariance().map_or(Mat3::IDENTITY, |c| {
-            rotation_f32(&symmetric_eigen_within(&c, AXES_TOLERANCE).vectors)
+            rotation_f32(&symmetric_eigen_closed_form(&c, AXES_TOLERANCE).vectors)
         })
     }
 }

@@ -124,6 +124,80 @@ pub fn symmetric_eigen_within(m: &DMat3, tiny: f64) -> SymmetricEigen {
     sorted(a, v, scale)
 }
 
+/// Two eigenvalues closer than this fraction of the spectrum's spread send
+/// [`symmetric_eigen_closed_form`] to Jacobi: their eigenvectors are then
+/// ill-determined by cross products.
+const CLUSTER: f64 = 1e-3;
+
+/// The eigen-decomposition in closed form, about 4× cheaper than Jacobi:
+/// the eigenvalues by Smith's trigonometric formula (O. K. Smith,
+/// *Eigenvalues of a symmetric 3 × 3 matrix*, CACM 4(4), 1961), each
+/// eigenvector as the longest cross product of two rows of `A − λI` (as in
+/// D. Eberly, *A Robust Eigensolver for 3 × 3 Symmetric Matrices*, 2014),
+/// then orthonormalised. When two eigenvalues lie within [`CLUSTER`] of the
+/// spread of each other (or the matrix is a multiple of the identity, or
+/// not finite) the vectors are ill-determined this way and Jacobi
+/// ([`symmetric_eigen_within`] with `tiny`) answers instead.
+pub fn symmetric_eigen_closed_form(m: &DMat3, tiny: f64) -> SymmetricEigen {
+    let s = |i: usize, j: usize| 0.5 * (m.col(j)[i] + m.col(i)[j]);
+    let a = DMat3::from_cols(
+        DVec3::new(s(0, 0), s(1, 0), s(2, 0)),
+        DVec3::new(s(0, 1), s(1, 1), s(2, 1)),
+        DVec3::new(s(0, 2), s(1, 2), s(2, 2)),
+    );
+    let scale = a
+        .abs()
+        .to_cols_array()
+        .iter()
+        .fold(0.0f64, |x, y| x.max(*y));
+    if !(scale > 0.0 && scale.is_finite()) {
+        return symmetric_eigen_within(m, tiny);
+    }
+    let a = a * (1.0 / scale);
+    let q = (a.x_axis.x + a.y_axis.y + a.z_axis.z) / 3.0;
+    let b = a - DMat3::from_diagonal(DVec3::splat(q));
+    let off = a.y_axis.x * a.y_axis.x + a.z_axis.x * a.z_axis.x + a.z_axis.y * a.z_axis.y;
+    let diag = b.x_axis.x * b.x_axis.x + b.y_axis.y * b.y_axis.y + b.z_axis.z * b.z_axis.z;
+    let p = ((diag + 2.0 * off) / 6.0).sqrt();
+    if p < CLUSTER {
+        return symmetric_eigen_within(m, tiny);
+    }
+    let half_det = ((b * (1.0 / p)).determinant() * 0.5).clamp(-1.0, 1.0);
+    let phi = half_det.acos() / 3.0;
+    let third = 2.0 * std::f64::consts::FRAC_PI_3;
+    let max = q + 2.0 * p * phi.cos();
+    let min = q + 2.0 * p * (phi + third).cos();
+    let mid = 3.0 * q - max - min;
+    if (max - mid).min(mid - min) < CLUSTER * p {
+        return symmetric_eigen_within(m, tiny);
+    }
+    let (Some(x), Some(y)) = (null_vector(&a, max), null_vector(&a, mid)) else {
+        return symmetric_eigen_within(m, tiny);
+    };
+    let y = (y - x * x.dot(y)).normalize();
+    SymmetricEigen {
+        values: DVec3::new(max, mid, min) * scale,
+        vectors: DMat3::from_cols(x, y, x.cross(y)),
+    }
+}
+
+/// A unit vector `v` with `(A − λI) v ≈ 0` for a simple eigenvalue `λ`:
+/// the longest cross product of two rows of `A − λI`.
+fn null_vector(a: &DMat3, lambda: f64) -> Option<DVec3> {
+    // Symmetric: rows are columns.
+    let b = *a - DMat3::from_diagonal(DVec3::splat(lambda));
+    let c = [
+        b.x_axis.cross(b.y_axis),
+        b.x_axis.cross(b.z_axis),
+        b.y_axis.cross(b.z_axis),
+    ];
+    let best = c
+        .into_iter()
+        .max_by(|u, v| u.length_squared().total_cmp(&v.length_squared()))?;
+    let len = best.length();
+    (len > 0.0 && len.is_finite()).then(|| best / len)
+}
+
 /// Sorts the diagonal of `a` (times `scale`) decreasingly with the columns of
 /// `v`, and makes the basis right-handed.
 fn sorted(a: [[f64; 3]; 3], v: [[f64; 3]; 3], scale: f64) -> SymmetricEigen {
@@ -243,6 +317,33 @@ mod tests {
             for (k, w) in want.iter().enumerate() {
                 assert!((e.values[k] - w).abs() < 1e-9 * 5.0);
             }
+        }
+    }
+
+    #[test]
+    fn closed_form_equals_jacobi() {
+        let mut rng = Rng::new(7);
+        for i in 0..20_000 {
+            // Random spectra, some with clustered eigenvalues (Jacobi path).
+            let mut d = DVec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            );
+            if i % 5 == 0 {
+                d.y = d.x + rng.range(-1e-4, 1e-4);
+            }
+            let scale = 10f64.powf(rng.range(-30.0, 30.0));
+            let r = rng.rotation();
+            let m = r * DMat3::from_diagonal(d * scale) * r.transpose();
+            let fast = symmetric_eigen_closed_form(&m, TINY);
+            check(&m, &fast, 1e-9);
+            let slow = symmetric_eigen(&m);
+            let spread = (slow.values.x - slow.values.z).abs().max(f64::MIN_POSITIVE);
+            assert!(
+                (fast.values - slow.values).abs().max_element() <= 1e-9 * spread,
+                "{m:?}: {fast:?} vs {slow:?}"
+            );
         }
     }
 
