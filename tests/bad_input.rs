@@ -1,6 +1,6 @@
 //! Bad input gets a clear error at build time, never a panic.
 
-use bevy_icollide::collider::{ShapeError, SharedShape};
+use bevy_icollide::collider::{CompoundPiece, ShapeError, SharedShape};
 use bevy_icollide::math::{Pose, PoseError};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig, WorldError};
 use bevy_icollide::query;
@@ -294,9 +294,10 @@ fn bad_rays_are_refused_on_every_shape_kind() {
 }
 
 /// Distance, closest points and `intersects` agree at every scale `f32`
-/// holds (issue 14, item 2): convex shapes of size `s` from `1e-30` to
-/// `1e30` at gaps of `s / 2` and `2 s`, overlapping by `s / 2`, and unit
-/// shapes `1e20` to `1e35` apart (squares of such lengths overflow).
+/// holds (issue 14, item 2): every kind (convex, mesh, compound) of size
+/// `s` from `1e-30` to `1e30` at gaps of `s / 2` and `2 s`, overlapping by
+/// `s / 2`, and unit shapes `1e20` to `1e35` apart (squares of such
+/// lengths overflow).
 #[test]
 fn distance_and_intersects_agree_at_every_scale() {
     let kinds = |s: f32| -> Vec<(&'static str, SharedShape)> {
@@ -309,6 +310,17 @@ fn distance_and_intersects_agree_at_every_scale() {
         }
         if let Ok(c) = SharedShape::capsule(s, s) {
             out.push(("capsule", c));
+        }
+        if let Ok(m) = cube_mesh(s) {
+            out.push(("mesh", m));
+        }
+        if let Ok(c) = SharedShape::cuboid(Vec3::splat(s)).and_then(|piece| {
+            SharedShape::compound(vec![CompoundPiece {
+                pose: Pose::IDENTITY,
+                shape: piece,
+            }])
+        }) {
+            out.push(("compound", c));
         }
         out
     };
@@ -346,11 +358,14 @@ fn distance_and_intersects_agree_at_every_scale() {
             }
         }
     }
-    assert!(checked >= 13 * 9 * 3 / 2, "only {checked} cases built");
+    // Every kind builds from 1e-30 to 1e10, all but the capsule (2e15 long)
+    // at 1e15, none beyond the 2^50 coordinate limit.
+    assert_eq!(checked, 9 * 25 * 3 + 4 * 4 * 3, "cases built");
     let unit = SharedShape::cuboid(Vec3::ONE).expect("cuboid");
     let ball = SharedShape::sphere(1.0).expect("sphere");
+    let mesh = cube_mesh(1.0).expect("mesh");
     for far in [1e20f32, 1e25, 1e30, 1e35] {
-        for b in [&unit, &ball] {
+        for b in [&unit, &ball, &mesh] {
             let pose_b = Pose::from_translation(Vec3::new(far, 0.0, 0.0));
             let d = query::distance(&unit, &Pose::IDENTITY, b, &pose_b).expect("valid");
             let touch = query::intersects(&unit, &Pose::IDENTITY, b, &pose_b).expect("valid");
@@ -360,6 +375,32 @@ fn distance_and_intersects_agree_at_every_scale() {
             );
         }
     }
+}
+
+/// A triangle-mesh cube of half-size `h` (a surface: 12 triangles).
+fn cube_mesh(h: f32) -> Result<SharedShape, ShapeError> {
+    let v: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { -h } else { h },
+                if i & 2 == 0 { -h } else { h },
+                if i & 4 == 0 { -h } else { h },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let t = quads
+        .iter()
+        .flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]])
+        .collect();
+    SharedShape::trimesh(v, t)
 }
 
 /// Sizes beyond what f32 can answer for are refused at build time with the

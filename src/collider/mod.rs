@@ -150,6 +150,43 @@ impl ShapeData {
         }
     }
 
+    /// A copy of this shape scaled by `factor` (> 0) about its origin.
+    pub fn scaled(&self, factor: f32) -> Result<SharedShape, ShapeError> {
+        if !factor.is_finite() || factor <= 0.0 {
+            return Err(ShapeError::InvalidParameter(
+                "scale factor must be finite and positive",
+            ));
+        }
+        match &self.kind {
+            ShapeKind::Convex(_) => {
+                let pts: Vec<Vec3> = self.hull().map_or(Vec::new(), |h| {
+                    h.vertices().iter().map(|v| *v * factor).collect()
+                });
+                SharedShape::convex_hull(&pts)
+            }
+            ShapeKind::TriMesh(m) => SharedShape::trimesh(
+                m.vertices().iter().map(|v| *v * factor).collect(),
+                m.triangles().to_vec(),
+            ),
+            ShapeKind::Compound(c) => {
+                let pieces = c
+                    .pieces()
+                    .iter()
+                    .map(|p| {
+                        Ok(CompoundPiece {
+                            pose: Pose::new(p.pose.rotation, p.pose.translation * factor),
+                            shape: p.shape.scaled(factor)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, ShapeError>>()?;
+                SharedShape::compound(pieces)
+            }
+            ShapeKind::Rounded(r) => {
+                SharedShape::rounded(r.half_height * factor, r.radius * factor)
+            }
+        }
+    }
+
     /// The shape's geometry.
     pub fn kind(&self) -> &ShapeKind {
         &self.kind
@@ -413,37 +450,7 @@ impl SharedShape {
 
     /// A copy of this shape scaled by `factor` (> 0) about its origin.
     pub fn scaled(&self, factor: f32) -> Result<Self, ShapeError> {
-        if !factor.is_finite() || factor <= 0.0 {
-            return Err(ShapeError::InvalidParameter(
-                "scale factor must be finite and positive",
-            ));
-        }
-        match &self.kind {
-            ShapeKind::Convex(_) => {
-                let pts: Vec<Vec3> = self.hull().map_or(Vec::new(), |h| {
-                    h.vertices().iter().map(|v| *v * factor).collect()
-                });
-                Self::convex_hull(&pts)
-            }
-            ShapeKind::TriMesh(m) => Self::trimesh(
-                m.vertices().iter().map(|v| *v * factor).collect(),
-                m.triangles().to_vec(),
-            ),
-            ShapeKind::Compound(c) => {
-                let pieces = c
-                    .pieces()
-                    .iter()
-                    .map(|p| {
-                        Ok(CompoundPiece {
-                            pose: Pose::new(p.pose.rotation, p.pose.translation * factor),
-                            shape: p.shape.scaled(factor)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, ShapeError>>()?;
-                Self::compound(pieces)
-            }
-            ShapeKind::Rounded(r) => Self::rounded(r.half_height * factor, r.radius * factor),
-        }
+        self.0.scaled(factor)
     }
 
     /// Whether two handles point at the same shape data.

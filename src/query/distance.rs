@@ -110,6 +110,9 @@ fn piece_closest_points(
     if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), pieces) {
         return Ok(c);
     }
+    if let Some(c) = rescaled_mesh_closest_points((a, pose_a), (b, pose_b), pieces) {
+        return c;
+    }
     if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
         let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());
         return Ok(ClosestPoints {
@@ -207,6 +210,59 @@ pub(super) fn rescaled_closest_points(
         scale,
         pieces,
     ))
+}
+
+/// For a pair with a triangle mesh whose scale is outside the range `f32`
+/// squares hold well (a mesh `2·10¹⁹` from the other piece), the closest
+/// points of copies scaled by a power of two (exact, [`rescaled_copies`]),
+/// scaled back; `None` otherwise.
+fn rescaled_mesh_closest_points(
+    (a, pose_a): (&ShapeData, &Pose),
+    (b, pose_b): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> Option<Result<ClosestPoints, QueryError>> {
+    let copies = rescaled_copies((a, pose_a), (b, pose_b))?;
+    let ((sa, pa), (sb, pb)) = (&copies.a, &copies.b);
+    let back = 1.0 / copies.scale;
+    Some(
+        piece_closest_points((sa, pa), (sb, pb), pieces).map(|c| ClosestPoints {
+            distance: c.distance * back,
+            point_a: c.point_a * back,
+            point_b: c.point_b * back,
+            ..c
+        }),
+    )
+}
+
+/// A pair scaled by a power of two: the copies at their scaled poses.
+pub(super) struct Rescaled {
+    pub a: (SharedShape, Pose),
+    pub b: (SharedShape, Pose),
+    pub scale: f32,
+}
+
+/// For a pair with a triangle mesh outside the scale range (see
+/// [`SCALE_LIMIT`]), copies of both scaled by a power of two toward size 1
+/// (exact). The copies and their trees are built for this query only: such
+/// a query costs a build, which only these extreme scales pay. `None` for
+/// pairs in range or without a mesh (convex pairs scale their support
+/// maps instead), or should a copy be refused (the query then runs
+/// unscaled; scaling toward size 1 stays within every builder's limits).
+pub(super) fn rescaled_copies(
+    (a, pose_a): (&ShapeData, &Pose),
+    (b, pose_b): (&ShapeData, &Pose),
+) -> Option<Rescaled> {
+    let is_mesh = |s: &ShapeData| matches!(s.kind(), ShapeKind::TriMesh(_));
+    if !is_mesh(a) && !is_mesh(b) {
+        return None;
+    }
+    let scale = rescale((a, pose_a), (b, pose_b))?;
+    let at = |p: &Pose| Pose::new(p.rotation, p.translation * scale);
+    Some(Rescaled {
+        a: (a.scaled(scale).ok()?, at(pose_a)),
+        b: (b.scaled(scale).ok()?, at(pose_b)),
+        scale,
+    })
 }
 
 /// Closest points of two convex pieces computed at `scale` (GJK with

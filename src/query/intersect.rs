@@ -4,7 +4,7 @@
 use super::QueryError;
 use super::cache::{PairCache, QueryScratch};
 use super::dispatch::test_pair;
-use super::distance::rescaled_closest_points;
+use super::distance::{rescaled_closest_points, rescaled_copies};
 use super::pair::PairSide;
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::SharedShape;
@@ -25,6 +25,9 @@ pub fn intersects(
     // rescaled, as `distance` does, so that the two agree.
     if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), [0, 0]) {
         return Ok(c.intersecting);
+    }
+    if let Some(r) = rescaled_copies((a, pose_a), (b, pose_b)) {
+        return intersects(&r.a.0, &r.a.1, &r.b.0, &r.b.1);
     }
     Ok(intersects_side(
         &PairSide::of(a, pose_a),
