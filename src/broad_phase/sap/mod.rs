@@ -42,8 +42,8 @@
 //! at a time, min first when the box moved left and max first otherwise, so
 //! the list is sorted again after each proxy. New proxies are appended and
 //! sifted; many at once trigger a full sort and sweep instead, and so does
-//! an update whose swaps exceed a budget linear in the number of proxies
-//! (a crowd shuffled in one spot), so no update is quadratic in swaps. Removed
+//! an update whose swaps exceed what a sort would cost (`4 e log2 e`, a
+//! crowd shuffled in one spot), so no update is quadratic in swaps. Removed
 //! proxies are compacted out. Static proxies never pair with each other,
 //! and a pair the caller's [`PairFilter`] refuses is never stored: it costs
 //! no memory, and is found again (by a scan of the proxy's overlaps) when
@@ -103,12 +103,22 @@ const REBUILD_MIN_INSERTS: usize = 64;
 /// (sequential memory access), instead of sifting each moved proxy.
 const RESORT_FRACTION: usize = 3;
 
-/// Swaps per endpoint (summed over the three lists) after which an
-/// incremental update gives up and sorts from scratch: insertion sort is
-/// linear only while the lists stay nearly sorted, and a crowd jittering in
-/// one spot would make it quadratic (5 000 such bodies: 6 · 10^6 swaps, 120
-/// ms per frame). Coherent scenes swap 2–3 times per proxy per list.
-const SWAP_BUDGET: u64 = 8;
+/// Swaps (summed over the three lists) after which an incremental update
+/// gives up and sorts from scratch: insertion sort is linear only while
+/// the lists stay nearly sorted, and a crowd jittering in one spot would
+/// make it quadratic (5 000 such bodies: 6 · 10^6 swaps, 120 ms per
+/// frame). The budget is about what a from-scratch sort costs, `4 e log2 e`
+/// for `e` endpoints per list; coherent scenes stay far below it (the
+/// multibody benchmark at 10 000 bodies: 1.3 · 10^5 swaps per frame against
+/// a budget of 1.2 · 10^6).
+fn swap_budget(proxies: usize) -> u64 {
+    let e = 2 * proxies.max(1) as u64;
+    4 * e * (u64::from(e.ilog2()) + 1)
+}
+
+/// After a whole-list re-sort ran over [`swap_budget`], the next this many
+/// re-sorts sort from scratch without trying insertion first.
+const SHUFFLED_UPDATES: u8 = 8;
 
 /// The sweep-and-prune broad phase. See the module docs.
 #[derive(Default)]
@@ -130,6 +140,8 @@ pub struct SweepAndPrune {
     stats: BroadPhaseStats,
     /// Whether `positions` matches the lists (a full re-sort leaves it stale).
     positions_valid: bool,
+    /// Re-sorts left to run from scratch (see [`SHUFFLED_UPDATES`]).
+    shuffled: u8,
 }
 
 impl SweepAndPrune {
@@ -256,9 +268,19 @@ impl SweepAndPrune {
         if self.inserted.len() >= REBUILD_MIN_INSERTS && self.inserted.len() * 16 >= self.count {
             self.rebuild(filter);
         } else {
-            let budget = SWAP_BUDGET * 2 * self.count as u64;
-            let sorted = if self.moved.len() * RESORT_FRACTION >= self.count {
-                self.resort_all(filter, budget)
+            let budget = swap_budget(self.count);
+            let resort = self.moved.len() * RESORT_FRACTION >= self.count;
+            let sorted = if resort && self.shuffled > 0 {
+                // The last re-sorts ran over budget: sort from scratch
+                // directly for a few updates before trying again.
+                self.shuffled -= 1;
+                false
+            } else if resort {
+                let sorted = self.resort_all(filter, budget);
+                if !sorted {
+                    self.shuffled = SHUFFLED_UPDATES;
+                }
+                sorted
             } else {
                 self.ensure_positions();
                 self.sift_moved(filter, budget) && self.sift_inserted(filter, budget)
