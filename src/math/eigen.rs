@@ -52,7 +52,7 @@ pub fn symmetric_eigen(m: &DMat3) -> SymmetricEigen {
 }
 
 /// [`symmetric_eigen`] stopped once every off-diagonal entry is below
-/// `tiny` times the largest entry (at least [`TINY`]): eigenvectors then
+/// `tiny` times the largest entry (at least `1e-16`): eigenvectors then
 /// within about `tiny / gap` radians of the exact ones, where `gap` is the
 /// relative distance between eigenvalues. Box axes need no more than
 /// `1e-7` (what an `f32` rotation holds), which saves the last sweep or two.
@@ -134,7 +134,7 @@ const CLUSTER: f64 = 1e-3;
 /// *Eigenvalues of a symmetric 3 × 3 matrix*, CACM 4(4), 1961), each
 /// eigenvector as the longest cross product of two rows of `A − λI` (as in
 /// D. Eberly, *A Robust Eigensolver for 3 × 3 Symmetric Matrices*, 2014),
-/// then orthonormalised. When two eigenvalues lie within [`CLUSTER`] of the
+/// then orthonormalised. When two eigenvalues lie within `1e-3` of the
 /// spread of each other (or the matrix is a multiple of the identity, or
 /// not finite) the vectors are ill-determined this way and Jacobi
 /// ([`symmetric_eigen_within`] with `tiny`) answers instead.

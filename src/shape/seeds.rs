@@ -13,15 +13,13 @@
 //! contiguous array) is a vertex whose support direction is close to
 //! `dir`, and the climb from it is a few steps. The table is a start, not
 //! an answer: the climb makes the result exact. Hulls of fewer than
-//! `SEEDED_MIN` vertices get an empty table and start at vertex 0.
+//! `SEEDED_MIN` vertices get an empty table: a cold query scans them.
 
 use glam::Vec3;
 
-/// Hulls with fewer vertices start at vertex 0: their walks are short and
-/// the 26-point scan costs more than it saves (callgrind, cold GJK on
-/// 100-vertex hulls: +5 % instructions with the table; on 1000-vertex
-/// hulls: -21 %).
-const SEEDED_MIN: usize = 256;
+/// Hulls with fewer vertices get no table: a cold query scans them whole
+/// (`polytope::SCAN_BELOW`, measured there).
+const SEEDED_MIN: usize = 2048;
 
 /// The extreme vertices of the 26 cube directions (see the module docs).
 #[derive(Clone, Debug, Default)]
