@@ -265,6 +265,11 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             s.push(sp);
         }
     }
+    // A cold query (no cached simplex, no hints) asks for every support
+    // without a start: its directions swing widely, and a hull below
+    // 2 048 vertices is then scanned whole, faster than a walk (see
+    // `ConvexPolytope::support_vertex`).
+    let cold = s.len == 0 && cache.hint_a == NO_HINT && cache.hint_b == NO_HINT;
     if s.len == 0 {
         // Cold start: towards B's origin, where the CSO comes closest to 0.
         let d0 = cso.b_origin();
@@ -292,7 +297,11 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             break;
         }
         iterations += 1;
-        let sp = cso.support(-v, cache.hint_a, cache.hint_b);
+        let sp = if cold {
+            cso.support(-v, NO_HINT, NO_HINT)
+        } else {
+            cso.support(-v, cache.hint_a, cache.hint_b)
+        };
         calls += 1;
         cache.hint_a = sp.hint_a;
         cache.hint_b = sp.hint_b;
