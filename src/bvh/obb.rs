@@ -196,25 +196,28 @@ impl Obb {
 /// minimum-area rectangle around a convex polygon has a side along one of
 /// its edges). `None` for a zero-area or non-finite triangle.
 pub(crate) fn triangle_axes(tri: [Vec3; 3]) -> Option<Mat3> {
-    let [p, q, r] = tri.map(|v| v.as_dvec3());
+    // In f32: any axes give a valid box (it is fitted around the corners
+    // afterwards), and a leaf's box needs no more than f32 axes; the f64
+    // version took 13 % of a 32k-triangle build.
+    let [p, q, r] = tri;
     let n = (q - p).cross(r - p);
     let len = n.length();
     if !(len > 0.0 && len.is_finite()) {
         return None;
     }
     let z = n / len;
-    let mut best: Option<(f64, DVec3)> = None;
+    let mut best: Option<(f32, Vec3)> = None;
     for (a, b, c) in [(p, q, r), (q, r, p), (r, p, q)] {
         let e = b - a;
         let l = e.length();
-        if l == 0.0 {
+        if !(l > 0.0) {
             continue;
         }
         let x = e / l;
         let y = z.cross(x);
         // Extent along x: the edge spans [0, l]; c may stick out either side.
         let cx = (c - a).dot(x);
-        let wx = l.max(cx) - 0.0f64.min(cx);
+        let wx = l.max(cx) - 0.0f32.min(cx);
         let wy = (c - a).dot(y).abs();
         let area = wx * wy;
         if best.is_none_or(|(b, _)| area < b) {
@@ -222,8 +225,10 @@ pub(crate) fn triangle_axes(tri: [Vec3; 3]) -> Option<Mat3> {
         }
     }
     let (_, x) = best?;
-    let m = DMat3::from_cols(x, z.cross(x), z);
-    Some(rotation_f32(&m))
+    // Re-orthogonalised against rounding: x exactly in the plane of z.
+    let x = (x - z * z.dot(x)).normalize();
+    let m = Mat3::from_cols(x, z.cross(x), z);
+    m.is_finite().then_some(m)
 }
 
 /// What the extents are measured on.
