@@ -34,10 +34,13 @@ fn record(
 
 fn app() -> App {
     let mut app = App::new();
-    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
-        .init_resource::<Log>()
-        .init_resource::<ObserverLog>()
-        .add_systems(Last, record);
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default().with_messages_for_all_pairs(),
+    ))
+    .init_resource::<Log>()
+    .init_resource::<ObserverLog>()
+    .add_systems(Last, record);
     app
 }
 
@@ -523,7 +526,9 @@ fn penetration_depth_can_be_turned_off() {
     let mut app = App::new();
     app.add_plugins((
         bevy_transform::TransformPlugin,
-        CollisionPlugin::default().with_penetration(false),
+        CollisionPlugin::default()
+            .with_messages_for_all_pairs()
+            .with_penetration(false),
     ))
     .init_resource::<Log>()
     .add_systems(Last, record);
@@ -648,4 +653,37 @@ fn a_deforming_floor_touches_what_it_reaches() {
     app.world_mut().get_mut::<DeformedVertices>(f).expect("v").0 = vec![Vec3::NAN; 5];
     app.update();
     assert_eq!(take(&mut app), vec![]);
+}
+
+#[test]
+fn messages_are_opt_in_by_default_and_every_end_follows_its_start() {
+    // As in avian: a pair's messages are written when either entity has
+    // `CollisionEventsEnabled`; an end exactly when its start was.
+    let mut app = App::new();
+    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
+        .init_resource::<Log>()
+        .add_systems(Last, record);
+    let a = app
+        .world_mut()
+        .spawn((cube(), at(0.0), CollisionEventsEnabled))
+        .id();
+    let b = app.world_mut().spawn((cube(), at(0.8))).id();
+    let c = app.world_mut().spawn((cube(), at(10.0))).id();
+    let d = app.world_mut().spawn((cube(), at(10.8))).id();
+    app.update();
+    assert_eq!(take(&mut app), vec![start(a, b)], "c-d opted out");
+    // The opted-in entity goes: its pair's end is still written.
+    app.world_mut().despawn(a);
+    app.update();
+    assert_eq!(take(&mut app), vec![end(a, b)]);
+    // Opting in while touching: no start was written, so no end either.
+    app.world_mut().entity_mut(c).insert(CollisionEventsEnabled);
+    set_x(&mut app, d, 20.0);
+    app.update();
+    assert_eq!(take(&mut app), vec![]);
+    set_x(&mut app, d, 10.8);
+    app.update();
+    assert_eq!(take(&mut app), vec![start(c, d)]);
+    // The collision state is exact whatever the messages.
+    assert!(app.world().get::<CollidingEntities>(c).unwrap().contains(d));
 }

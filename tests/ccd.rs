@@ -230,15 +230,18 @@ fn swept_ccd_from_an_app_catches_a_ball_through_a_wall() {
 
     for ccd in [true, false] {
         let mut app = App::new();
-        app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
-            .init_resource::<Starts>()
-            .add_systems(
-                Update,
-                |mut starts: MessageReader<CollisionStart>, mut seen: ResMut<Starts>| {
-                    seen.0
-                        .extend(starts.read().map(|e| (e.collider1, e.collider2)));
-                },
-            );
+        app.add_plugins((
+            bevy_transform::TransformPlugin,
+            CollisionPlugin::default().with_messages_for_all_pairs(),
+        ))
+        .init_resource::<Starts>()
+        .add_systems(
+            Update,
+            |mut starts: MessageReader<CollisionStart>, mut seen: ResMut<Starts>| {
+                seen.0
+                    .extend(starts.read().map(|e| (e.collider1, e.collider2)));
+            },
+        );
         app.world_mut().spawn((
             Collider::cuboid(Vec3::new(0.01, 3.0, 3.0)).expect("wall"),
             Transform::default(),

@@ -180,6 +180,7 @@ fn max_frame_motion_from_an_app_schedules_without_changing_events() {
         app.add_plugins((
             bevy_transform::TransformPlugin,
             CollisionPlugin::default()
+                .with_messages_for_all_pairs()
                 .with_margin(1.0)
                 .expect("margin")
                 .with_time_to_collision(ttc),

@@ -106,7 +106,10 @@ pub fn run(p: &RunParams) -> Summary {
     let scene = MultiBodyScene::new(&p.scene);
     let mean_faces = scene.mean_faces();
     let mut app = App::new();
+    // Every pair's messages (I-COLLIDE reports all collisions): no body
+    // needs `CollisionEventsEnabled`.
     let plugin = CollisionPlugin::default()
+        .with_messages_for_all_pairs()
         .with_penetration(p.depth)
         .with_time_to_collision(p.ttc);
     let bound = MaxFrameMotion {

@@ -201,14 +201,19 @@ fn main() {
 /// Builds the app, runs the script to its end, writes the picture.
 pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
     let mut app = App::new();
-    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
-        .add_message::<Grab>()
-        .add_message::<Release>()
-        .insert_resource(Journal {
-            verbose: config.verbose,
-            ..Default::default()
-        })
-        .add_systems(Update, (drive_hand, on_contacts, grab, release).chain());
+    // Every pair's messages: the hand, what it holds and the furniture all
+    // take part, so no entity needs `CollisionEventsEnabled`.
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default().with_messages_for_all_pairs(),
+    ))
+    .add_message::<Grab>()
+    .add_message::<Release>()
+    .insert_resource(Journal {
+        verbose: config.verbose,
+        ..Default::default()
+    })
+    .add_systems(Update, (drive_hand, on_contacts, grab, release).chain());
     let cup = spawn_room(app.world_mut())?;
     let script = Script::new(cup);
     let hand = Collider::new(scene::hand()?);

@@ -5,7 +5,7 @@ use crate::math::{Aabb, Pose};
 use crate::shape::ConvexHull;
 
 /// A tight box kept up to date by hill-climbing over the hull's vertex graph
-/// (hulls of [`CLIMB_MIN_VERTICES`] vertices or more; smaller ones are
+/// (hulls of 64 vertices or more; smaller ones are
 /// transformed whole, which is faster).
 ///
 /// Holds, per axis, the index of the hull vertex with the smallest and the
@@ -61,7 +61,7 @@ impl DynamicBox {
 /// broad_phase`, 10 000 hulls turning 10° per frame, one run; climbing
 /// against transforming all): 40 vertices 1.53× slower, 60 1.07× slower,
 /// 100 0.71×, 200 0.41×.
-pub const CLIMB_MIN_VERTICES: usize = 64;
+pub(crate) const CLIMB_MIN_VERTICES: usize = 64;
 
 /// The box of every vertex moved by `pose`, with the climbs' arithmetic
 /// (row `k` of the rotation dotted with the vertex, plus the translation),

@@ -210,7 +210,7 @@ pub(crate) fn triangle_axes(tri: [Vec3; 3]) -> Option<Mat3> {
     for (a, b, c) in [(p, q, r), (q, r, p), (r, p, q)] {
         let e = b - a;
         let l = e.length();
-        if !(l > 0.0) {
+        if l == 0.0 || !l.is_finite() {
             continue;
         }
         let x = e / l;

@@ -1,6 +1,10 @@
 //! Components a user puts on entities, and the ones the plugin keeps up to date.
 
 use bevy_ecs::prelude::*;
+#[cfg(feature = "reflect")]
+use bevy_ecs::reflect::ReflectComponent;
+#[cfg(feature = "reflect")]
+use bevy_reflect::{Reflect, std_traits::ReflectDefault};
 use glam::Vec3;
 use smallvec::SmallVec;
 
@@ -16,6 +20,11 @@ use crate::pipeline::Layers;
 /// systems; removing it (or despawning) ends the entity's collisions with a
 /// [`CollisionEnd`](super::CollisionEnd).
 #[derive(Component, Clone, Debug)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(opaque, Component, Debug)
+)]
 #[require(ColliderPose, ColliderAabb, CollidingEntities)]
 pub struct Collider {
     shape: SharedShape,
@@ -93,15 +102,30 @@ impl Collider {
 /// shapes with [`SharedShape::scaled`]). Without the feature, write it
 /// yourself.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(opaque, Component, Default, Debug, PartialEq)
+)]
 pub struct ColliderPose(pub Pose);
 
 /// The collider's broad-phase box in world space (tight box plus margin),
 /// written by the plugin after each bounds update.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(opaque, Component, Default, Debug, PartialEq)
+)]
 pub struct ColliderAabb(pub Aabb);
 
 /// A bit mask of up to 32 collision layers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Default, Debug, PartialEq, Hash)
+)]
 pub struct LayerMask(pub u32);
 
 impl LayerMask {
@@ -130,6 +154,11 @@ impl From<u32> for LayerMask {
 /// `a.memberships & b.filters != 0` and `b.memberships & a.filters != 0`.
 /// Pairs that fail the test never reach the narrow phase.
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug, PartialEq, Hash)
+)]
 pub struct CollisionLayers {
     /// Layers this entity belongs to.
     pub memberships: LayerMask,
@@ -171,15 +200,30 @@ impl CollisionLayers {
 /// ray uses the deformed surface. Bad positions (another count, NaN) are
 /// reported once with a warning and skipped.
 #[derive(Component, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug, PartialEq)
+)]
 pub struct DeformedVertices(pub Vec<Vec3>);
 
 /// Marks a collider as static: its box is computed when it is placed and
 /// whenever its pose changes, and two static colliders never form a pair.
 #[derive(Component, Clone, Copy, Debug, Default)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug)
+)]
 pub struct StaticCollider;
 
 /// Marks a collider as a sensor: its pairs report start / end only.
 #[derive(Component, Clone, Copy, Debug, Default)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug)
+)]
 pub struct Sensor;
 
 /// Continuous collision detection for a fast collider (avian3d's name): its
@@ -191,6 +235,11 @@ pub struct Sensor;
 /// `set_ccd`. Costs a shape cast per pair apart at the end of a step in
 /// which the collider moved.
 #[derive(Component, Clone, Copy, Debug, Default)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug)
+)]
 pub struct SweptCcd;
 
 /// The most a collider moves in one frame (between two runs of the
@@ -201,6 +250,11 @@ pub struct SweptCcd;
 /// could touch. A collider that moves farther than declared gets all its
 /// pairs tested that frame (never a missed contact).
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Debug, PartialEq)
+)]
 pub struct MaxFrameMotion {
     /// Largest translation per frame.
     pub linear: f32,
@@ -208,14 +262,27 @@ pub struct MaxFrameMotion {
     pub angular: f32,
 }
 
-/// Opts an entity in to [`CollisionStart`](super::CollisionStart) /
-/// [`CollisionEnd`](super::CollisionEnd) *observer* events targeted at it.
-/// (The buffered messages are written for every pair regardless.)
+/// Opts an entity in to collision events, as in avian: the
+/// [`CollisionStart`](super::CollisionStart) / [`CollisionEnd`](super::CollisionEnd)
+/// messages of its pairs, and the observer events targeted at it. Pairs
+/// where neither entity has it write no message, unless the plugin was
+/// built [`with_messages_for_all_pairs`](super::CollisionPlugin::with_messages_for_all_pairs).
+/// An end is written exactly for the pairs whose start was.
 #[derive(Component, Clone, Copy, Debug, Default)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug)
+)]
 pub struct CollisionEventsEnabled;
 
 /// The entities this collider touches, sorted, kept up to date by the plugin.
 #[derive(Component, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(Reflect),
+    reflect(Component, Default, Debug, PartialEq)
+)]
 pub struct CollidingEntities(pub(crate) SmallVec<[Entity; 4]>);
 
 impl CollidingEntities {

@@ -1,16 +1,26 @@
-//! Collision events: buffered messages for every pair, and entity events for
-//! observers on entities with [`CollisionEventsEnabled`](super::CollisionEventsEnabled).
+//! Collision events, for entities with
+//! [`CollisionEventsEnabled`](super::CollisionEventsEnabled) (as in avian):
+//! buffered messages for their pairs (for every pair with
+//! [`with_messages_for_all_pairs`](super::CollisionPlugin::with_messages_for_all_pairs)),
+//! and entity events for observers on them.
 
 use bevy_ecs::prelude::*;
 
 /// Two colliders started touching.
 ///
 /// As a [`Message`], written once per pair with `collider1 < collider2`
-/// (entity order). As an [`EntityEvent`], triggered on each side that has
+/// (entity order), when either has
+/// [`CollisionEventsEnabled`](super::CollisionEventsEnabled) (or for every
+/// pair, see [`with_messages_for_all_pairs`](super::CollisionPlugin::with_messages_for_all_pairs)). As an [`EntityEvent`], triggered on each side that has
 /// [`CollisionEventsEnabled`](super::CollisionEventsEnabled), with
 /// `collider1` the observed entity. Both are emitted in the Report stage in
 /// a deterministic order: sorted by pair.
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Debug, PartialEq, Hash)
+)]
 pub struct CollisionStart {
     /// The first collider (the observed one, for observers).
     #[event_target]
@@ -23,6 +33,11 @@ pub struct CollisionStart {
 /// despawned, had `Collider` removed, or the pair was deactivated or filtered
 /// out). Same conventions as [`CollisionStart`].
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Debug, PartialEq, Hash)
+)]
 pub struct CollisionEnd {
     /// The first collider (the observed one, for observers).
     #[event_target]

@@ -35,6 +35,8 @@ mod events;
 mod pair_config;
 #[cfg(feature = "bevy_transform")]
 mod pose;
+#[cfg(feature = "reflect")]
+mod reflect;
 mod resources;
 mod spatial;
 mod systems;
@@ -73,6 +75,7 @@ pub enum CollisionSystems {
 pub struct CollisionPlugin {
     schedule: InternedScheduleLabel,
     config: WorldConfig,
+    all_pair_messages: bool,
 }
 
 impl Default for CollisionPlugin {
@@ -88,7 +91,18 @@ impl CollisionPlugin {
         Self {
             schedule: schedule.intern(),
             config: WorldConfig::default(),
+            all_pair_messages: false,
         }
+    }
+
+    /// Writes the [`CollisionStart`] / [`CollisionEnd`] messages for every
+    /// pair, not only for pairs where an entity has
+    /// [`CollisionEventsEnabled`] (the default, as in avian): I-COLLIDE's
+    /// report of all collisions, for simulations that react to every pair.
+    /// Observer events stay opt-in.
+    pub fn with_messages_for_all_pairs(mut self) -> Self {
+        self.all_pair_messages = true;
+        self
     }
 
     /// Sets the side of the broad phase's grid cells (default: 8 × the
@@ -135,11 +149,14 @@ impl Plugin for CollisionPlugin {
         let world = CollisionWorld::new(self.config).unwrap_or_default();
         app.insert_resource(CollisionState {
             world,
+            all_pair_messages: self.all_pair_messages,
             ..Default::default()
         })
         .init_resource::<CollisionDiagnostics>()
         .add_message::<CollisionStart>()
         .add_message::<CollisionEnd>();
+        #[cfg(feature = "reflect")]
+        reflect::register(app);
 
         let sets = (
             CollisionSystems::SyncPoses,

@@ -1,11 +1,16 @@
 //! Resources: the collision world behind the plugin, the pair configuration,
 //! the read-only `Collisions` system parameter and per-stage diagnostics.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
 use bevy_ecs::prelude::*;
+#[cfg(feature = "reflect")]
+use bevy_ecs::reflect::ReflectResource;
 use bevy_ecs::system::SystemParam;
+#[cfg(feature = "reflect")]
+use bevy_reflect::std_traits::ReflectDefault;
 
 use crate::narrow_phase::{PairState, PieceTouch};
 use crate::pipeline::{BodyHandle, CollisionWorld, WorldStats};
@@ -24,6 +29,13 @@ pub struct CollisionState {
     pub(crate) pending_config: Vec<PairConfigRequest>,
     /// Entities already warned about an unusable pose (cleared when valid).
     pub(crate) warned: EntityHashSet,
+    /// Messages for every pair, not only pairs with an opted-in entity
+    /// ([`CollisionPlugin::with_messages_for_all_pairs`](super::CollisionPlugin::with_messages_for_all_pairs)).
+    pub(crate) all_pair_messages: bool,
+    /// Opt-in mode: the pairs whose `CollisionStart` message was written and
+    /// whose `CollisionEnd` is owed (written even if the opted-in entity is
+    /// gone by then).
+    pub(crate) reported: HashSet<(Entity, Entity)>,
 }
 
 impl CollisionState {
@@ -207,6 +219,11 @@ impl StageTimes {
 
 /// Per-stage timings and counters, updated every frame.
 #[derive(Resource, Clone, Debug, Default)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(opaque, Resource, Default, Debug)
+)]
 pub struct CollisionDiagnostics {
     /// The last frame.
     pub last: StageTimes,

@@ -1,5 +1,6 @@
 //! One system per stage. Each reads only what the previous stage wrote.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use bevy_ecs::prelude::*;
@@ -319,7 +320,17 @@ pub(crate) fn report(
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) {
     let start = Instant::now();
-    for ev in state.world.drain_events() {
+    let CollisionState {
+        world,
+        all_pair_messages,
+        reported,
+        ..
+    } = &mut *state;
+    let mut messages = MessagePolicy {
+        all: *all_pair_messages,
+        reported,
+    };
+    for ev in world.drain_events() {
         let [a, b] = entities(&ev);
         for (me, other) in [(a, b), (b, a)] {
             if let Ok(mut c) = colliding.get_mut(me) {
@@ -330,16 +341,18 @@ pub(crate) fn report(
                 }
             }
         }
-        if ev.started {
-            starts.write(CollisionStart {
-                collider1: a,
-                collider2: b,
-            });
-        } else {
-            ends.write(CollisionEnd {
-                collider1: a,
-                collider2: b,
-            });
+        if messages.due(ev.started, [a, b], &observed) {
+            if ev.started {
+                starts.write(CollisionStart {
+                    collider1: a,
+                    collider2: b,
+                });
+            } else {
+                ends.write(CollisionEnd {
+                    collider1: a,
+                    collider2: b,
+                });
+            }
         }
         for (me, other) in [(a, b), (b, a)] {
             if observed.contains(me) {
@@ -360,6 +373,36 @@ pub(crate) fn report(
     diagnostics.stats = state.world.stats();
     diagnostics.last.report = start.elapsed();
     diagnostics.finish_frame();
+}
+
+/// Which pairs' messages are written: every pair's with
+/// `with_messages_for_all_pairs`; otherwise a start when either entity has
+/// [`CollisionEventsEnabled`] (as avian does), and an end when its start
+/// was written, so starts and ends always pair up.
+struct MessagePolicy<'a> {
+    all: bool,
+    reported: &'a mut HashSet<(Entity, Entity)>,
+}
+
+impl MessagePolicy<'_> {
+    fn due(
+        &mut self,
+        started: bool,
+        [a, b]: [Entity; 2],
+        observed: &Query<(), With<CollisionEventsEnabled>>,
+    ) -> bool {
+        if self.all {
+            true
+        } else if started {
+            let due = observed.contains(a) || observed.contains(b);
+            if due {
+                self.reported.insert((a, b));
+            }
+            due
+        } else {
+            self.reported.remove(&(a, b))
+        }
+    }
 }
 
 /// The entities of an event's bodies (stored as their user data).
