@@ -135,6 +135,10 @@ pub mod prelude {
         MaxFrameMotion, RayHitData, Sensor, ShapeCastConfig, ShapeHitData, SpatialQuery,
         SpatialQueryFilter, StaticCollider, SweptCcd,
     };
+    #[cfg(feature = "bevy_asset")]
+    pub use crate::plugin::{
+        ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy,
+    };
 }
 
 /// The README's examples are compiled and run as doctests.

@@ -32,6 +32,10 @@ fn public_types_are_registered() {
         "MaxFrameMotion",
         "CollisionEventsEnabled",
         "CollidingEntities",
+        #[cfg(feature = "bevy_asset")]
+        "ColliderConstructor",
+        #[cfg(feature = "bevy_asset")]
+        "ColliderConstructorHierarchy",
     ];
     for name in components {
         let reg = registry

@@ -30,6 +30,8 @@
 //! [`SpatialQuery`] answers one-shot ray casts and shape and box overlaps
 //! from any system, against the world as of the last run of these stages.
 
+#[cfg(feature = "bevy_asset")]
+mod assets;
 mod components;
 mod events;
 mod pair_config;
@@ -41,6 +43,8 @@ mod resources;
 mod spatial;
 mod systems;
 
+#[cfg(feature = "bevy_asset")]
+pub use assets::{ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy};
 pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
     CollisionLayers, DeformedVertices, LayerMask, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
@@ -157,6 +161,13 @@ impl Plugin for CollisionPlugin {
         .add_message::<CollisionEnd>();
         #[cfg(feature = "reflect")]
         reflect::register(app);
+        #[cfg(feature = "bevy_asset")]
+        app.init_resource::<assets::MeshColliders>().add_systems(
+            self.schedule,
+            (assets::apply_hierarchies, assets::construct_colliders)
+                .chain()
+                .before(CollisionSystems::SyncPoses),
+        );
 
         let sets = (
             CollisionSystems::SyncPoses,

@@ -33,4 +33,8 @@ pub(super) fn register(app: &mut App) {
         .register_type::<CollisionStart>()
         .register_type::<CollisionEnd>()
         .register_type::<CollisionDiagnostics>();
+    #[cfg(feature = "bevy_asset")]
+    app.register_type::<super::ColliderConstructor>()
+        .register_type::<super::ColliderConstructorHierarchy>()
+        .register_type::<super::ColliderConstructorError>();
 }

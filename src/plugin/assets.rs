@@ -1,0 +1,229 @@
+//! Colliders from Bevy mesh assets (feature `bevy_asset`), as avian's
+//! `ColliderConstructor` and bevy_rapier's `AsyncCollider`.
+//!
+//! - [`Collider::trimesh_from_mesh`] / [`Collider::convex_hull_from_mesh`]
+//!   build a collider from a loaded [`Mesh`] (triangle lists; indexed or
+//!   not), with an error naming what is wrong otherwise.
+//! - [`ColliderConstructor`] on an entity with a [`Mesh3d`] builds its
+//!   collider once the mesh asset has loaded. The build runs on Bevy's
+//!   async compute pool, so a big tree never stalls a frame: the
+//!   `Collider` appears when it is ready. One shape is built per mesh asset
+//!   and constructor, and shared by every entity using them.
+//! - [`ColliderConstructorHierarchy`] on a root (a glTF scene) puts the
+//!   constructor on every descendant with a `Mesh3d` as the descendants
+//!   appear; a descendant with its own `ColliderConstructor` (or a
+//!   `Collider`) keeps it: that is the per-node override.
+//!
+//! A failed build (a mesh without positions, not a triangle list, its data
+//! moved to the render world, or refused by the shape builders) is logged
+//! once and leaves a [`ColliderConstructorError`] on the entity instead of
+//! a collider.
+
+use std::collections::HashMap;
+
+use bevy_asset::{AssetId, Assets};
+use bevy_ecs::prelude::*;
+#[cfg(feature = "reflect")]
+use bevy_ecs::reflect::ReflectComponent;
+use bevy_mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues};
+use bevy_tasks::{AsyncComputeTaskPool, Task, TaskPool, futures::check_ready};
+use glam::Vec3;
+
+use super::Collider;
+use crate::collider::{ShapeError, SharedShape};
+
+/// How to build a collider from the entity's [`Mesh3d`] once it has loaded
+/// (avian's `ColliderConstructor`, bevy_rapier's `AsyncCollider`). The
+/// build runs on Bevy's async compute pool, so a big tree never stalls a
+/// frame: the `Collider` appears when it is ready, and this component is
+/// removed. One shape is built per mesh asset and constructor, shared by
+/// every entity using them. A failed build leaves a
+/// [`ColliderConstructorError`] instead (and a warning in the log).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Component, Debug, PartialEq, Hash)
+)]
+pub enum ColliderConstructor {
+    /// The mesh's triangles under an OBB tree: exact surface contacts with
+    /// triangle ids (see [`SharedShape::trimesh`]).
+    TrimeshFromMesh,
+    /// The convex hull of the mesh's vertices (see
+    /// [`SharedShape::convex_hull`]).
+    ConvexHullFromMesh,
+}
+
+/// Puts `ColliderConstructor` (this one) on every descendant with a
+/// [`Mesh3d`] that has neither a constructor nor a collider yet, such as
+/// the nodes of a glTF scene as it spawns. A descendant with its own
+/// `ColliderConstructor` (or `Collider`) keeps it: that is the per-node
+/// override.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Component, Debug, PartialEq)
+)]
+pub struct ColliderConstructorHierarchy(pub ColliderConstructor);
+
+/// Why a [`ColliderConstructor`] produced no collider.
+#[derive(Component, Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(opaque, Component, Debug, PartialEq)
+)]
+pub struct ColliderConstructorError(pub ShapeError);
+
+impl Collider {
+    /// A triangle-mesh collider from a Bevy mesh (a triangle list, indexed
+    /// or not). Errors name the fault: another topology, no positions,
+    /// positions not `Float32x3`, data moved to the render world, or what
+    /// [`SharedShape::trimesh`] refuses.
+    pub fn trimesh_from_mesh(mesh: &Mesh) -> Result<Self, ShapeError> {
+        let (vertices, triangles) = mesh_data(mesh)?;
+        SharedShape::trimesh(vertices, triangles).map(Self::new)
+    }
+
+    /// The convex hull of a Bevy mesh's vertices. Errors as
+    /// [`trimesh_from_mesh`](Self::trimesh_from_mesh) and
+    /// [`SharedShape::convex_hull`].
+    pub fn convex_hull_from_mesh(mesh: &Mesh) -> Result<Self, ShapeError> {
+        let (vertices, _) = mesh_data(mesh)?;
+        SharedShape::convex_hull(&vertices).map(Self::new)
+    }
+}
+
+/// The positions and triangles of a triangle-list mesh.
+fn mesh_data(mesh: &Mesh) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), ShapeError> {
+    let bad = ShapeError::InvalidParameter;
+    if mesh.primitive_topology() != PrimitiveTopology::TriangleList {
+        return Err(bad("the mesh is not a triangle list"));
+    }
+    const MOVED: &str =
+        "the mesh's data was moved to the render world (keep RenderAssetUsages::MAIN_WORLD)";
+    let positions = match mesh.try_attribute_option(Mesh::ATTRIBUTE_POSITION) {
+        Err(_) => return Err(bad(MOVED)),
+        Ok(None) => return Err(bad("the mesh has no vertex positions")),
+        Ok(Some(VertexAttributeValues::Float32x3(p))) => {
+            p.iter().map(|v| Vec3::from_array(*v)).collect::<Vec<_>>()
+        }
+        Ok(Some(_)) => return Err(bad("the mesh's positions are not Float32x3")),
+    };
+    let indices: Vec<u32> = match mesh.try_indices_option() {
+        Err(_) => return Err(bad(MOVED)),
+        Ok(None) => (0..positions.len() as u32).collect(),
+        Ok(Some(Indices::U16(i))) => i.iter().map(|&k| u32::from(k)).collect(),
+        Ok(Some(Indices::U32(i))) => i.clone(),
+    };
+    if !indices.len().is_multiple_of(3) {
+        return Err(bad("the mesh's index count is not a multiple of 3"));
+    }
+    let triangles = indices
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect();
+    Ok((positions, triangles))
+}
+
+type Key = (AssetId<Mesh>, ColliderConstructor);
+
+/// Shapes built from mesh assets, and the builds under way, shared by
+/// every entity using the same mesh and constructor.
+#[derive(Resource, Default)]
+pub(crate) struct MeshColliders {
+    built: HashMap<Key, Result<SharedShape, ShapeError>>,
+    building: HashMap<Key, Task<Result<SharedShape, ShapeError>>>,
+}
+
+impl MeshColliders {
+    /// Moves finished builds to `built`.
+    fn poll(&mut self) {
+        let built = &mut self.built;
+        self.building.retain(|key, task| match check_ready(task) {
+            Some(result) => {
+                built.insert(*key, result);
+                false
+            }
+            None => true,
+        });
+    }
+
+    /// Starts building `key`'s shape from `mesh` off the main thread.
+    fn start(&mut self, key: Key, mesh: &Mesh) {
+        let data = mesh_data(mesh);
+        let pool = AsyncComputeTaskPool::get_or_init(TaskPool::default);
+        let task = pool.spawn(async move {
+            let (vertices, triangles) = data?;
+            match key.1 {
+                ColliderConstructor::TrimeshFromMesh => SharedShape::trimesh(vertices, triangles),
+                ColliderConstructor::ConvexHullFromMesh => SharedShape::convex_hull(&vertices),
+            }
+        });
+        self.building.insert(key, task);
+    }
+}
+
+/// Gives each entity waiting with a [`ColliderConstructor`] its collider
+/// once its mesh is loaded and the shape built (see the module docs).
+pub(crate) fn construct_colliders(
+    mut commands: Commands,
+    meshes: Option<Res<Assets<Mesh>>>,
+    mut cache: ResMut<MeshColliders>,
+    waiting: Query<(Entity, &ColliderConstructor, &Mesh3d), Without<Collider>>,
+) {
+    let Some(meshes) = meshes else {
+        return;
+    };
+    cache.poll();
+    for (entity, constructor, mesh) in &waiting {
+        let key = (mesh.0.id(), *constructor);
+        match cache.built.get(&key) {
+            Some(Ok(shape)) => {
+                commands
+                    .entity(entity)
+                    .insert(Collider::new(shape.clone()))
+                    .remove::<ColliderConstructor>();
+            }
+            Some(Err(e)) => {
+                log::warn!("no collider for {entity}: {e}");
+                commands
+                    .entity(entity)
+                    .insert(ColliderConstructorError(e.clone()))
+                    .remove::<ColliderConstructor>();
+            }
+            None if cache.building.contains_key(&key) => {}
+            None => {
+                if let Some(m) = meshes.get(key.0) {
+                    cache.start(key, m);
+                }
+            }
+        }
+    }
+}
+
+/// A node with a mesh and no constructor, collider or error of its own.
+type Unbuilt = (
+    With<Mesh3d>,
+    Without<ColliderConstructor>,
+    Without<Collider>,
+    Without<ColliderConstructorError>,
+);
+
+/// Puts the hierarchy's constructor on descendants with a mesh and no
+/// constructor or collider of their own.
+pub(crate) fn apply_hierarchies(
+    mut commands: Commands,
+    roots: Query<(Entity, &ColliderConstructorHierarchy)>,
+    children: Query<&Children>,
+    nodes: Query<(), Unbuilt>,
+) {
+    for (root, hierarchy) in &roots {
+        for node in children.iter_descendants(root) {
+            if nodes.contains(node) {
+                commands.entity(node).insert(hierarchy.0);
+            }
+        }
+    }
+}

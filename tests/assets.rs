@@ -1,0 +1,226 @@
+//! Colliders from Bevy mesh assets (feature `bevy_asset`): built once the
+//! mesh is there, off the main thread, one shape per asset shared by every
+//! instance, exact collisions; hierarchies with per-node overrides; bad
+//! meshes give a named error, never a panic.
+#![cfg(feature = "bevy_asset")]
+
+use bevy_app::prelude::*;
+use bevy_asset::{Assets, Handle, RenderAssetUsages};
+use bevy_ecs::prelude::*;
+use bevy_icollide::prelude::*;
+use bevy_icollide::testkit::torus;
+use bevy_mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology};
+use bevy_transform::prelude::*;
+use glam::Vec3;
+
+#[derive(Resource, Default)]
+struct Starts(Vec<(Entity, Entity)>);
+
+fn app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default().with_messages_for_all_pairs(),
+    ))
+    .init_resource::<Assets<Mesh>>()
+    .init_resource::<Starts>()
+    .add_systems(
+        Last,
+        |mut m: MessageReader<CollisionStart>, mut s: ResMut<Starts>| {
+            s.0.extend(m.read().map(|e| (e.collider1, e.collider2)));
+        },
+    );
+    app
+}
+
+/// A Bevy mesh of a torus (major radius 1, minor 0.25), indexed.
+fn torus_mesh() -> Mesh {
+    let (pos, tris) = torus(1.0, 0.25, 24, 12);
+    Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    )
+    .with_inserted_attribute(
+        Mesh::ATTRIBUTE_POSITION,
+        pos.iter().map(|p| p.to_array()).collect::<Vec<_>>(),
+    )
+    .with_inserted_indices(Indices::U32(tris.into_iter().flatten().collect()))
+}
+
+fn add(app: &mut App, mesh: Mesh) -> Handle<Mesh> {
+    app.world_mut().resource_mut::<Assets<Mesh>>().add(mesh)
+}
+
+/// Updates until every entity has a collider (the builds run on the async
+/// pool), at most a few seconds.
+fn until_built(app: &mut App, entities: &[Entity]) {
+    for _ in 0..2000 {
+        app.update();
+        if entities
+            .iter()
+            .all(|e| app.world().get::<Collider>(*e).is_some())
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("colliders not built");
+}
+
+#[test]
+fn mesh_colliders_are_built_shared_and_collide_exactly() {
+    let mut app = app();
+    let handle = add(&mut app, torus_mesh());
+    let spawn = |app: &mut App, x: f32| {
+        app.world_mut()
+            .spawn((
+                Mesh3d(handle.clone()),
+                ColliderConstructor::TrimeshFromMesh,
+                Transform::from_xyz(x, 0.0, 0.0),
+            ))
+            .id()
+    };
+    let a = spawn(&mut app, 0.0);
+    let b = spawn(&mut app, 10.0);
+    // A small cube in the torus's hole touches nothing: the torus is a
+    // surface, and its hole is empty.
+    let cube = Collider::cuboid(Vec3::splat(0.2)).expect("cuboid");
+    let hole = app
+        .world_mut()
+        .spawn((cube.clone(), Transform::default()))
+        .id();
+    // One on the tube touches it.
+    let tube = app
+        .world_mut()
+        .spawn((cube, Transform::from_xyz(11.0, 0.0, 0.0)))
+        .id();
+    until_built(&mut app, &[a, b]);
+    app.update();
+    let shape = |e: Entity| app.world().get::<Collider>(e).unwrap().shape().clone();
+    assert!(shape(a).ptr_eq(&shape(b)), "one shape per mesh asset");
+    assert_eq!(shape(a).kind_name(), "triangle mesh");
+    assert!(app.world().get::<ColliderConstructor>(a).is_none());
+    let starts = &app.world().resource::<Starts>().0;
+    let touches = |x: Entity, y: Entity| starts.contains(&(x.min(y), x.max(y)));
+    assert!(touches(b, tube), "the cube on the tube touches it");
+    assert!(!touches(a, hole), "the cube in the hole does not");
+}
+
+#[test]
+fn a_mesh_loaded_later_gets_its_collider_then() {
+    let mut app = app();
+    let handle = app.world().resource::<Assets<Mesh>>().reserve_handle();
+    let e = app
+        .world_mut()
+        .spawn((
+            Mesh3d(handle.clone()),
+            ColliderConstructor::ConvexHullFromMesh,
+            Transform::default(),
+        ))
+        .id();
+    for _ in 0..5 {
+        app.update();
+    }
+    assert!(app.world().get::<Collider>(e).is_none(), "not loaded yet");
+    app.world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .insert(handle.id(), torus_mesh())
+        .expect("reserved id");
+    until_built(&mut app, &[e]);
+    let collider = app.world().get::<Collider>(e).unwrap();
+    assert_eq!(collider.shape().kind_name(), "convex");
+}
+
+#[test]
+fn hierarchies_give_descendants_colliders_with_overrides() {
+    let mut app = app();
+    let handle = add(&mut app, torus_mesh());
+    let root = app
+        .world_mut()
+        .spawn((
+            ColliderConstructorHierarchy(ColliderConstructor::ConvexHullFromMesh),
+            Transform::default(),
+        ))
+        .id();
+    let child = app
+        .world_mut()
+        .spawn((Mesh3d(handle.clone()), Transform::default(), ChildOf(root)))
+        .id();
+    let grandchild = app
+        .world_mut()
+        .spawn((
+            Mesh3d(handle.clone()),
+            ColliderConstructor::TrimeshFromMesh,
+            Transform::from_xyz(5.0, 0.0, 0.0),
+            ChildOf(child),
+        ))
+        .id();
+    let plain = app
+        .world_mut()
+        .spawn((Mesh3d(handle), Transform::default()))
+        .id();
+    until_built(&mut app, &[child, grandchild]);
+    let kind = |e: Entity| app.world().get::<Collider>(e).unwrap().shape().kind_name();
+    assert_eq!(kind(child), "convex");
+    assert_eq!(
+        kind(grandchild),
+        "triangle mesh",
+        "its own constructor wins"
+    );
+    assert!(
+        app.world().get::<Collider>(plain).is_none(),
+        "outside the hierarchy"
+    );
+}
+
+#[test]
+fn bad_meshes_give_named_errors() {
+    let lines = Mesh::new(PrimitiveTopology::LineList, RenderAssetUsages::default())
+        .with_inserted_attribute(Mesh::ATTRIBUTE_POSITION, vec![[0.0f32; 3]; 4]);
+    let empty = Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    );
+    let ragged = torus_mesh().with_inserted_indices(Indices::U16(vec![0, 1, 2, 3]));
+    let flat = Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    )
+    .with_inserted_attribute(
+        Mesh::ATTRIBUTE_POSITION,
+        vec![[0.0f32, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+    );
+    let error = |r: Result<Collider, ShapeError>| r.expect_err("refused").to_string();
+    assert!(error(Collider::trimesh_from_mesh(&lines)).contains("triangle list"));
+    assert!(error(Collider::trimesh_from_mesh(&empty)).contains("no vertex positions"));
+    assert!(error(Collider::trimesh_from_mesh(&ragged)).contains("multiple of 3"));
+    assert!(error(Collider::convex_hull_from_mesh(&flat)).contains("hull"));
+    // Not indexed: every three vertices a triangle.
+    let soup = Collider::trimesh_from_mesh(&flat).expect("one triangle");
+    assert_eq!(soup.shape().kind_name(), "triangle mesh");
+
+    // In an app: the error lands on the entity, no collider, no panic.
+    let mut app = app();
+    let handle = add(&mut app, lines);
+    let e = app
+        .world_mut()
+        .spawn((
+            Mesh3d(handle),
+            ColliderConstructor::TrimeshFromMesh,
+            Transform::default(),
+        ))
+        .id();
+    for _ in 0..2000 {
+        app.update();
+        if app.world().get::<ColliderConstructorError>(e).is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let err = app
+        .world()
+        .get::<ColliderConstructorError>(e)
+        .expect("error");
+    assert!(err.0.to_string().contains("triangle list"));
+    assert!(app.world().get::<Collider>(e).is_none());
+}
