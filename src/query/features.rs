@@ -21,8 +21,9 @@ use crate::shape::{ConvexPolytope, Feature};
 pub struct FeatureView<'a> {
     /// The polytope.
     pub poly: &'a ConvexPolytope,
-    /// Local → common frame.
-    pub xf: &'a Pose,
+    /// Local → common frame, and back; `None`: the polytope's own frame is
+    /// the common one (no transform at all).
+    pub xf: Option<(&'a Pose, &'a Pose)>,
     /// The feature.
     pub feature: Feature,
 }
@@ -30,7 +31,12 @@ pub struct FeatureView<'a> {
 impl FeatureView<'_> {
     #[inline]
     fn point(&self, v: u32) -> Vec3 {
-        self.xf.transform_point(self.poly.vertex(v))
+        self.to_common(self.poly.vertex(v))
+    }
+
+    #[inline]
+    fn to_common(&self, p: Vec3) -> Vec3 {
+        self.xf.map_or(p, |(xf, _)| xf.transform_point(p))
     }
 
     #[inline]
@@ -46,8 +52,8 @@ impl FeatureView<'_> {
 struct FaceView<'a> {
     poly: &'a ConvexPolytope,
     face: u32,
-    xf: &'a Pose,
-    inv: Pose,
+    /// Local → common frame and back (`None`: the same frame).
+    xf: Option<(&'a Pose, &'a Pose)>,
     normal: Vec3,
     origin: Vec3,
 }
@@ -59,10 +65,19 @@ impl<'a> FaceView<'a> {
             poly: view.poly,
             face,
             xf: view.xf,
-            inv: view.xf.inverse(),
             normal: f.normal,
             origin: f.normal * f.offset,
         }
+    }
+
+    #[inline]
+    fn to_local(&self, p: Vec3) -> Vec3 {
+        self.xf.map_or(p, |(_, inv)| inv.transform_point(p))
+    }
+
+    #[inline]
+    fn to_common(&self, p: Vec3) -> Vec3 {
+        self.xf.map_or(p, |(xf, _)| xf.transform_point(p))
     }
 
     /// The boundary edges as local segments.
@@ -90,15 +105,14 @@ impl<'a> FaceView<'a> {
 
     /// Closest point of the face to `p` (common frame).
     fn closest_to(&self, p: Vec3) -> Vec3 {
-        self.xf
-            .transform_point(self.closest_local(self.inv.transform_point(p)))
+        self.to_common(self.closest_local(self.to_local(p)))
     }
 
     /// Closest points of segment `[p0, p1]` and the face (common frame).
     fn closest_to_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
-        let (a, b) = (self.inv.transform_point(p0), self.inv.transform_point(p1));
+        let (a, b) = (self.to_local(p0), self.to_local(p1));
         let (x, y) = self.closest_local_segment(a, b);
-        (self.xf.transform_point(x), self.xf.transform_point(y))
+        (self.to_common(x), self.to_common(y))
     }
 
     fn closest_local_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
@@ -123,7 +137,7 @@ impl<'a> FaceView<'a> {
     /// The boundary edges as segments in the common frame.
     fn edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
         self.local_edges()
-            .map(|(a, b)| (self.xf.transform_point(a), self.xf.transform_point(b)))
+            .map(|(a, b)| (self.to_common(a), self.to_common(b)))
     }
 }
 

@@ -168,7 +168,6 @@ pub fn walk(
 ) -> Option<ClosestFeatures> {
     let rel = pose_a.inverse().mul(pose_b); // B local → A local
     let rel_inv = rel.inverse();
-    let ident = Pose::IDENTITY;
     let scale = a.radius() + b.radius() + rel.translation.length() + a.centroid().length();
     let tol = 2e-6 * scale;
     let [mut fa, mut fb] = start
@@ -176,14 +175,15 @@ pub fn walk(
         .unwrap_or_else(|| initial_features(a, b, &rel));
     let bound = 32 + 2 * (a.vertices().len() + b.vertices().len()) as u32;
     for it in 0..bound {
+        // A's frame is the common one: its features need no transform.
         let view_a = FeatureView {
             poly: a,
-            xf: &ident,
+            xf: None,
             feature: fa,
         };
         let view_b = FeatureView {
             poly: b,
-            xf: &rel,
+            xf: Some((&rel, &rel_inv)),
             feature: fb,
         };
         let (pa, pb) = closest_points(view_a, view_b);
