@@ -18,6 +18,12 @@
 //! moved to the render world, or refused by the shape builders) is logged
 //! once and leaves a [`ColliderConstructorError`] on the entity instead of
 //! a collider.
+//!
+//! Not yet: a shape is kept for the app's lifetime once built (a modified
+//! or removed mesh asset does not evict it), and an entity's collider does
+//! not follow later changes of its `Mesh3d` (the constructor is removed
+//! once the collider is there); deformable meshes take their vertices
+//! through `DeformedVertices`.
 
 use std::collections::HashMap;
 
