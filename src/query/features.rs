@@ -31,11 +31,11 @@ pub struct FeatureView<'a> {
 impl FeatureView<'_> {
     #[inline]
     fn point(&self, v: u32) -> Vec3 {
-        self.to_common(self.poly.vertex(v))
+        self.common_point(self.poly.vertex(v))
     }
 
     #[inline]
-    fn to_common(&self, p: Vec3) -> Vec3 {
+    fn common_point(&self, p: Vec3) -> Vec3 {
         self.xf.map_or(p, |(xf, _)| xf.transform_point(p))
     }
 
@@ -71,12 +71,12 @@ impl<'a> FaceView<'a> {
     }
 
     #[inline]
-    fn to_local(&self, p: Vec3) -> Vec3 {
+    fn local_point(&self, p: Vec3) -> Vec3 {
         self.xf.map_or(p, |(_, inv)| inv.transform_point(p))
     }
 
     #[inline]
-    fn to_common(&self, p: Vec3) -> Vec3 {
+    fn common_point(&self, p: Vec3) -> Vec3 {
         self.xf.map_or(p, |(xf, _)| xf.transform_point(p))
     }
 
@@ -105,14 +105,14 @@ impl<'a> FaceView<'a> {
 
     /// Closest point of the face to `p` (common frame).
     fn closest_to(&self, p: Vec3) -> Vec3 {
-        self.to_common(self.closest_local(self.to_local(p)))
+        self.common_point(self.closest_local(self.local_point(p)))
     }
 
     /// Closest points of segment `[p0, p1]` and the face (common frame).
     fn closest_to_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
-        let (a, b) = (self.to_local(p0), self.to_local(p1));
+        let (a, b) = (self.local_point(p0), self.local_point(p1));
         let (x, y) = self.closest_local_segment(a, b);
-        (self.to_common(x), self.to_common(y))
+        (self.common_point(x), self.common_point(y))
     }
 
     fn closest_local_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
@@ -137,7 +137,7 @@ impl<'a> FaceView<'a> {
     /// The boundary edges as segments in the common frame.
     fn edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
         self.local_edges()
-            .map(|(a, b)| (self.to_common(a), self.to_common(b)))
+            .map(|(a, b)| (self.common_point(a), self.common_point(b)))
     }
 }
 
