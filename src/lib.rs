@@ -139,6 +139,8 @@ pub mod prelude {
     pub use crate::plugin::{
         ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy,
     };
+    #[cfg(feature = "debug-render")]
+    pub use crate::plugin::{CollisionDebugPlugin, CollisionGizmos, DebugRender};
 }
 
 /// The README's examples are compiled and run as doctests.

@@ -5,14 +5,18 @@
 use serde::{Deserialize, Serialize};
 
 use super::aabb_tree::{AabbTree, AabbTreeOptions};
-use super::collide::{CollideOptions, CollideScratch, CollideStats, MeshSide, collide_with};
+use super::collide::{
+    BoxNode, CollideOptions, CollideScratch, CollideStats, MeshSide, collide_with,
+};
 use super::distance::{
     DistanceLimit, DistanceStats, PendingPair, SurfaceDistance, surface_distance,
 };
 use super::obb_tree::{ObbTree, SplitRule};
-use super::tree::BvhError;
+use super::tree::{Bvh, BvhError};
 use crate::math::Pose;
 use crate::shape::TriMesh;
+use glam::{Quat, Vec3};
+use smallvec::SmallVec;
 
 /// Which bounding volume a mesh's tree is made of.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -81,6 +85,48 @@ pub enum TreeRef<'a> {
     Obb(&'a ObbTree),
     /// An AABB tree.
     Aabb(&'a AabbTree),
+}
+
+impl TreeRef<'_> {
+    /// Calls `visit(rotation, center, half_extents)` (in the mesh's frame)
+    /// for every node at `depth` below the root (0 = the root) and every
+    /// leaf above that depth: together they cover every triangle once, the
+    /// "level" of the tree a debug view draws. Returns how many it visited.
+    pub fn for_each_box_at_depth(
+        &self,
+        depth: usize,
+        visit: impl FnMut(Quat, Vec3, Vec3),
+    ) -> usize {
+        match self {
+            TreeRef::Obb(t) => boxes_at_depth(t, depth, visit),
+            TreeRef::Aabb(t) => boxes_at_depth(t, depth, visit),
+        }
+    }
+}
+
+/// See [`TreeRef::for_each_box_at_depth`].
+fn boxes_at_depth<N: BoxNode>(
+    tree: &Bvh<N>,
+    depth: usize,
+    mut visit: impl FnMut(Quat, Vec3, Vec3),
+) -> usize {
+    let mut count = 0;
+    let mut stack: SmallVec<[(usize, usize); 64]> = SmallVec::new();
+    if !tree.nodes.is_empty() {
+        stack.push((0, 0));
+    }
+    while let Some((i, d)) = stack.pop() {
+        let node = &tree.nodes[i];
+        if d == depth || node.is_leaf() {
+            visit(node.rotation(), node.center(), node.half_extents());
+            count += 1;
+        } else {
+            let first = node.first() as usize;
+            stack.push((first + 1, d + 1));
+            stack.push((first, d + 1));
+        }
+    }
+    count
 }
 
 /// A mesh and the tree over its triangles.
@@ -164,4 +210,70 @@ pub fn distance_surfaces(
         };
     }
     with_trees!((a.tree, b.tree), run)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bvh::BvNode;
+
+    /// A strip of `n` triangles along x, each lifted and turned a little.
+    fn strip(n: u32) -> TriMesh {
+        let mut vertices = Vec::new();
+        for i in 0..=n {
+            let x = i as f32;
+            let y = (i as f32 * 0.7).sin();
+            vertices.push(Vec3::new(x, y, 0.0));
+            vertices.push(Vec3::new(x + 0.3, y, 1.0 + 0.1 * (i % 3) as f32));
+        }
+        let triangles = (0..n).map(|i| [2 * i, 2 * i + 1, 2 * i + 2]).collect();
+        TriMesh::new(vertices, triangles).unwrap()
+    }
+
+    /// Every level of both tree kinds: one box at depth 0, one per leaf at
+    /// the last level, more boxes as the level goes down, and every triangle
+    /// inside a box of every level.
+    #[test]
+    fn tree_levels_cover_every_triangle() {
+        let mesh = strip(37);
+        for kind in [TreeKind::Obb, TreeKind::Aabb] {
+            let tree = SurfaceTree::build(&mesh, kind);
+            let (depth, leaves) = match &tree {
+                SurfaceTree::Obb(t) => (t.depth(), t.nodes.iter().filter(|n| n.is_leaf()).count()),
+                SurfaceTree::Aabb(t) => (t.depth(), t.nodes.iter().filter(|n| n.is_leaf()).count()),
+            };
+            assert!(depth > 3, "{kind:?}: depth {depth}");
+            let mut last = 0;
+            for level in 0..depth + 2 {
+                let mut boxes = Vec::new();
+                let n = tree
+                    .as_ref()
+                    .for_each_box_at_depth(level, |r, c, h| boxes.push((r, c, h)));
+                assert_eq!(n, boxes.len());
+                assert!(
+                    n > last || level >= depth,
+                    "{kind:?} level {level}: {n} boxes"
+                );
+                if level == 0 {
+                    assert_eq!(n, 1);
+                }
+                if level + 1 >= depth {
+                    assert_eq!(n, leaves, "{kind:?} level {level}");
+                }
+                last = n;
+                for t in 0..mesh.triangles().len() {
+                    let inside = |(r, c, h): &(Quat, Vec3, Vec3)| {
+                        mesh.triangle(t).iter().all(|&p| {
+                            let q = r.inverse() * (p - *c);
+                            q.abs().cmple(*h + 1e-4).all()
+                        })
+                    };
+                    assert!(
+                        boxes.iter().any(inside),
+                        "{kind:?} level {level}: triangle {t}"
+                    );
+                }
+            }
+        }
+    }
 }

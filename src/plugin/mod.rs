@@ -33,6 +33,8 @@
 #[cfg(feature = "bevy_asset")]
 mod assets;
 mod components;
+#[cfg(feature = "debug-render")]
+mod debug;
 mod events;
 mod pair_config;
 #[cfg(feature = "bevy_transform")]
@@ -49,6 +51,8 @@ pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
     CollisionLayers, DeformedVertices, LayerMask, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
 };
+#[cfg(feature = "debug-render")]
+pub use debug::{CollisionDebugPlugin, CollisionGizmos, DebugRender};
 pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;
 pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
