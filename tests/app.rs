@@ -687,3 +687,67 @@ fn messages_are_opt_in_by_default_and_every_end_follows_its_start() {
     // The collision state is exact whatever the messages.
     assert!(app.world().get::<CollidingEntities>(c).unwrap().contains(d));
 }
+
+#[test]
+fn a_collider_removed_and_reinserted_in_one_frame_ends_before_it_starts() {
+    // The re-inserted collider gets a new body, in the slot a despawned
+    // collider freed: when that slot is the lower one, its start must
+    // still come after the old body's end, or the opted-in pair loses its
+    // last end and `CollidingEntities` its partner. Bodies are added in
+    // entity order, so the freed slot is spawned before and after.
+    for filler_first in [true, false] {
+        removed_and_reinserted(filler_first);
+    }
+}
+
+fn removed_and_reinserted(filler_first: bool) {
+    let mut app = App::new();
+    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
+        .init_resource::<Log>()
+        .add_systems(Last, record);
+    let far = || (cube(), at(30.0));
+    let early = filler_first.then(|| app.world_mut().spawn(far()).id());
+    let a = app
+        .world_mut()
+        .spawn((cube(), at(0.0), CollisionEventsEnabled))
+        .id();
+    let b = app.world_mut().spawn((cube(), at(0.8))).id();
+    let c = early.unwrap_or_else(|| app.world_mut().spawn(far()).id());
+    app.update();
+    assert_eq!(take(&mut app), vec![start(a, b)]);
+    app.world_mut().despawn(c);
+    app.update();
+    assert_eq!(take(&mut app), vec![]);
+    app.world_mut()
+        .entity_mut(b)
+        .remove::<Collider>()
+        .insert(cube());
+    app.update();
+    // (The log lists starts before ends whatever the order they came in.)
+    assert_eq!(take(&mut app), vec![start(a, b), end(a, b)]);
+    assert!(app.world().get::<CollidingEntities>(a).unwrap().contains(b));
+    assert!(app.world().get::<CollidingEntities>(b).unwrap().contains(a));
+    set_x(&mut app, b, 5.0);
+    app.update();
+    assert_eq!(
+        take(&mut app),
+        vec![end(a, b)],
+        "filler first: {filler_first}"
+    );
+}
+
+#[test]
+fn a_new_collider_starts_with_no_colliding_entities() {
+    // A copy of a touching entity's `CollidingEntities` (as a scene or a
+    // clone brings it) is cleared when the copy's collider gets its body.
+    let mut app = app();
+    let a = app.world_mut().spawn((cube(), at(0.0))).id();
+    let b = app.world_mut().spawn((cube(), at(0.8))).id();
+    app.update();
+    let copy = app.world().get::<CollidingEntities>(a).unwrap().clone();
+    assert!(copy.contains(b));
+    let c = app.world_mut().spawn((cube(), at(50.0), copy)).id();
+    app.update();
+    assert!(app.world().get::<CollidingEntities>(c).unwrap().is_empty());
+    assert!(app.world().get::<CollidingEntities>(a).unwrap().contains(b));
+}

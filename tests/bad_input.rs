@@ -322,6 +322,14 @@ fn distance_and_intersects_agree_at_every_scale() {
         }) {
             out.push(("compound", c));
         }
+        if let Ok(c) = cube_mesh(s).and_then(|piece| {
+            SharedShape::compound(vec![CompoundPiece {
+                pose: Pose::IDENTITY,
+                shape: piece,
+            }])
+        }) {
+            out.push(("mesh compound", c));
+        }
         out
     };
     let mut checked = 0;
@@ -360,7 +368,7 @@ fn distance_and_intersects_agree_at_every_scale() {
     }
     // Every kind builds from 1e-30 to 1e10, all but the capsule (2e15 long)
     // at 1e15, none beyond the 2^50 coordinate limit.
-    assert_eq!(checked, 9 * 25 * 3 + 4 * 4 * 3, "cases built");
+    assert_eq!(checked, 9 * 36 * 3 + 5 * 5 * 3, "cases built");
     let unit = SharedShape::cuboid(Vec3::ONE).expect("cuboid");
     let ball = SharedShape::sphere(1.0).expect("sphere");
     let mesh = cube_mesh(1.0).expect("mesh");

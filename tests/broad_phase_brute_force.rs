@@ -597,6 +597,13 @@ fn a_stack_of_statics_is_swept_in_linear_time() {
     }
     sap.update(&AllowAllGroups);
     assert_eq!(sap.box_pairs(), 0);
+    // A quadratic sweep would give the same pairs, only slower: count its
+    // box tests (the movers are apart, so hardly any).
+    let tests = sap.stats().sweep_tests;
+    assert!(
+        sap.stats().rebuilt && tests < 10 * u64::from(n),
+        "{tests} box tests"
+    );
     sap.set_aabb(n, unit).expect("valid");
     sap.update(&AllowAllGroups);
     assert_eq!(sap.box_pairs(), n as usize);
@@ -609,4 +616,88 @@ impl PairFilter for AllowAllGroups {
     fn allows(&self, _: ProxyKey, _: ProxyKey) -> bool {
         true
     }
+}
+
+/// Every broad phase's pairs against brute force, after each update.
+fn assert_pairs<B: BroadPhase>(bp: &B, boxes: &[Option<Aabb>], what: &str) {
+    let want = box_pairs(boxes, |_| false);
+    let mut got = BTreeSet::new();
+    bp.for_each_active(&mut |k| {
+        got.insert(k);
+    });
+    assert_eq!(got, want, "{what}");
+}
+
+#[test]
+fn sifts_over_their_swap_budget_fall_back_to_a_rebuild() {
+    // Under a third of the proxies move (the per-proxy sift, not the
+    // whole-list re-sort), but far: across most of the lists, over the
+    // swap budget, so the sift stops and the update sorts from scratch.
+    let mut rng = Rng::new(41);
+    let n = 2000u32;
+    let spread = |k: u32, rng: &mut Rng| {
+        let c = Vec3::new(k as f32 * 2.0, rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        Aabb::from_center_half_extents(c, Vec3::splat(0.4))
+    };
+    let mut sap = SweepAndPrune::new();
+    let mut boxes: Vec<Option<Aabb>> = (0..n).map(|k| Some(spread(k, &mut rng))).collect();
+    for k in 0..n {
+        sap.insert(k, boxes[k as usize].unwrap(), false)
+            .expect("valid");
+    }
+    sap.update(&AllowAllGroups);
+    assert_pairs(&sap, &boxes, "spread");
+    let mut rebuilt = 0;
+    for frame in 0..6 {
+        // 300 proxies (under n / 3) jump between the spot and their place.
+        for _ in 0..300 {
+            let k = rng.below(n as usize) as u32;
+            let b = if frame % 2 == 0 {
+                Aabb::from_center_half_extents(rng.in_cube(1.0), Vec3::splat(0.4))
+            } else {
+                spread(k, &mut rng)
+            };
+            boxes[k as usize] = Some(b);
+            sap.set_aabb(k, b).expect("valid");
+        }
+        sap.update(&AllowAllGroups);
+        rebuilt += usize::from(sap.stats().rebuilt);
+        assert_pairs(&sap, &boxes, &format!("frame {frame}"));
+        sap.validate(&AllowAllGroups).expect("invariants");
+    }
+    assert!(rebuilt > 0, "a sift over budget sorts from scratch");
+}
+
+#[test]
+fn insertions_over_their_swap_budget_fall_back_to_a_rebuild() {
+    // A crowd of 600 in one spot, then fewer insertions than a bulk
+    // rebuild takes (under 64), each sifted from the list's end across the
+    // crowd: over the budget part way, the rest are left pending and the
+    // update sorts from scratch.
+    let mut rng = Rng::new(43);
+    let mut sap = SweepAndPrune::new();
+    let crowd = |rng: &mut Rng| Aabb::from_center_half_extents(rng.in_cube(0.5), Vec3::splat(0.5));
+    let mut boxes: Vec<Option<Aabb>> = (0..600).map(|_| Some(crowd(&mut rng))).collect();
+    for (k, b) in boxes.iter().enumerate() {
+        sap.insert(k as u32, b.unwrap(), false).expect("valid");
+    }
+    sap.update(&AllowAllGroups);
+    assert_pairs(&sap, &boxes, "crowd");
+    let mut rebuilt = 0;
+    for round in 0..3 {
+        for _ in 0..30 {
+            let k = boxes.len() as u32;
+            let b = Aabb::from_center_half_extents(
+                rng.in_cube(0.2) - Vec3::splat(0.3),
+                Vec3::splat(0.6),
+            );
+            boxes.push(Some(b));
+            sap.insert(k, b, false).expect("valid");
+        }
+        sap.update(&AllowAllGroups);
+        rebuilt += usize::from(sap.stats().rebuilt);
+        assert_pairs(&sap, &boxes, &format!("round {round}"));
+        sap.validate(&AllowAllGroups).expect("invariants");
+    }
+    assert!(rebuilt > 0, "insertions over budget sort from scratch");
 }

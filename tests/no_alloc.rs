@@ -190,3 +190,50 @@ fn steady_state_frames_with_continuous_detection_do_not_allocate() {
     );
     check("continuous detection", &r);
 }
+
+#[test]
+fn a_crowd_sorted_from_scratch_every_frame_does_not_allocate() {
+    // A crowd shuffled in one spot: every update's re-sort runs over its
+    // swap budget and sorts and sweeps from scratch, with the buffers kept
+    // from the frames before.
+    use bevy_icollide::broad_phase::{BroadPhase, PairChanges, SweepAndPrune};
+    use bevy_icollide::math::Aabb;
+    use bevy_icollide::testkit::Rng;
+    struct All;
+    impl bevy_icollide::broad_phase::PairFilter for All {
+        fn allows(&self, _: u32, _: u32) -> bool {
+            true
+        }
+    }
+    let _one_at_a_time = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng::new(3);
+    let mut sap = SweepAndPrune::new();
+    let jitter = |rng: &mut Rng| Aabb::from_center_half_extents(rng.in_cube(1.0), Vec3::splat(0.5));
+    for k in 0..400 {
+        sap.insert(k, jitter(&mut rng), k % 5 == 0).expect("valid");
+    }
+    let mut changes = PairChanges::default();
+    let (mut frames_with_allocs, mut rebuilt) = (0, 0);
+    for frame in 0..60 {
+        let boxes: Vec<Aabb> = (0..400).map(|_| jitter(&mut rng)).collect();
+        let counting = frame >= 20;
+        ALLOCS.store(0, Ordering::Relaxed);
+        COUNTING.store(counting, Ordering::Relaxed);
+        for (k, b) in boxes.iter().enumerate() {
+            sap.set_aabb(k as u32, *b).expect("valid");
+        }
+        BroadPhase::update(&mut sap, &All);
+        sap.drain_changes(&mut changes);
+        changes.clear();
+        COUNTING.store(false, Ordering::Relaxed);
+        if counting {
+            frames_with_allocs += u32::from(ALLOCS.load(Ordering::Relaxed) > 0);
+            rebuilt += u32::from(sap.stats().rebuilt);
+        }
+    }
+    assert!(rebuilt > 30, "{rebuilt} of 40 frames sorted from scratch");
+    assert!(
+        frames_with_allocs <= 2,
+        "{frames_with_allocs} of 40 frames allocated"
+    );
+}

@@ -99,3 +99,36 @@ fn a_reflected_edit_of_layers_takes_effect() {
         LayerMask::NONE
     );
 }
+
+#[test]
+fn poses_and_boxes_serialize_through_reflection() {
+    // What a scene file does with a component: serialize it through the
+    // type registry and read it back.
+    use bevy_reflect::serde::{TypedReflectDeserializer, TypedReflectSerializer};
+    use bevy_reflect::{FromReflect, PartialReflect};
+    use serde::de::DeserializeSeed;
+    let app = app();
+    let registry = app.world().resource::<AppTypeRegistry>().read();
+    let pose = ColliderPose(Pose::new(
+        glam::Quat::from_rotation_y(0.5),
+        Vec3::new(1.0, -2.0, 3.5),
+    ));
+    let aabb = ColliderAabb(Aabb::from_center_half_extents(Vec3::ONE, Vec3::splat(0.25)));
+    fn round_trip<T: FromReflect + PartialReflect + bevy_reflect::TypePath>(
+        value: &T,
+        registry: &bevy_reflect::TypeRegistry,
+    ) -> T {
+        let json = serde_json::to_string(&TypedReflectSerializer::new(value, registry))
+            .expect("serializes");
+        let registration = registry
+            .get(std::any::TypeId::of::<T>())
+            .expect("registered");
+        let mut de = serde_json::Deserializer::from_str(&json);
+        let back = TypedReflectDeserializer::new(registration, registry)
+            .deserialize(&mut de)
+            .expect("deserializes");
+        T::from_reflect(back.as_ref()).expect("same type")
+    }
+    assert_eq!(round_trip(&pose, &registry), pose);
+    assert_eq!(round_trip(&aabb, &registry), aabb);
+}

@@ -144,8 +144,13 @@ pub struct BroadPhaseStats {
     pub swaps: [u64; 3],
     /// Proxies whose box moved.
     pub moved: u32,
-    /// Whether the update sorted from scratch (many insertions).
+    /// Whether the update sorted from scratch (many insertions, or a
+    /// re-sort over its swap budget).
     pub rebuilt: bool,
+    /// Box tests made by from-scratch sweeps (0 without one): linear in the
+    /// proxies plus the pairs found, whatever cannot pair (see
+    /// `sap/sweep.rs`).
+    pub sweep_tests: u64,
 }
 
 /// The net pair changes since they were last drained, sorted by key.

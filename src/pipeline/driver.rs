@@ -138,7 +138,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.finish_narrow_phase();
     }
 
-    /// Stage 4: the queued contact events, sorted by user data within each
+    /// Stage 4: the queued contact events, sorted by user data (ends before
+    /// starts of the same user-data pair) within each
     /// narrow phase, drained.
     pub fn drain_events(&mut self) -> ContactEvents<'_> {
         ContactEvents(self.events.drain(..))
@@ -158,8 +159,11 @@ impl<B: BroadPhase> CollisionWorld<B> {
             self.events.push(e);
         }
         self.pair_events.clear();
+        // An end before a start of the same user-data pair: a body removed
+        // and re-added in one frame (a new handle, perhaps a lower slot)
+        // ends its old pairs before its new ones start.
         self.events[start..]
-            .sort_unstable_by_key(|e| (e.user_data, e.bodies[0], e.bodies[1], e.started));
+            .sort_unstable_by_key(|e| (e.user_data, e.started, e.bodies[0], e.bodies[1]));
         self.restart_steps();
         for &i in &self.moved {
             self.bodies[i as usize].moved = false;

@@ -187,17 +187,18 @@ pub(crate) fn construct_colliders(
         let key = (mesh.0.id(), *constructor);
         match cache.built.get(&key) {
             Some(Ok(shape)) => {
+                // `try_`: another system may despawn it before these apply.
                 commands
                     .entity(entity)
-                    .insert(Collider::new(shape.clone()))
-                    .remove::<ColliderConstructor>();
+                    .try_insert(Collider::new(shape.clone()))
+                    .try_remove::<ColliderConstructor>();
             }
             Some(Err(e)) => {
                 log::warn!("no collider for {entity}: {e}");
                 commands
                     .entity(entity)
-                    .insert(ColliderConstructorError(e.clone()))
-                    .remove::<ColliderConstructor>();
+                    .try_insert(ColliderConstructorError(e.clone()))
+                    .try_remove::<ColliderConstructor>();
             }
             None if cache.building.contains_key(&key) => {}
             None => {
@@ -217,18 +218,32 @@ type Unbuilt = (
     Without<ColliderConstructorError>,
 );
 
+/// What can give a hierarchy a node to build: a new or changed hierarchy
+/// constructor, a new child anywhere, a new mesh anywhere.
+type HierarchyChanges<'w, 's> = (
+    Query<'w, 's, (), Changed<ColliderConstructorHierarchy>>,
+    Query<'w, 's, (), Changed<Children>>,
+    Query<'w, 's, (), Added<Mesh3d>>,
+);
+
 /// Puts the hierarchy's constructor on descendants with a mesh and no
-/// constructor or collider of their own.
+/// constructor or collider of their own. Walks the hierarchies only in
+/// frames where one of them may have gained such a node, so a loaded
+/// scene costs nothing per frame.
 pub(crate) fn apply_hierarchies(
     mut commands: Commands,
     roots: Query<(Entity, &ColliderConstructorHierarchy)>,
     children: Query<&Children>,
     nodes: Query<(), Unbuilt>,
+    (hierarchies, parents, meshes): HierarchyChanges,
 ) {
+    if hierarchies.is_empty() && parents.is_empty() && meshes.is_empty() {
+        return;
+    }
     for (root, hierarchy) in &roots {
         for node in children.iter_descendants(root) {
             if nodes.contains(node) {
-                commands.entity(node).insert(hierarchy.0);
+                commands.entity(node).try_insert(hierarchy.0);
             }
         }
     }

@@ -4,8 +4,9 @@ use bevy_ecs::prelude::*;
 #[cfg(feature = "reflect")]
 use bevy_ecs::reflect::ReflectComponent;
 #[cfg(feature = "reflect")]
-use bevy_reflect::{Reflect, std_traits::ReflectDefault};
+use bevy_reflect::{Reflect, ReflectDeserialize, ReflectSerialize, std_traits::ReflectDefault};
 use glam::Vec3;
+use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::bounds::BoundsMode;
@@ -19,6 +20,10 @@ use crate::pipeline::Layers;
 /// Inserting it (again) takes effect at the next run of the plugin's
 /// systems; removing it (or despawning) ends the entity's collisions with a
 /// [`CollisionEnd`](super::CollisionEnd).
+///
+/// Reflected as an opaque value that does not serialize (a prebuilt shape
+/// is not scene data): scene files describe colliders with a
+/// `ColliderConstructor` (feature `bevy_asset`), built when they load.
 #[derive(Component, Clone, Debug)]
 #[cfg_attr(
     feature = "reflect",
@@ -101,21 +106,21 @@ impl Collider {
 /// `GlobalTransform` each time that changes (scale must be 1: build scaled
 /// shapes with [`SharedShape::scaled`]). Without the feature, write it
 /// yourself.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(
     feature = "reflect",
     derive(Reflect),
-    reflect(opaque, Component, Default, Debug, PartialEq)
+    reflect(opaque, Component, Default, Debug, PartialEq, Serialize, Deserialize)
 )]
 pub struct ColliderPose(pub Pose);
 
 /// The collider's broad-phase box in world space (tight box plus margin),
 /// written by the plugin after each bounds update.
-#[derive(Component, Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Component, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(
     feature = "reflect",
     derive(Reflect),
-    reflect(opaque, Component, Default, Debug, PartialEq)
+    reflect(opaque, Component, Default, Debug, PartialEq, Serialize, Deserialize)
 )]
 pub struct ColliderAabb(pub Aabb);
 
@@ -276,7 +281,9 @@ pub struct MaxFrameMotion {
 )]
 pub struct CollisionEventsEnabled;
 
-/// The entities this collider touches, sorted, kept up to date by the plugin.
+/// The entities this collider touches, sorted, kept up to date by the plugin
+/// (emptied when the collider gets its body, so a copy loaded from a scene
+/// or cloned from another entity starts clean).
 #[derive(Component, Clone, Debug, Default, PartialEq)]
 #[cfg_attr(
     feature = "reflect",

@@ -78,6 +78,7 @@ pub(crate) struct SyncParams<'w, 's> {
     transforms: Query<'w, 's, TransformItem, TransformChanged>,
     poses: Query<'w, 's, (Entity, &'static ColliderPose), PoseChanged>,
     scratch: Local<'s, Vec<(Entity, Collider)>>,
+    colliding: Query<'w, 's, &'static mut CollidingEntities>,
 }
 
 /// Stage 1: colliders, flags, pair configuration and poses into the world.
@@ -135,6 +136,11 @@ fn sync_colliders(p: &mut SyncParams) {
         });
         set_speed_bound(&mut p.state, (e, body), motion);
         p.state.entity_body.insert(e, body);
+        // A new body touches nothing yet (a copy from a scene or a clone
+        // may carry stale entities).
+        if let Ok(mut c) = p.colliding.get_mut(e) {
+            c.0.clear();
+        }
         apply_pending(&mut p.state, e);
     }
     *p.scratch = list;

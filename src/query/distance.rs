@@ -241,7 +241,7 @@ pub(super) struct Rescaled {
     pub scale: f32,
 }
 
-/// For a pair with a triangle mesh outside the scale range (see
+/// For a pair with a triangle mesh (or a compound with one) outside the scale range (see
 /// [`SCALE_LIMIT`]), copies of both scaled by a power of two toward size 1
 /// (exact). The copies and their trees are built for this query only: such
 /// a query costs a build, which only these extreme scales pay. `None` for
@@ -252,7 +252,16 @@ pub(super) fn rescaled_copies(
     (a, pose_a): (&ShapeData, &Pose),
     (b, pose_b): (&ShapeData, &Pose),
 ) -> Option<Rescaled> {
-    let is_mesh = |s: &ShapeData| matches!(s.kind(), ShapeKind::TriMesh(_));
+    // A compound with a mesh piece too: its pieces are decided by the
+    // mesh paths (compounds do not nest, so one level is all there is).
+    let is_mesh = |s: &ShapeData| match s.kind() {
+        ShapeKind::TriMesh(_) => true,
+        ShapeKind::Compound(c) => c
+            .pieces()
+            .iter()
+            .any(|p| matches!(p.shape.kind(), ShapeKind::TriMesh(_))),
+        _ => false,
+    };
     if !is_mesh(a) && !is_mesh(b) {
         return None;
     }

@@ -317,6 +317,7 @@ impl GridSweepAndPrune {
             }
             self.stats.moved += s.moved;
             self.stats.rebuilt |= s.rebuilt;
+            self.stats.sweep_tests += s.sweep_tests;
             for &local_key in &self.cell_changes.ended {
                 let (a, b) = pair_ids(local_key);
                 let key = pair_key(region.globals[a as usize], region.globals[b as usize]);

@@ -142,6 +142,8 @@ pub struct SweepAndPrune {
     positions_valid: bool,
     /// Re-sorts left to run from scratch (see [`SHUFFLED_UPDATES`]).
     shuffled: u8,
+    /// Buffers of the from-scratch sweep.
+    sweep_scratch: sweep::SweepScratch,
 }
 
 impl SweepAndPrune {

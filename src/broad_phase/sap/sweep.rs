@@ -1,7 +1,6 @@
 //! From-scratch paths: a full sort and sweep after many insertions, and the
 //! per-proxy recomputation after a change of layers or static flag.
 
-use super::super::PairSet;
 use super::{Endpoint, PairFilter, ProxyKey, State, SweepAndPrune, allowed, pair_ids, pair_key};
 
 impl SweepAndPrune {
@@ -28,25 +27,33 @@ impl SweepAndPrune {
             list.sort_unstable_by_key(|e| e.sort_key());
         }
         self.reindex();
-        let found = self.sweep_x(filter);
-        let found_set: PairSet = found.iter().copied().collect();
-        self.table.remove_where(|k| !found_set.contains(&k));
-        for key in found {
+        let mut scratch = std::mem::take(&mut self.sweep_scratch);
+        self.stats.sweep_tests += self.sweep_x(filter, &mut scratch);
+        let found = &mut scratch.found;
+        found.sort_unstable();
+        self.table
+            .remove_where(|k| found.binary_search(&k).is_err());
+        for &key in found.iter() {
             self.table.add(key);
         }
+        self.sweep_scratch = scratch;
     }
 
     /// All overlapping, non-static-static pairs the filter allows, by a
-    /// sweep of the x list. The open boxes are kept per class (the
-    /// filter's group and the static flag, see [`OpenClasses`]), and a box
-    /// is tested only against the classes it may pair with: a stack of
-    /// statics or a mutually filtered crowd in one spot costs a sort, not
-    /// a test of every pair.
-    fn sweep_x<F: PairFilter + ?Sized>(&mut self, filter: &F) -> Vec<u64> {
-        let mut found = Vec::new();
+    /// sweep of the x list, into `scratch.found`. The open boxes are kept
+    /// per class (the filter's group and the static flag, see
+    /// [`OpenClasses`]), and a box is tested only against the classes it
+    /// may pair with: a stack of statics or a mutually filtered crowd in one
+    /// spot costs a sort, not a test of every pair. Allocates nothing once
+    /// `scratch` has grown to the scene. Returns the number of box tests.
+    fn sweep_x<F: PairFilter + ?Sized>(&self, filter: &F, scratch: &mut SweepScratch) -> u64 {
+        let mut tests = 0;
+        let SweepScratch { found, slot, open } = scratch;
+        found.clear();
         // Per proxy: its class and its index in that class's open list.
-        let mut slot = vec![(0u32, 0u32); self.aabbs.len()];
-        let mut open = OpenClasses::default();
+        slot.clear();
+        slot.resize(self.aabbs.len(), (0, 0));
+        open.reset();
         for e in &self.axes[0] {
             let p = e.proxy();
             if e.is_max() {
@@ -60,6 +67,7 @@ impl SweepAndPrune {
             let class = open.class_of(filter.group(p), is_static, filter);
             let box_p = &self.aabbs[p as usize];
             for q in open.partners(class) {
+                tests += 1;
                 // The catch-all class may hold statics.
                 if !(is_static && self.info[q as usize].is_static)
                     && box_p.overlaps(&self.aabbs[q as usize])
@@ -70,7 +78,7 @@ impl SweepAndPrune {
             }
             slot[p as usize] = (class, open.open(class, p));
         }
-        found
+        tests
     }
 
     /// Recomputes the pairs of proxies whose filter answer or static flag
@@ -135,19 +143,38 @@ struct OpenClass {
 
 /// The open boxes of a sweep, by class. Two classes pair when not both
 /// static and the filter's groups pair; the catch-all class pairs with all.
+/// Classes past `used` are spare, kept with their buffers for the next
+/// sweep.
 #[derive(Default)]
-struct OpenClasses {
+pub(super) struct OpenClasses {
     classes: Vec<OpenClass>,
+    used: usize,
+}
+
+/// The buffers of a from-scratch sweep, kept between rebuilds so that a
+/// crowd rebuilt every frame allocates nothing.
+#[derive(Default)]
+pub(super) struct SweepScratch {
+    /// The pairs found.
+    found: Vec<u64>,
+    /// Per proxy: its class and its index in that class's open list.
+    slot: Vec<(u32, u32)>,
+    open: OpenClasses,
 }
 
 impl OpenClasses {
+    /// Forgets every class, keeping the buffers.
+    fn reset(&mut self) {
+        self.used = 0;
+    }
+
     /// The class of a proxy of `group` and `is_static`, created if new.
     fn class_of<F: PairFilter + ?Sized>(&mut self, group: u64, is_static: bool, filter: &F) -> u32 {
         let key = Some((group, is_static));
-        if let Some(i) = self.classes.iter().position(|c| c.key == key) {
+        if let Some(i) = self.classes[..self.used].iter().position(|c| c.key == key) {
             return i as u32;
         }
-        if self.classes.len() >= MAX_CLASSES {
+        if self.used >= MAX_CLASSES {
             return self.catch_all();
         }
         self.add(key, |other| match other {
@@ -157,36 +184,46 @@ impl OpenClasses {
     }
 
     fn catch_all(&mut self) -> u32 {
-        match self.classes.iter().position(|c| c.key.is_none()) {
+        match self.classes[..self.used]
+            .iter()
+            .position(|c| c.key.is_none())
+        {
             Some(i) => i as u32,
             None => self.add(None, |_| true),
         }
     }
 
-    /// Adds a class and links it with every class `pairs` accepts
-    /// (itself included).
+    /// Adds a class (reusing a spare one's buffers) and links it with
+    /// every class `pairs` accepts (itself included).
     fn add(
         &mut self,
         key: Option<(u64, bool)>,
         pairs: impl Fn(Option<(u64, bool)>) -> bool,
     ) -> u32 {
-        let new = self.classes.len() as u32;
-        let mut partners = Vec::new();
-        for (i, c) in self.classes.iter_mut().enumerate() {
+        let new = self.used;
+        if new == self.classes.len() {
+            self.classes.push(OpenClass {
+                key,
+                partners: Vec::new(),
+                open: Vec::new(),
+            });
+        }
+        let (used, rest) = self.classes.split_at_mut(new);
+        let class = &mut rest[0];
+        class.key = key;
+        class.partners.clear();
+        class.open.clear();
+        for (i, c) in used.iter_mut().enumerate() {
             if pairs(c.key) {
-                c.partners.push(new);
-                partners.push(i as u32);
+                c.partners.push(new as u32);
+                class.partners.push(i as u32);
             }
         }
         if pairs(key) {
-            partners.push(new);
+            class.partners.push(new as u32);
         }
-        self.classes.push(OpenClass {
-            key,
-            partners,
-            open: Vec::new(),
-        });
-        new
+        self.used += 1;
+        new as u32
     }
 
     /// The open proxies of every class `class` pairs with.
