@@ -141,6 +141,10 @@ pub mod prelude {
     };
     #[cfg(feature = "debug-render")]
     pub use crate::plugin::{CollisionDebugPlugin, CollisionGizmos, DebugRender};
+    #[cfg(feature = "picking")]
+    pub use crate::plugin::{
+        CollisionPickingCamera, CollisionPickingPlugin, CollisionPickingSettings,
+    };
 }
 
 /// The README's examples are compiled and run as doctests.

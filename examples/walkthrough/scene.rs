@@ -153,3 +153,65 @@ pub fn hand() -> Result<SharedShape, ShapeError> {
     chain(&mut pieces, thumb_base, &[0.036, 0.030, 0.025], 0.021, 0.15)?;
     SharedShape::compound(pieces)
 }
+
+/// The hand's scripted path: key positions and headings at frames, eased
+/// in between.
+#[derive(bevy_ecs::resource::Resource)]
+pub struct Script {
+    pub frame: u32,
+    /// `(frame, palm centre, heading)`; heading 0 points the fingers along
+    /// +X, 180° along −X (a turn about +Y).
+    pub keys: Vec<(u32, Vec3, f32)>,
+    pub grab_at: u32,
+    pub release_at: u32,
+}
+
+impl Script {
+    /// The script around the cup at `cup` (its anchor, Y-up).
+    pub fn new(cup: Vec3) -> Self {
+        // The palm 13 cm beyond the cup, fingers pointing back over it.
+        let above = Vec3::new(cup.x + 0.13, 1.05, cup.z);
+        let low = Vec3::new(above.x, 0.895, above.z);
+        let lifted = Vec3::new(above.x, 1.1, above.z);
+        let shelf = |x| Vec3::new(x, 0.99, 1.07);
+        Self {
+            frame: 0,
+            keys: vec![
+                (0, Vec3::new(-2.4, 1.2, 0.4), 180.0),
+                (150, above, 180.0),
+                (200, low, 180.0),
+                (230, low, 180.0),
+                (260, lifted, 180.0),
+                (380, shelf(2.1), 0.0),
+                (420, shelf(2.33), 0.0),
+                (440, shelf(2.33), 0.0),
+                (520, Vec3::new(1.6, 1.3, 0.5), 60.0),
+            ],
+            grab_at: 215,
+            release_at: 430,
+        }
+    }
+
+    pub fn last_frame(&self) -> u32 {
+        self.keys.last().map_or(0, |k| k.0)
+    }
+
+    /// The hand's transform at `frame`.
+    pub fn transform(&self, frame: u32) -> Transform {
+        let next = self.keys.iter().position(|k| k.0 >= frame);
+        let (p, heading) = match next {
+            Some(0) => (self.keys[0].1, self.keys[0].2),
+            Some(n) => {
+                let ((f0, p0, h0), (f1, p1, h1)) = (self.keys[n - 1], self.keys[n]);
+                let t = (frame - f0) as f32 / (f1 - f0) as f32;
+                let t = t * t * (3.0 - 2.0 * t);
+                (p0.lerp(p1, t), h0 + (h1 - h0) * t)
+            }
+            None => self.keys.last().map_or((Vec3::ZERO, 0.0), |k| (k.1, k.2)),
+        };
+        // The hand's fingers are along its local +Z: a quarter turn puts
+        // them along +X, then the heading turns them about +Y.
+        let rotation = Quat::from_rotation_y((90.0 + heading).to_radians());
+        Transform::from_translation(p).with_rotation(rotation)
+    }
+}

@@ -37,6 +37,8 @@ mod components;
 mod debug;
 mod events;
 mod pair_config;
+#[cfg(feature = "picking")]
+mod picking;
 #[cfg(feature = "bevy_transform")]
 mod pose;
 #[cfg(feature = "reflect")]
@@ -55,6 +57,8 @@ pub use components::{
 pub use debug::{CollisionDebugPlugin, CollisionGizmos, DebugRender};
 pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;
+#[cfg(feature = "picking")]
+pub use picking::{CollisionPickingCamera, CollisionPickingPlugin, CollisionPickingSettings};
 pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
 pub use spatial::{RayHitData, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter};
 
