@@ -10,14 +10,15 @@
 //!
 //! Keys: arrows move the hand over the floor (relative to the camera), R / F
 //! raise and lower it, Z / X turn it; Space grabs what the hand touches or
-//! lets it go; Tab shows or hides the debug render (boxes, pairs,
+//! lets it go (or click the object: picked by the crate's ray casts);
+//! Tab shows or hides the debug render (boxes, pairs,
 //! contacts); W A S D Q E fly the camera, the right mouse button looks
 //! around. Touched objects turn red. The line at the top gives the
 //! collision stages' times.
 //!
 //! `--script` plays the headless walkthrough's path instead of the keys;
 //! `--screenshot FILE` plays it, saves the window at the moment the hand
-//! carries the cup to the shelf, and exits (see `scripts/screenshot.sh`).
+//! touches the cup, and exits (see `scripts/screenshot.sh`).
 
 #[path = "meshes.rs"]
 mod meshes;
@@ -42,12 +43,12 @@ struct Mode {
     screenshot: Option<PathBuf>,
 }
 
-/// The frame of the script at which the screenshot is taken: the cup is
-/// in the hand on its way to the shelf.
-const SHOT_AT: u32 = 330;
+/// The frame of the script at which the screenshot is taken: the hand has
+/// come down on the cup (touched: red) and is about to grab it.
+const SHOT_AT: u32 = 210;
 
 #[derive(Component)]
-struct Label(&'static str);
+struct Label(#[allow(dead_code)] &'static str);
 
 #[derive(Component)]
 struct Hand;
@@ -104,7 +105,10 @@ fn main() {
         .add_plugins((
             CollisionPlugin::default().with_messages_for_all_pairs(),
             CollisionDebugPlugin::default(),
+            // Clicks reach colliders through the crate's ray casts.
+            CollisionPickingPlugin,
         ))
+        .add_observer(click_to_grab)
         .insert_resource(mode)
         .insert_resource(GlobalAmbientLight {
             brightness: 400.0,
@@ -160,7 +164,7 @@ fn setup(
     commands.insert_resource(script);
     commands.spawn((
         Camera3d::default(),
-        Transform::from_xyz(-1.2, 1.9, -2.6).looking_at(Vec3::new(1.3, 0.9, 0.3), Vec3::Y),
+        Transform::from_xyz(0.25, 1.35, -1.0).looking_at(Vec3::new(1.15, 0.88, -0.05), Vec3::Y),
     ));
     commands.spawn((
         DirectionalLight {
@@ -306,9 +310,13 @@ impl GrabParams<'_, '_> {
     /// Parents the object the hand touched last to the hand; their pair
     /// is deactivated while it is held.
     fn grab(&mut self, hand: Entity) {
-        let Some(&obj) = self.reach.0.last() else {
-            return;
-        };
+        if let Some(&obj) = self.reach.0.last() {
+            self.grab_object(hand, obj);
+        }
+    }
+
+    /// Parents `obj` to the hand.
+    fn grab_object(&mut self, hand: Entity, obj: Entity) {
         let (Ok(hand_global), Ok(global)) = (self.globals.get(hand), self.globals.get(obj)) else {
             return;
         };
@@ -332,6 +340,22 @@ impl GrabParams<'_, '_> {
                 .insert(t);
             self.pairs.activate_pair(hand, e);
         }
+    }
+}
+
+/// A click on a grabbable object the hand touches grabs it (the click is
+/// picked by the crate's ray cast: `CollisionPickingPlugin`).
+fn click_to_grab(
+    click: On<PointerClick>,
+    hand: Query<Entity, With<Hand>>,
+    mut grabbing: GrabParams,
+) {
+    let obj = click.entity;
+    if let Ok(h) = hand.single()
+        && grabbing.reach.0.contains(&obj)
+        && grabbing.held.is_empty()
+    {
+        grabbing.grab_object(h, obj);
     }
 }
 
@@ -422,7 +446,7 @@ fn hud(diagnostics: Res<CollisionDiagnostics>, mut text: Query<&mut Text, With<H
     let (m, s) = (diagnostics.mean(), diagnostics.stats);
     text.0 = format!(
         "collision per frame (mean ms): sync {:.3}  bounds {:.3}  broad {:.3}  narrow {:.3}  report {:.3}  total {:.3}\n\
-         {} box pairs, {} touching | arrows R F Z X: hand, Space: grab, Tab: debug render, W A S D Q E + right mouse: camera",
+         {} box pairs, {} touching | arrows R F Z X: hand, Space or click: grab, Tab: debug render, W A S D Q E + right mouse: camera",
         ms(m.sync),
         ms(m.bounds),
         ms(m.broad),

@@ -1,6 +1,6 @@
 //! A `bevy_picking` backend on the crate's exact ray casts (feature
-//! `picking`, off by default), so pointer events (`Pointer<Click>`,
-//! `Pointer<Over>`, drag …) reach entities with a [`Collider`](super::Collider)
+//! `picking`, off by default), so pointer events (`PointerClick`,
+//! `PointerOver`, drags …) reach entities with a [`Collider`](super::Collider)
 //! whether or not they have a render mesh, as avian's and rapier's
 //! picking backends do.
 //!
