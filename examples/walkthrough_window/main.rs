@@ -398,9 +398,7 @@ fn toggle_debug(keys: Res<ButtonInput<KeyCode>>, mut store: ResMut<GizmoConfigSt
 fn on_contacts(
     mut starts: MessageReader<CollisionStart>,
     mut ends: MessageReader<CollisionEnd>,
-    hand_side: Query<(), Or<(With<Hand>, With<Held>)>>,
-    hands: Query<(), With<Hand>>,
-    grabbable: Query<(), With<Grabbable>>,
+    roles: Query<(Has<Hand>, Has<Held>, Has<Grabbable>)>,
     mut tints: Query<(&mut Tint, &MeshMaterial3d<StandardMaterial>)>,
     mut materials: ResMut<Assets<StandardMaterial>>,
     mut reach: ResMut<Reach>,
@@ -409,10 +407,12 @@ fn on_contacts(
     let ends = ends.read().map(|e| ([e.collider1, e.collider2], false));
     for ([a, b], started) in starts.chain(ends) {
         for (me, other) in [(a, b), (b, a)] {
-            if !hand_side.contains(me) || hands.contains(other) {
+            let role = |e| roles.get(e).unwrap_or_default();
+            let ((me_hand, me_held, _), (other_hand, _, other_grabbable)) = (role(me), role(other));
+            if !(me_hand || me_held) || other_hand {
                 continue;
             }
-            if hands.contains(me) && grabbable.contains(other) {
+            if me_hand && other_grabbable {
                 reach.0.retain(|&e| e != other);
                 if started {
                     reach.0.push(other);
