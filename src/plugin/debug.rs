@@ -11,14 +11,15 @@ use bevy_ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy_gizmos::config::GizmoConfigGroup;
 use bevy_gizmos::prelude::{AppGizmoBuilder, Gizmos};
 use bevy_reflect::{Reflect, std_traits::ReflectDefault};
-use glam::{Mat3, Quat, Vec3};
+use glam::{Mat3, Vec3};
 
 use super::CollisionSystems;
 use super::components::{Collider, ColliderAabb, CollidingEntities};
 use super::resources::CollisionState;
 use crate::bounds::BoundsMode;
+use crate::bvh::Obb;
 use crate::collider::{ShapeKind, SharedShape};
-use crate::math::{Aabb, Pose};
+use crate::math::Pose;
 use crate::narrow_phase::PairState;
 use crate::pipeline::BodyHandle;
 use crate::shape::{ConvexPolytope, TriMesh};
@@ -189,8 +190,8 @@ impl DebugRender {
     }
 }
 
-/// The 12 edges of a box given by its 8 corners in `Aabb::corners` order
-/// (bit 0 = x, bit 1 = y, bit 2 = z).
+/// The 12 edges of a box given by its 8 corners in [`crate::math::Aabb::corners`]
+/// order (bit 0 = x, bit 1 = y, bit 2 = z), which [`Obb::corners`] keeps.
 fn box_lines(gizmos: &mut Gizmos<CollisionGizmos>, corners: [Vec3; 8], color: Color) {
     for i in 0..8usize {
         for bit in [1, 2, 4] {
@@ -199,26 +200,6 @@ fn box_lines(gizmos: &mut Gizmos<CollisionGizmos>, corners: [Vec3; 8], color: Co
             }
         }
     }
-}
-
-/// Corners of an oriented box, in the order `box_lines` expects.
-fn oriented_corners(pose: &Pose, rotation: Quat, center: Vec3, half: Vec3) -> [Vec3; 8] {
-    let axes = Mat3::from_quat(rotation);
-    std::array::from_fn(|i| {
-        let sign = |bit: usize| if i & bit != 0 { 1.0 } else { -1.0 };
-        let local = center + axes * (half * Vec3::new(sign(1), sign(2), sign(4)));
-        pose.transform_point(local)
-    })
-}
-
-/// Corners of an axis-aligned box, in the order `box_lines` expects.
-fn aabb_corners(b: &Aabb) -> [Vec3; 8] {
-    oriented_corners(
-        &Pose::IDENTITY,
-        Quat::IDENTITY,
-        b.center(),
-        b.half_extents(),
-    )
 }
 
 /// What one collider's drawing needs.
@@ -258,7 +239,7 @@ fn draw_colliders(
             BoundsMode::DynamicBox => config.dynamic_box_color,
         };
         if let Some(color) = settings.and_then(|s| s.box_color).or(mode_color) {
-            box_lines(&mut gizmos, aabb_corners(&aabb.0), color);
+            box_lines(&mut gizmos, aabb.0.corners(), color);
         }
         let view = ColliderView {
             shape: collider.shape(),
@@ -322,12 +303,14 @@ fn draw_tree_level(
         Some(t) => crate::bvh::TreeRef::Aabb(t),
         None => view.shape.surface_tree().as_ref(),
     };
-    tree.for_each_box_at_depth(depth as usize, |rotation, center, half| {
-        box_lines(
-            gizmos,
-            oriented_corners(&view.pose, rotation, center, half),
-            color,
-        );
+    tree.for_each_box_at_depth(depth as usize, |rotation, center, half_extents| {
+        let node = Obb {
+            center,
+            axes: Mat3::from_quat(rotation),
+            half_extents,
+        };
+        let corners = node.corners().map(|c| view.pose.transform_point(c));
+        box_lines(gizmos, corners, color);
     });
 }
 
