@@ -29,6 +29,7 @@ pub mod cast;
 pub mod collide;
 pub mod distance;
 pub mod obb;
+mod obb_build;
 pub mod obb_tree;
 pub mod ray;
 mod search;

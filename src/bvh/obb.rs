@@ -139,25 +139,11 @@ impl Obb {
                 ..Obb::default()
             };
         };
-        // Project relative to a point of the set: keeps rounding relative to
-        // the set's size, not to its distance from the world origin.
-        let at = axes.transpose();
-        let mut lo = Vec3::ZERO;
-        let mut hi = Vec3::ZERO;
+        let mut ext = AxisExtents::new(axes, first);
         for p in it {
-            let d = at * (p - first);
-            lo = lo.min(d);
-            hi = hi.max(d);
+            ext.add(p);
         }
-        let mid = (lo + hi) * 0.5;
-        let center = first + axes * mid;
-        let half = (hi - lo) * 0.5;
-        let pad = 8.0 * f32::EPSILON * (half.max_element() + center.abs().max_element());
-        Obb {
-            center,
-            axes,
-            half_extents: half + Vec3::splat(pad),
-        }
+        ext.finish()
     }
 
     /// The box's volume.
@@ -191,6 +177,53 @@ impl Obb {
     }
 }
 
+/// The extents of finite points along fixed axes, one point at a time: the
+/// loop of [`Obb::from_axes`], for callers that visit points without
+/// collecting them (the tree build).
+pub(crate) struct AxisExtents {
+    axes: Mat3,
+    at: Mat3,
+    first: Vec3,
+    lo: Vec3,
+    hi: Vec3,
+}
+
+impl AxisExtents {
+    /// Starts at the finite point `first`. Points are projected relative to
+    /// it: rounding stays relative to the set's size, not to its distance
+    /// from the world origin.
+    pub fn new(axes: Mat3, first: Vec3) -> Self {
+        Self {
+            axes,
+            at: axes.transpose(),
+            first,
+            lo: Vec3::ZERO,
+            hi: Vec3::ZERO,
+        }
+    }
+
+    /// Adds a finite point.
+    #[inline]
+    pub fn add(&mut self, p: Vec3) {
+        let d = self.at * (p - self.first);
+        self.lo = self.lo.min(d);
+        self.hi = self.hi.max(d);
+    }
+
+    /// The box, padded by a few `f32` ulps.
+    pub fn finish(&self) -> Obb {
+        let mid = (self.lo + self.hi) * 0.5;
+        let center = self.first + self.axes * mid;
+        let half = (self.hi - self.lo) * 0.5;
+        let pad = 8.0 * f32::EPSILON * (half.max_element() + center.abs().max_element());
+        Obb {
+            center,
+            axes: self.axes,
+            half_extents: half + Vec3::splat(pad),
+        }
+    }
+}
+
 /// Axes for a box around one triangle: the normal, and in the plane the
 /// edge direction that gives the smallest bounding rectangle (the
 /// minimum-area rectangle around a convex polygon has a side along one of
@@ -206,27 +239,26 @@ pub(crate) fn triangle_axes(tri: [Vec3; 3]) -> Option<Mat3> {
         return None;
     }
     let z = n / len;
+    // The rectangle with a side along the edge `e = b − a` (length `l`) is
+    // `2A / l` high (`A` the area) and `(max(l², d) − min(0, d)) / l` wide,
+    // `d = (c − a)·e`: its area is `2A (max(l², d) − min(0, d)) / l²`, so
+    // the edges compare by that ratio, without square roots.
     let mut best: Option<(f32, Vec3)> = None;
     for (a, b, c) in [(p, q, r), (q, r, p), (r, p, q)] {
         let e = b - a;
-        let l = e.length();
-        if l == 0.0 || !l.is_finite() {
+        let l2 = e.length_squared();
+        if !(l2 > 0.0 && l2.is_finite()) {
             continue;
         }
-        let x = e / l;
-        let y = z.cross(x);
-        // Extent along x: the edge spans [0, l]; c may stick out either side.
-        let cx = (c - a).dot(x);
-        let wx = l.max(cx) - 0.0f32.min(cx);
-        let wy = (c - a).dot(y).abs();
-        let area = wx * wy;
-        if best.is_none_or(|(b, _)| area < b) {
-            best = Some((area, x));
+        let d = (c - a).dot(e);
+        let ratio = (l2.max(d) - d.min(0.0)) / l2;
+        if best.is_none_or(|(b, _)| ratio < b) {
+            best = Some((ratio, e));
         }
     }
-    let (_, x) = best?;
+    let (_, e) = best?;
     // Re-orthogonalised against rounding: x exactly in the plane of z.
-    let x = (x - z * z.dot(x)).normalize();
+    let x = (e - z * z.dot(e)).normalize();
     let m = Mat3::from_cols(x, z.cross(x), z);
     m.is_finite().then_some(m)
 }

@@ -63,12 +63,12 @@
 //! quaternion, so [`ObbTree::node_obb`] bounds the triangles exactly as the
 //! fitted box did.
 
-use glam::{DVec3, Mat3, Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::obb::{Moments, Obb, bbox_middle, triangle_axes};
+use super::obb::Obb;
 use super::tree::{BvNode, Bvh, BvhError};
-use crate::shape::{ConvexHull, TriMesh};
+use crate::shape::TriMesh;
 
 /// Groups of at least this many triangles get their axes from their convex
 /// hull's surface (the paper's method); smaller ones from their triangles.
@@ -205,138 +205,7 @@ impl Bvh<ObbNode> {
         if n == 0 {
             return ObbTree::default();
         }
-        let leaf_size = options.leaf_size.max(1);
-
-        // Per-triangle centroid and surface moments, once.
-        let finite: Vec<Vec3> = positions
-            .iter()
-            .copied()
-            .filter(|p| p.is_finite())
-            .collect();
-        let origin = if finite.is_empty() {
-            DVec3::ZERO
-        } else {
-            bbox_middle(&finite)
-        };
-        drop(finite);
-        let mut centroids = Vec::with_capacity(n);
-        let mut moments = Vec::with_capacity(n);
-        for t in triangles {
-            let [p, q, r] = t.map(|i| positions[i as usize]);
-            centroids.push((p + q + r) / 3.0);
-            let m = if p.is_finite() && q.is_finite() && r.is_finite() {
-                Moments::triangle(
-                    p.as_dvec3() - origin,
-                    q.as_dvec3() - origin,
-                    r.as_dvec3() - origin,
-                )
-            } else {
-                Moments::default()
-            };
-            moments.push(m);
-        }
-
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        let mut nodes: Vec<ObbNode> = Vec::with_capacity(2 * n.div_ceil(leaf_size));
-        let placeholder = ObbNode {
-            rotation: Quat::IDENTITY,
-            center: Vec3::ZERO,
-            half_extents: Vec3::ZERO,
-            first: 0,
-            count: 0,
-        };
-        nodes.push(placeholder);
-        // Each vertex is stamped with the last node that gathered it.
-        let mut stamp = vec![u32::MAX; positions.len()];
-        let mut pts: Vec<Vec3> = Vec::new();
-        let mut stack: Vec<(u32, usize, usize)> = vec![(0, 0, n)];
-
-        while let Some((ni, start, end)) = stack.pop() {
-            let group = &mut order[start..end];
-            pts.clear();
-            for &t in group.iter() {
-                for v in triangles[t as usize] {
-                    if stamp[v as usize] != ni {
-                        stamp[v as usize] = ni;
-                        let p = positions[v as usize];
-                        if p.is_finite() {
-                            pts.push(p);
-                        }
-                    }
-                }
-            }
-
-            // Axes: the hull's surface for big groups, the triangles for
-            // small ones (or flat big ones), the vertices when all have zero
-            // area.
-            let hull = if group.len() >= options.hull_min_triangles && pts.len() >= 4 {
-                ConvexHull::new(&pts).ok()
-            } else {
-                None
-            };
-            let single = match group {
-                [t] => triangle_axes(triangles[*t as usize].map(|v| positions[v as usize])),
-                _ => None,
-            };
-            let fitted = match (&hull, single) {
-                (_, Some(axes)) => axes,
-                (Some(h), None) => Moments::of_hull(h, origin).axes(),
-                (None, None) => {
-                    let mut m = Moments::default();
-                    for &t in group.iter() {
-                        m.add(&moments[t as usize]);
-                    }
-                    if m.covariance().is_none() {
-                        m = Moments::default();
-                        for p in &pts {
-                            m.add_point(p.as_dvec3() - origin);
-                        }
-                    }
-                    m.axes()
-                }
-            };
-            // Store the axes as a quaternion and bound on the decoded axes.
-            let rotation = Quat::from_mat3(&fitted).normalize();
-            let rotation = if rotation.is_finite() {
-                rotation
-            } else {
-                Quat::IDENTITY
-            };
-            let axes = Mat3::from_quat(rotation);
-            let obb = Obb::from_axes(axes, hull.as_ref().map_or(&pts[..], |h| h.vertices()));
-
-            let mut split = None;
-            if group.len() > leaf_size {
-                let h = obb.half_extents;
-                let mut by_length = [0usize, 1, 2];
-                by_length.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
-                for k in by_length {
-                    if let Some(mid) = partition(group, &centroids, axes.col(k), options.rule) {
-                        split = Some(mid);
-                        break;
-                    }
-                }
-            }
-            let (first, count) = match split {
-                Some(mid) => {
-                    let first = nodes.len() as u32;
-                    nodes.push(placeholder);
-                    nodes.push(placeholder);
-                    stack.push((first + 1, start + mid, end));
-                    stack.push((first, start, start + mid));
-                    (first, 0)
-                }
-                None => (start as u32, (end - start) as u32),
-            };
-            nodes[ni as usize] = ObbNode {
-                rotation,
-                center: obb.center,
-                half_extents: obb.half_extents,
-                first,
-                count,
-            };
-        }
-        ObbTree { nodes, order }
+        super::obb_build::build(positions, triangles, options)
     }
 
     /// The box of node `i`, axes decoded. Panics if `i` is out of range.
@@ -384,41 +253,6 @@ impl Bvh<ObbNode> {
             }
         }
         Ok(())
-    }
-}
-
-/// Splits `group` by the centroids' projections on `axis`: moves the lower
-/// side to the front and returns its length, or `None` when a side would be
-/// empty.
-fn partition(group: &mut [u32], centroids: &[Vec3], axis: Vec3, rule: SplitRule) -> Option<usize> {
-    let key = |t: u32| centroids[t as usize].dot(axis);
-    let len = group.len();
-    match rule {
-        SplitRule::Mean => {
-            let mean = (group.iter().map(|&t| f64::from(key(t))).sum::<f64>() / len as f64) as f32;
-            let mut i = 0;
-            for j in 0..len {
-                if key(group[j]) < mean {
-                    group.swap(i, j);
-                    i += 1;
-                }
-            }
-            (i > 0 && i < len).then_some(i)
-        }
-        SplitRule::Median => {
-            let (lo, hi) = group
-                .iter()
-                .map(|&t| key(t))
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), x| {
-                    (lo.min(x), hi.max(x))
-                });
-            if hi <= lo {
-                return None;
-            }
-            let mid = len / 2;
-            group.select_nth_unstable_by(mid, |&a, &b| key(a).total_cmp(&key(b)));
-            Some(mid)
-        }
     }
 }
 
@@ -749,9 +583,11 @@ mod tests {
             best = best.min(t0.elapsed().as_secs_f64());
         }
         println!(
-            "default build (mean, leaf 1): {:.1} ms, {} nodes",
+            "default build (mean, leaf 1): {:.1} ms, {} nodes, depth {}, internal volume {:.4}",
             best * 1e3,
-            tree.nodes.len()
+            tree.nodes.len(),
+            tree.depth(),
+            internal_volume(&tree)
         );
         validate(&tree, &pos, &tris, 1);
         let mut reference = None;
