@@ -137,7 +137,7 @@ pub mod prelude {
     };
     #[cfg(feature = "bevy_asset")]
     pub use crate::plugin::{
-        ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy,
+        ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy, DeformableMesh,
     };
     #[cfg(feature = "debug-render")]
     pub use crate::plugin::{CollisionDebugPlugin, CollisionGizmos, DebugRender};

@@ -4,11 +4,15 @@
 //! meshes give a named error, never a panic.
 #![cfg(feature = "bevy_asset")]
 
+use bevy_app::TaskPoolPlugin;
 use bevy_app::prelude::*;
-use bevy_asset::{Assets, Handle, RenderAssetUsages};
+use bevy_asset::{AssetApp, AssetPlugin, Assets, Handle, RenderAssetUsages};
 use bevy_ecs::prelude::*;
+use bevy_icollide::collider::{ShapeKind, SharedShape};
+use bevy_icollide::math::Pose;
 use bevy_icollide::prelude::*;
-use bevy_icollide::testkit::torus;
+use bevy_icollide::query;
+use bevy_icollide::testkit::{Rng, torus};
 use bevy_mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology};
 use bevy_transform::prelude::*;
 use glam::Vec3;
@@ -223,4 +227,194 @@ fn bad_meshes_give_named_errors() {
         .expect("error");
     assert!(err.0.to_string().contains("triangle list"));
     assert!(app.world().get::<Collider>(e).is_none());
+}
+
+/// An app with the asset server, so that modified mesh assets send
+/// `AssetEvent`s (as `DefaultPlugins` do).
+fn asset_app() -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        AssetPlugin::default(),
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default(),
+    ))
+    .init_asset::<Mesh>();
+    app
+}
+
+/// The torus with every vertex lifted by a wave: `z += a sin(3 x + phase)`.
+fn waved(phase: f32, a: f32) -> Vec<[f32; 3]> {
+    let (pos, _) = torus(1.0, 0.25, 24, 12);
+    pos.iter()
+        .map(|p| [p.x, p.y, p.z + a * (3.0 * p.x + phase).sin()])
+        .collect()
+}
+
+fn set_positions(app: &mut App, handle: &Handle<Mesh>, positions: Vec<[f32; 3]>) {
+    let mut meshes = app.world_mut().resource_mut::<Assets<Mesh>>();
+    let mut mesh = meshes.get_mut(handle).expect("mesh");
+    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
+}
+
+fn shape_of(app: &App, e: Entity) -> SharedShape {
+    app.world()
+        .get::<Collider>(e)
+        .expect("collider")
+        .shape()
+        .clone()
+}
+
+#[test]
+fn a_deformable_mesh_collider_follows_its_asset_exactly() {
+    let mut app = asset_app();
+    let handle = add(&mut app, torus_mesh());
+    let torus_e = app
+        .world_mut()
+        .spawn((
+            Mesh3d(handle.clone()),
+            ColliderConstructor::TrimeshFromMesh,
+            DeformableMesh,
+            Transform::default(),
+        ))
+        .id();
+    // Small cubes around the tube, some of which the wave sweeps through.
+    let mut rng = Rng::new(31);
+    let cube = Collider::cuboid(Vec3::splat(0.08)).expect("cuboid");
+    let probes: Vec<(Entity, Vec3)> = (0..40)
+        .map(|_| {
+            let a = rng.range(0.0, std::f32::consts::TAU);
+            let at = Vec3::new(a.cos(), a.sin(), 0.0) * rng.range(0.7, 1.3)
+                + Vec3::Z * rng.range(-0.7, 0.7);
+            let e = app
+                .world_mut()
+                .spawn((cube.clone(), Transform::from_translation(at)))
+                .id();
+            (e, at)
+        })
+        .collect();
+    until_built(&mut app, &[torus_e]);
+    let built = shape_of(&app, torus_e);
+    let (_, triangles) = torus(1.0, 0.25, 24, 12);
+    let mut changed_sets = 0;
+    let mut previous = Vec::new();
+    for frame in 0..8 {
+        let positions = waved(0.7 * frame as f32, 0.45);
+        set_positions(&mut app, &handle, positions.clone());
+        app.update();
+        // The reference: a mesh built afresh from the asset's positions,
+        // against every probe.
+        let fresh = SharedShape::trimesh(
+            positions.iter().map(|p| Vec3::from_array(*p)).collect(),
+            triangles.clone(),
+        )
+        .expect("mesh");
+        let mut expected: Vec<Entity> = probes
+            .iter()
+            .filter(|(_, at)| {
+                query::intersects(
+                    &fresh,
+                    &Pose::IDENTITY,
+                    cube.shape(),
+                    &Pose::from_translation(*at),
+                )
+                .expect("query")
+            })
+            .map(|(e, _)| *e)
+            .collect();
+        expected.sort();
+        let mut got: Vec<Entity> = app
+            .world()
+            .get::<CollidingEntities>(torus_e)
+            .expect("colliding entities")
+            .iter()
+            .collect();
+        got.sort();
+        assert_eq!(got, expected, "frame {frame}");
+        changed_sets += usize::from(expected != previous);
+        previous = expected;
+        let vertices = &app
+            .world()
+            .get::<DeformedVertices>(torus_e)
+            .expect("followed")
+            .0;
+        assert_eq!(vertices[5], Vec3::from_array(positions[5]));
+    }
+    assert!(
+        changed_sets >= 4,
+        "the wave changes what touches ({changed_sets} frames)"
+    );
+    assert!(shape_of(&app, torus_e).ptr_eq(&built), "refit, not rebuilt");
+}
+
+#[test]
+fn a_deformable_mesh_whose_topology_changes_is_rebuilt() {
+    let mut app = asset_app();
+    let handle = add(&mut app, torus_mesh());
+    let e = app
+        .world_mut()
+        .spawn((
+            Mesh3d(handle.clone()),
+            ColliderConstructor::TrimeshFromMesh,
+            DeformableMesh,
+            Transform::default(),
+        ))
+        .id();
+    until_built(&mut app, &[e]);
+    let triangles = |app: &App| match shape_of(app, e).kind() {
+        ShapeKind::TriMesh(m) => m.triangles().len(),
+        _ => 0,
+    };
+    assert_eq!(triangles(&app), 24 * 12 * 2);
+    let (_, tris) = torus(1.0, 0.25, 24, 12);
+    let half: Vec<u32> = tris[..tris.len() / 2].iter().flatten().copied().collect();
+    app.world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .get_mut(&handle)
+        .expect("mesh")
+        .insert_indices(Indices::U32(half));
+    for _ in 0..2000 {
+        app.update();
+        if app.world().get::<Collider>(e).is_some() && triangles(&app) == 24 * 12 {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    panic!("not rebuilt with the new triangles");
+}
+
+#[test]
+fn a_modified_mesh_asset_is_evicted_from_the_shape_cache() {
+    let mut app = asset_app();
+    let handle = add(&mut app, torus_mesh());
+    let spawn = |app: &mut App| {
+        app.world_mut()
+            .spawn((
+                Mesh3d(handle.clone()),
+                ColliderConstructor::TrimeshFromMesh,
+                Transform::default(),
+            ))
+            .id()
+    };
+    let a = spawn(&mut app);
+    until_built(&mut app, &[a]);
+    let lifted = waved(0.0, 0.3);
+    set_positions(&mut app, &handle, lifted.clone());
+    app.update();
+    let b = spawn(&mut app);
+    until_built(&mut app, &[b]);
+    let (old, new) = (shape_of(&app, a), shape_of(&app, b));
+    assert!(!old.ptr_eq(&new), "built again from the modified mesh");
+    let ShapeKind::TriMesh(m) = new.kind() else {
+        panic!("a mesh");
+    };
+    assert_eq!(m.vertices()[7], Vec3::from_array(lifted[7]));
+    let ShapeKind::TriMesh(m) = old.kind() else {
+        panic!("a mesh");
+    };
+    assert_ne!(
+        m.vertices()[7],
+        Vec3::from_array(lifted[7]),
+        "a keeps its shape"
+    );
 }

@@ -36,6 +36,8 @@ fn public_types_are_registered() {
         "ColliderConstructor",
         #[cfg(feature = "bevy_asset")]
         "ColliderConstructorHierarchy",
+        #[cfg(feature = "bevy_asset")]
+        "DeformableMesh",
     ];
     for name in components {
         let reg = registry

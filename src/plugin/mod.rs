@@ -48,7 +48,9 @@ mod spatial;
 mod systems;
 
 #[cfg(feature = "bevy_asset")]
-pub use assets::{ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy};
+pub use assets::{
+    ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy, DeformableMesh,
+};
 pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
     CollisionLayers, DeformedVertices, LayerMask, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
@@ -172,7 +174,11 @@ impl Plugin for CollisionPlugin {
         #[cfg(feature = "bevy_asset")]
         app.init_resource::<assets::MeshColliders>().add_systems(
             self.schedule,
-            (assets::apply_hierarchies, assets::construct_colliders)
+            (
+                assets::follow_mesh_assets.after(bevy_asset::AssetEventSystems),
+                assets::apply_hierarchies,
+                assets::construct_colliders,
+            )
                 .chain()
                 .before(CollisionSystems::SyncPoses),
         );

@@ -36,5 +36,6 @@ pub(super) fn register(app: &mut App) {
     #[cfg(feature = "bevy_asset")]
     app.register_type::<super::ColliderConstructor>()
         .register_type::<super::ColliderConstructorHierarchy>()
-        .register_type::<super::ColliderConstructorError>();
+        .register_type::<super::ColliderConstructorError>()
+        .register_type::<super::DeformableMesh>();
 }

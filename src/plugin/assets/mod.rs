@@ -19,11 +19,14 @@
 //! once and leaves a [`ColliderConstructorError`] on the entity instead of
 //! a collider.
 //!
-//! Not yet: a shape is kept for the app's lifetime once built (a modified
-//! or removed mesh asset does not evict it), and an entity's collider does
-//! not follow later changes of its `Mesh3d` (the constructor is removed
-//! once the collider is there); deformable meshes take their vertices
-//! through `DeformedVertices`.
+//! - [`DeformableMesh`] makes a triangle-mesh collider follow its mesh
+//!   asset as it deforms (refit, or a rebuild when the topology changed),
+//!   and a modified or removed asset is evicted from the shape cache
+//!   ([`follow`]).
+//!
+//! An entity's collider does not follow a *different* `Mesh3d` handle put
+//! on it later (the constructor is removed once the collider is there);
+//! put a new `ColliderConstructor` on it for that.
 
 use std::collections::HashMap;
 
@@ -34,6 +37,11 @@ use bevy_ecs::reflect::ReflectComponent;
 use bevy_mesh::{Indices, Mesh, Mesh3d, PrimitiveTopology, VertexAttributeValues};
 use bevy_tasks::{AsyncComputeTaskPool, Task, TaskPool, futures::check_ready};
 use glam::Vec3;
+
+mod follow;
+
+pub use follow::DeformableMesh;
+pub(crate) use follow::follow_mesh_assets;
 
 use super::Collider;
 use crate::collider::{ShapeError, SharedShape};
@@ -103,34 +111,80 @@ impl Collider {
 
 /// The positions and triangles of a triangle-list mesh.
 fn mesh_data(mesh: &Mesh) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), ShapeError> {
-    let bad = ShapeError::InvalidParameter;
-    if mesh.primitive_topology() != PrimitiveTopology::TriangleList {
-        return Err(bad("the mesh is not a triangle list"));
-    }
-    const MOVED: &str =
-        "the mesh's data was moved to the render world (keep RenderAssetUsages::MAIN_WORLD)";
-    let positions = match mesh.try_attribute_option(Mesh::ATTRIBUTE_POSITION) {
-        Err(_) => return Err(bad(MOVED)),
-        Ok(None) => return Err(bad("the mesh has no vertex positions")),
-        Ok(Some(VertexAttributeValues::Float32x3(p))) => {
-            p.iter().map(|v| Vec3::from_array(*v)).collect::<Vec<_>>()
-        }
-        Ok(Some(_)) => return Err(bad("the mesh's positions are not Float32x3")),
-    };
-    let indices: Vec<u32> = match mesh.try_indices_option() {
-        Err(_) => return Err(bad(MOVED)),
-        Ok(None) => (0..positions.len() as u32).collect(),
-        Ok(Some(Indices::U16(i))) => i.iter().map(|&k| u32::from(k)).collect(),
-        Ok(Some(Indices::U32(i))) => i.clone(),
-    };
-    if !indices.len().is_multiple_of(3) {
-        return Err(bad("the mesh's index count is not a multiple of 3"));
-    }
+    let positions = positions(mesh)?;
+    let indices: Vec<u32> = indices(mesh, positions.len())?.iter().collect();
     let triangles = indices
         .chunks_exact(3)
         .map(|t| [t[0], t[1], t[2]])
         .collect();
-    Ok((positions, triangles))
+    Ok((
+        positions.iter().map(|v| Vec3::from_array(*v)).collect(),
+        triangles,
+    ))
+}
+
+const MOVED: &str =
+    "the mesh's data was moved to the render world (keep RenderAssetUsages::MAIN_WORLD)";
+
+/// The vertex positions of a mesh, or what is wrong with them.
+fn positions(mesh: &Mesh) -> Result<&[[f32; 3]], ShapeError> {
+    let bad = ShapeError::InvalidParameter;
+    match mesh.try_attribute_option(Mesh::ATTRIBUTE_POSITION) {
+        Err(_) => Err(bad(MOVED)),
+        Ok(None) => Err(bad("the mesh has no vertex positions")),
+        Ok(Some(VertexAttributeValues::Float32x3(p))) => Ok(p),
+        Ok(Some(_)) => Err(bad("the mesh's positions are not Float32x3")),
+    }
+}
+
+/// A triangle list's vertex indices, as stored (no copy).
+enum IndexView<'a> {
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    /// Not indexed: vertex `i` is index `i`.
+    Identity(u32),
+}
+
+impl IndexView<'_> {
+    fn len(&self) -> usize {
+        match self {
+            IndexView::U16(i) => i.len(),
+            IndexView::U32(i) => i.len(),
+            IndexView::Identity(n) => *n as usize,
+        }
+    }
+
+    /// Index `k` (`k < len()`).
+    fn at(&self, k: usize) -> u32 {
+        match self {
+            IndexView::U16(i) => u32::from(i[k]),
+            IndexView::U32(i) => i[k],
+            IndexView::Identity(_) => k as u32,
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.len()).map(|k| self.at(k))
+    }
+}
+
+/// The indices of a triangle-list mesh with `vertices` positions, or what
+/// is wrong with them.
+fn indices(mesh: &Mesh, vertices: usize) -> Result<IndexView<'_>, ShapeError> {
+    let bad = ShapeError::InvalidParameter;
+    if mesh.primitive_topology() != PrimitiveTopology::TriangleList {
+        return Err(bad("the mesh is not a triangle list"));
+    }
+    let view = match mesh.try_indices_option() {
+        Err(_) => return Err(bad(MOVED)),
+        Ok(None) => IndexView::Identity(vertices as u32),
+        Ok(Some(Indices::U16(i))) => IndexView::U16(i),
+        Ok(Some(Indices::U32(i))) => IndexView::U32(i),
+    };
+    if !view.len().is_multiple_of(3) {
+        return Err(bad("the mesh's index count is not a multiple of 3"));
+    }
+    Ok(view)
 }
 
 type Key = (AssetId<Mesh>, ColliderConstructor);
@@ -144,6 +198,18 @@ pub(crate) struct MeshColliders {
 }
 
 impl MeshColliders {
+    /// Forgets the shapes built from `asset`, and with `builds` the builds
+    /// under way too. (A build under way for a modified asset is kept: a
+    /// mesh modified every frame would otherwise never finish building; a
+    /// deformable collider catches up with the current positions when it
+    /// appears.)
+    pub(crate) fn evict(&mut self, asset: AssetId<Mesh>, builds: bool) {
+        self.built.retain(|key, _| key.0 != asset);
+        if builds {
+            self.building.retain(|key, _| key.0 != asset);
+        }
+    }
+
     /// Moves finished builds to `built`.
     fn poll(&mut self) {
         let built = &mut self.built;
