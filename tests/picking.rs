@@ -149,3 +149,40 @@ fn cameras_without_the_marker_pick_nothing_when_markers_are_required() {
     assert_eq!(hits[0].pointer, PointerId::Touch(1));
     assert!((hits[0].picks[0].1.depth - 4.0).abs() < 1e-5);
 }
+
+#[test]
+fn picking_settings_are_reflected_and_editable() {
+    use bevy_ecs::reflect::{AppTypeRegistry, ReflectResource};
+    use bevy_reflect::GetPath;
+    let mut app = app();
+    let types = app.world().resource::<AppTypeRegistry>().clone();
+    let registry = types.read();
+    for name in [
+        "CollisionPickingSettings",
+        "CollisionPickingCamera",
+        "SpatialQueryFilter",
+    ] {
+        assert!(registry.get_with_short_type_path(name).is_some(), "{name}");
+    }
+    let reg = registry
+        .get_with_short_type_path("CollisionPickingSettings")
+        .expect("registered");
+    assert!(
+        reg.data::<ReflectResource>().is_some(),
+        "reflects as a resource"
+    );
+    drop(registry);
+    // An inspector's edit: through reflection, by field path.
+    let mut settings = app.world_mut().resource_mut::<CollisionPickingSettings>();
+    *settings
+        .reflect_path_mut("max_distance")
+        .expect("field")
+        .try_downcast_mut::<f32>()
+        .expect("f32") = 12.5;
+    assert_eq!(
+        app.world()
+            .resource::<CollisionPickingSettings>()
+            .max_distance,
+        12.5
+    );
+}

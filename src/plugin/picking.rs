@@ -12,10 +12,14 @@
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
+#[cfg(feature = "reflect")]
+use bevy_ecs::reflect::{ReflectComponent, ReflectResource};
 use bevy_picking::PickingSystems;
 use bevy_picking::backend::ray::RayMap;
 use bevy_picking::backend::{HitData, PointerHits};
 use bevy_picking::prelude::Pickable;
+#[cfg(feature = "reflect")]
+use bevy_reflect::std_traits::ReflectDefault;
 
 use super::spatial::{SpatialQuery, SpatialQueryFilter};
 
@@ -29,11 +33,19 @@ impl Plugin for CollisionPickingPlugin {
     fn build(&self, app: &mut App) {
         app.init_resource::<CollisionPickingSettings>()
             .add_systems(PreUpdate, update_hits.in_set(PickingSystems::Backend));
+        #[cfg(feature = "reflect")]
+        app.register_type::<CollisionPickingSettings>()
+            .register_type::<CollisionPickingCamera>();
     }
 }
 
 /// Settings of the collider picking backend.
 #[derive(Resource, Clone, Debug)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Resource, Default, Debug)
+)]
 pub struct CollisionPickingSettings {
     /// Only cameras with [`CollisionPickingCamera`] pick colliders.
     pub require_markers: bool,
@@ -56,6 +68,11 @@ impl Default for CollisionPickingSettings {
 /// Marks a camera that picks colliders when
 /// [`CollisionPickingSettings::require_markers`] is set.
 #[derive(Component, Clone, Copy, Debug, Default)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Component, Default, Debug)
+)]
 pub struct CollisionPickingCamera;
 
 /// One `PointerHits` per ray with a collider on it.

@@ -4,6 +4,8 @@
 use bevy_ecs::entity::EntityHashSet;
 use bevy_ecs::prelude::*;
 use bevy_ecs::system::SystemParam;
+#[cfg(feature = "reflect")]
+use bevy_reflect::std_traits::ReflectDefault;
 use glam::{Quat, Vec3};
 
 use super::components::{Collider, LayerMask};
@@ -19,6 +21,11 @@ use crate::shape::Feature;
 /// `CollisionLayers` means membership [`LayerMask::DEFAULT`]), minus
 /// `excluded_entities`.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "reflect",
+    derive(bevy_reflect::Reflect),
+    reflect(Debug, PartialEq, Clone, Default)
+)]
 pub struct SpatialQueryFilter {
     /// A collider is seen when `mask & memberships != 0`.
     pub mask: LayerMask,
