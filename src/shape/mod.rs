@@ -14,6 +14,7 @@
 //! input ([`HullError`], [`MeshError`]), never panic.
 
 pub mod build;
+mod lanes;
 mod polytope;
 mod rounded;
 mod seeds;

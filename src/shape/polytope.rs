@@ -25,6 +25,7 @@ use crate::geometry::support::SupportMap;
 use glam::{DVec3, Vec3};
 
 use super::ConvexHull;
+use super::lanes::VertexLanes;
 use super::seeds::SupportSeeds;
 
 /// A feature of a polytope.
@@ -98,6 +99,8 @@ pub struct ConvexPolytope {
     radius: f32,
     /// Start vertices for hill-climbing without a hint.
     seeds: SupportSeeds,
+    /// The vertices four at a time, for the whole-hull scan.
+    lanes: VertexLanes,
 }
 
 impl ConvexPolytope {
@@ -205,7 +208,7 @@ impl ConvexPolytope {
         let mut best = if (start as usize) < self.vertices.len() {
             start
         } else if self.vertices.len() < SCAN_BELOW {
-            return argmax(&self.vertices, dir);
+            return self.lanes.argmax(dir);
         } else {
             self.seeds.start(dir)
         };
@@ -242,20 +245,6 @@ impl ConvexPolytope {
 /// best of the 26 seeds, [`SupportSeeds`]; parry 9 097 ns). Larger hulls
 /// start from the seeds.
 const SCAN_BELOW: usize = 2048;
-
-/// The first vertex maximizing `dir · v` (0 for an empty set).
-fn argmax(vertices: &[Vec3], dir: Vec3) -> u32 {
-    let mut best = 0;
-    let mut best_val = f32::NEG_INFINITY;
-    for (i, v) in vertices.iter().enumerate() {
-        let val = dir.dot(*v);
-        if val > best_val {
-            best_val = val;
-            best = i as u32;
-        }
-    }
-    best
-}
 
 /// Groups of triangle indices, each group one planar face.
 fn group_coplanar(hull: &ConvexHull, tol: f64) -> Vec<Vec<u32>> {
@@ -392,6 +381,7 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         centroid: Vec3::ZERO,
         radius: 0.0,
         seeds: SupportSeeds::default(),
+        lanes: VertexLanes::default(),
     };
     add_faces(&mut p, &loops);
     add_vertex_adjacency(&mut p);
@@ -403,6 +393,7 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         .map(|v| v.distance(p.centroid))
         .fold(0.0, f32::max);
     p.seeds = SupportSeeds::new(&p.vertices);
+    p.lanes = VertexLanes::new(&p.vertices);
     p
 }
 
