@@ -60,6 +60,35 @@ impl VertexLanes {
         }
         pick.1 as u32
     }
+
+    /// The smallest and largest `rows[k] · v` over the vertices, per `k`
+    /// (the box of the rotated vertices, row `k` of the rotation giving
+    /// coordinate `k`), with `Vec3::dot`'s arithmetic: the scalar loop's
+    /// box bit for bit. `(+∞, −∞)` without vertices.
+    pub fn rotated_bounds(&self, rows: [Vec3; 3]) -> (Vec3, Vec3) {
+        let mut lo = [Vec4::INFINITY; 3];
+        let mut hi = [Vec4::NEG_INFINITY; 3];
+        for [x, y, z] in &self.chunks {
+            for k in 0..3 {
+                let r = rows[k];
+                let d = *x * Vec4::splat(r.x) + *y * Vec4::splat(r.y) + *z * Vec4::splat(r.z);
+                lo[k] = lo[k].min(d);
+                hi[k] = hi[k].max(d);
+            }
+        }
+        (
+            Vec3::new(
+                lo[0].min_element(),
+                lo[1].min_element(),
+                lo[2].min_element(),
+            ),
+            Vec3::new(
+                hi[0].max_element(),
+                hi[1].max_element(),
+                hi[2].max_element(),
+            ),
+        )
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +125,18 @@ mod tests {
                 assert_eq!(lanes.argmax(d), scalar(&v, d), "n {n}, dir {d}");
             }
             assert_eq!(lanes.argmax(Vec3::NAN), 0);
+            for _ in 0..20 {
+                let q = rng.rotation();
+                let rows = glam::Mat3::from_quat(q).transpose();
+                let rows = [rows.col(0), rows.col(1), rows.col(2)];
+                let (mut lo, mut hi) = (Vec3::INFINITY, Vec3::NEG_INFINITY);
+                for &p in &v {
+                    let w = Vec3::new(rows[0].dot(p), rows[1].dot(p), rows[2].dot(p));
+                    lo = lo.min(w);
+                    hi = hi.max(w);
+                }
+                assert_eq!(lanes.rotated_bounds(rows), (lo, hi), "n {n}");
+            }
         }
     }
 }

@@ -62,6 +62,7 @@ mod quickhull;
 #[cfg(test)]
 mod tests;
 
+use super::lanes::VertexLanes;
 use glam::{DVec3, Vec3};
 
 use prune::{Mesh, prune_redundant};
@@ -123,6 +124,8 @@ pub struct ConvexHull {
     triangles: Vec<[u32; 3]>,
     adjacency_offsets: Vec<u32>,
     adjacency: Vec<u32>,
+    /// The vertices four at a time (whole-hull scans: small hulls' boxes).
+    lanes: VertexLanes,
 }
 
 impl ConvexHull {
@@ -188,7 +191,7 @@ impl ConvexHull {
     /// Copies the mesh's vertices from the original `f32` input and builds the
     /// CSR vertex adjacency from the triangle edges.
     fn from_mesh(points: &[Vec3], mesh: &Mesh) -> Self {
-        let vertices = mesh.verts.iter().map(|&i| points[i]).collect();
+        let vertices: Vec<Vec3> = mesh.verts.iter().map(|&i| points[i]).collect();
         // Indices fit in u32: a hull of more than 4 billion vertices cannot be held in memory.
         let triangles: Vec<[u32; 3]> = mesh.tris.iter().map(|t| t.map(|i| i as u32)).collect();
         let mut edges: Vec<(u32, u32)> = triangles
@@ -206,10 +209,16 @@ impl ConvexHull {
         }
         let adjacency = edges.into_iter().map(|(_, b)| b).collect();
         Self {
+            lanes: VertexLanes::new(&vertices),
             vertices,
             triangles,
             adjacency_offsets,
             adjacency,
         }
+    }
+
+    /// The vertices four at a time.
+    pub(crate) fn lanes(&self) -> &VertexLanes {
+        &self.lanes
     }
 }
