@@ -68,6 +68,20 @@ pub enum ColliderConstructor {
     ConvexHullFromMesh,
 }
 
+impl ColliderConstructor {
+    /// Every variant: the shape cache evicts an asset by looking each up.
+    const ALL: [Self; 2] = [Self::TrimeshFromMesh, Self::ConvexHullFromMesh];
+
+    /// A new variant fails to compile here: add it to [`Self::ALL`] too.
+    #[allow(dead_code)]
+    const fn in_all(self) -> usize {
+        match self {
+            Self::TrimeshFromMesh => 0,
+            Self::ConvexHullFromMesh => 1,
+        }
+    }
+}
+
 /// Puts `ColliderConstructor` (this one) on every descendant with a
 /// [`Mesh3d`] that has neither a constructor nor a collider yet, such as
 /// the nodes of a glTF scene as it spawns. A descendant with its own
@@ -203,10 +217,13 @@ impl MeshColliders {
     /// mesh modified every frame would otherwise never finish building; a
     /// deformable collider catches up with the current positions when it
     /// appears.)
+    /// One lookup per constructor variant, whatever the cache holds.
     pub(crate) fn evict(&mut self, asset: AssetId<Mesh>, builds: bool) {
-        self.built.retain(|key, _| key.0 != asset);
-        if builds {
-            self.building.retain(|key, _| key.0 != asset);
+        for constructor in ColliderConstructor::ALL {
+            self.built.remove(&(asset, constructor));
+            if builds {
+                self.building.remove(&(asset, constructor));
+            }
         }
     }
 
