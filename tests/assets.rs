@@ -257,6 +257,18 @@ fn set_positions(app: &mut App, handle: &Handle<Mesh>, positions: Vec<[f32; 3]>)
     mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
 }
 
+/// A triangle-mesh collider built from `handle` that follows it.
+fn spawn_deformable(app: &mut App, handle: &Handle<Mesh>) -> Entity {
+    app.world_mut()
+        .spawn((
+            Mesh3d(handle.clone()),
+            ColliderConstructor::TrimeshFromMesh,
+            DeformableMesh,
+            Transform::default(),
+        ))
+        .id()
+}
+
 fn shape_of(app: &App, e: Entity) -> SharedShape {
     app.world()
         .get::<Collider>(e)
@@ -269,15 +281,7 @@ fn shape_of(app: &App, e: Entity) -> SharedShape {
 fn a_deformable_mesh_collider_follows_its_asset_exactly() {
     let mut app = asset_app();
     let handle = add(&mut app, torus_mesh());
-    let torus_e = app
-        .world_mut()
-        .spawn((
-            Mesh3d(handle.clone()),
-            ColliderConstructor::TrimeshFromMesh,
-            DeformableMesh,
-            Transform::default(),
-        ))
-        .id();
+    let torus_e = spawn_deformable(&mut app, &handle);
     // Small cubes around the tube, some of which the wave sweeps through.
     let mut rng = Rng::new(31);
     let cube = Collider::cuboid(Vec3::splat(0.08)).expect("cuboid");
@@ -351,15 +355,7 @@ fn a_deformable_mesh_collider_follows_its_asset_exactly() {
 fn a_deformable_mesh_whose_topology_changes_is_rebuilt() {
     let mut app = asset_app();
     let handle = add(&mut app, torus_mesh());
-    let e = app
-        .world_mut()
-        .spawn((
-            Mesh3d(handle.clone()),
-            ColliderConstructor::TrimeshFromMesh,
-            DeformableMesh,
-            Transform::default(),
-        ))
-        .id();
+    let e = spawn_deformable(&mut app, &handle);
     until_built(&mut app, &[e]);
     let triangles = |app: &App| match shape_of(app, e).kind() {
         ShapeKind::TriMesh(m) => m.triangles().len(),

@@ -113,10 +113,7 @@ impl Obb {
                     m.add_triangle(p, q, r);
                 }
                 if m.covariance().is_none() {
-                    m = Moments::default();
-                    for p in &pts {
-                        m.add_point(p.as_dvec3() - origin);
-                    }
+                    m = Moments::of_points(&pts, origin);
                 }
                 (m.axes(), Extreme::Points)
             }
@@ -327,19 +324,25 @@ impl Moments {
         self.add(&Self::triangle(p, q, r));
     }
 
-    pub fn add_point(&mut self, p: DVec3) {
-        self.add(&Self {
-            weight: 1.0,
-            first: p,
-            second: [
-                p.x * p.x,
-                p.y * p.y,
-                p.z * p.z,
-                p.x * p.y,
-                p.x * p.z,
-                p.y * p.z,
-            ],
-        });
+    /// The moments of `points` (unit weight each), relative to `origin`.
+    pub fn of_points(points: &[Vec3], origin: DVec3) -> Self {
+        let mut m = Self::default();
+        for p in points {
+            let p = p.as_dvec3() - origin;
+            m.add(&Self {
+                weight: 1.0,
+                first: p,
+                second: [
+                    p.x * p.x,
+                    p.y * p.y,
+                    p.z * p.z,
+                    p.x * p.y,
+                    p.x * p.z,
+                    p.y * p.z,
+                ],
+            });
+        }
+        m
     }
 
     pub fn add(&mut self, o: &Self) {

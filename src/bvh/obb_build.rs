@@ -207,11 +207,7 @@ impl<'a> Builder<'a> {
             None => {
                 // Zero area: the covariance of the vertices.
                 self.gather(group);
-                let mut m = Moments::default();
-                for p in &self.pts {
-                    m.add_point(p.as_dvec3() - self.origin);
-                }
-                m.axes()
+                Moments::of_points(&self.pts, self.origin).axes()
             }
         };
         let (rotation, axes) = quantized(axes);

@@ -68,20 +68,6 @@ pub enum ColliderConstructor {
     ConvexHullFromMesh,
 }
 
-impl ColliderConstructor {
-    /// Every variant: the shape cache evicts an asset by looking each up.
-    const ALL: [Self; 2] = [Self::TrimeshFromMesh, Self::ConvexHullFromMesh];
-
-    /// A new variant fails to compile here: add it to [`Self::ALL`] too.
-    #[allow(dead_code)]
-    const fn in_all(self) -> usize {
-        match self {
-            Self::TrimeshFromMesh => 0,
-            Self::ConvexHullFromMesh => 1,
-        }
-    }
-}
-
 /// Puts `ColliderConstructor` (this one) on every descendant with a
 /// [`Mesh3d`] that has neither a constructor nor a collider yet, such as
 /// the nodes of a glTF scene as it spawns. A descendant with its own
@@ -203,12 +189,15 @@ fn indices(mesh: &Mesh, vertices: usize) -> Result<IndexView<'_>, ShapeError> {
 
 type Key = (AssetId<Mesh>, ColliderConstructor);
 
+/// Per mesh asset, per constructor: evicting an asset is one removal.
+type PerAsset<T> = HashMap<AssetId<Mesh>, HashMap<ColliderConstructor, T>>;
+
 /// Shapes built from mesh assets, and the builds under way, shared by
 /// every entity using the same mesh and constructor.
 #[derive(Resource, Default)]
 pub(crate) struct MeshColliders {
-    built: HashMap<Key, Result<SharedShape, ShapeError>>,
-    building: HashMap<Key, Task<Result<SharedShape, ShapeError>>>,
+    built: PerAsset<Result<SharedShape, ShapeError>>,
+    building: PerAsset<Task<Result<SharedShape, ShapeError>>>,
 }
 
 impl MeshColliders {
@@ -217,25 +206,36 @@ impl MeshColliders {
     /// mesh modified every frame would otherwise never finish building; a
     /// deformable collider catches up with the current positions when it
     /// appears.)
-    /// One lookup per constructor variant, whatever the cache holds.
     pub(crate) fn evict(&mut self, asset: AssetId<Mesh>, builds: bool) {
-        for constructor in ColliderConstructor::ALL {
-            self.built.remove(&(asset, constructor));
-            if builds {
-                self.building.remove(&(asset, constructor));
-            }
+        self.built.remove(&asset);
+        if builds {
+            self.building.remove(&asset);
         }
+    }
+
+    /// The shape built for `key`, if any.
+    fn get(&self, key: Key) -> Option<&Result<SharedShape, ShapeError>> {
+        self.built.get(&key.0)?.get(&key.1)
+    }
+
+    fn is_building(&self, key: Key) -> bool {
+        self.building
+            .get(&key.0)
+            .is_some_and(|tasks| tasks.contains_key(&key.1))
     }
 
     /// Moves finished builds to `built`.
     fn poll(&mut self) {
         let built = &mut self.built;
-        self.building.retain(|key, task| match check_ready(task) {
-            Some(result) => {
-                built.insert(*key, result);
-                false
-            }
-            None => true,
+        self.building.retain(|&asset, tasks| {
+            tasks.retain(|&constructor, task| match check_ready(task) {
+                Some(result) => {
+                    built.entry(asset).or_default().insert(constructor, result);
+                    false
+                }
+                None => true,
+            });
+            !tasks.is_empty()
         });
     }
 
@@ -250,7 +250,7 @@ impl MeshColliders {
                 ColliderConstructor::ConvexHullFromMesh => SharedShape::convex_hull(&vertices),
             }
         });
-        self.building.insert(key, task);
+        self.building.entry(key.0).or_default().insert(key.1, task);
     }
 }
 
@@ -268,7 +268,7 @@ pub(crate) fn construct_colliders(
     cache.poll();
     for (entity, constructor, mesh) in &waiting {
         let key = (mesh.0.id(), *constructor);
-        match cache.built.get(&key) {
+        match cache.get(key) {
             Some(Ok(shape)) => {
                 // `try_`: another system may despawn it before these apply.
                 commands
@@ -283,7 +283,7 @@ pub(crate) fn construct_colliders(
                     .try_insert(ColliderConstructorError(e.clone()))
                     .try_remove::<ColliderConstructor>();
             }
-            None if cache.building.contains_key(&key) => {}
+            None if cache.is_building(key) => {}
             None => {
                 if let Some(m) = meshes.get(key.0) {
                     cache.start(key, m);
