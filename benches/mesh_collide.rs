@@ -140,11 +140,7 @@ impl Model {
     }
 
     fn side(&self, pose: Pose) -> MeshSide<'_> {
-        MeshSide {
-            mesh: &self.mesh,
-            tree: &self.tree,
-            pose,
-        }
+        MeshSide::new(&self.mesh, &self.tree, pose)
     }
 }
 

@@ -102,10 +102,7 @@ impl Model {
             TreeKind::Obb => &self.obb,
             TreeKind::Aabb => &self.aabb,
         };
-        Surface {
-            mesh: &self.mesh,
-            tree: tree.as_ref(),
-        }
+        Surface::new(&self.mesh, tree.as_ref())
     }
 
     /// Our search between the model at `a` and at `b`: the distance found

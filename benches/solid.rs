@@ -214,11 +214,7 @@ impl Live {
     }
 
     fn side(&self) -> MeshSide<'_, AabbNode> {
-        MeshSide {
-            mesh: &self.mesh,
-            tree: &self.tree,
-            pose: Pose::IDENTITY,
-        }
+        MeshSide::new(&self.mesh, &self.tree, Pose::IDENTITY)
     }
 }
 
@@ -471,19 +467,11 @@ impl<'c> QueryScene<'c> {
         let cloth = self.live.side();
         match q {
             SphereQuery::Aabb(mode) => {
-                let b = MeshSide {
-                    mesh: &s.mesh,
-                    tree: &s.aabb,
-                    pose: s.pose,
-                };
+                let b = MeshSide::new(&s.mesh, &s.aabb, s.pose);
                 collide(&cloth, &b, mode, scratch, out)
             }
             SphereQuery::ObbAll => {
-                let b = MeshSide {
-                    mesh: &s.mesh,
-                    tree: &s.obb,
-                    pose: s.pose,
-                };
+                let b = MeshSide::new(&s.mesh, &s.obb, s.pose);
                 collide(&cloth, &b, ContactMode::All, scratch, out)
             }
         }
@@ -801,16 +789,8 @@ fn query(
     scratch: &mut CollideScratch,
     out: &mut Vec<[u32; 2]>,
 ) -> CollideStats {
-    let obb = |pose| MeshSide {
-        mesh: &m.mesh,
-        tree: &m.obb,
-        pose,
-    };
-    let aabb = |pose| MeshSide {
-        mesh: &m.mesh,
-        tree: &m.aabb,
-        pose,
-    };
+    let obb = |pose| MeshSide::new(&m.mesh, &m.obb, pose);
+    let aabb = |pose| MeshSide::new(&m.mesh, &m.aabb, pose);
     let sat = match kind {
         TreeKind::Obb => return collide(&obb(p.a), &obb(p.b), mode, scratch, out),
         TreeKind::AabbSat => SatTest::Full,

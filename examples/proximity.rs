@@ -88,16 +88,8 @@ fn box_tests<N: TreePair<N>>(
     let mut total = 0u64;
     for &(pa, pb) in poses {
         let (sa, sb) = (
-            MeshSide {
-                mesh: &a.mesh,
-                tree: tree(a),
-                pose: pa,
-            },
-            MeshSide {
-                mesh: &b.mesh,
-                tree: tree(b),
-                pose: pb,
-            },
+            MeshSide::new(&a.mesh, tree(a), pa),
+            MeshSide::new(&b.mesh, tree(b), pb),
         );
         let stats = collide_with(&sa, &sb, &options, &mut scratch, &mut out);
         assert!(out.is_empty(), "the spheres never touch");

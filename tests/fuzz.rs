@@ -144,16 +144,12 @@ fn tree_deserializer_survives_mutations() {
         }
         // A tree that validates against its mesh answers like the original.
         usable += 1;
-        let side = |t| MeshSide {
-            mesh: &mesh,
-            tree: t,
-            pose: Pose::IDENTITY,
-        };
-        let moved = MeshSide {
-            mesh: &mesh,
-            tree: &tree,
-            pose: Pose::from_translation(Vec3::new(0.3, 0.1, 0.0)),
-        };
+        let side = |t| MeshSide::new(&mesh, t, Pose::IDENTITY);
+        let moved = MeshSide::new(
+            &mesh,
+            &tree,
+            Pose::from_translation(Vec3::new(0.3, 0.1, 0.0)),
+        );
         let (mut a, mut b) = (Vec::new(), Vec::new());
         let mut scratch = Default::default();
         collide(&side(&tree), &moved, ContactMode::All, &mut scratch, &mut a);

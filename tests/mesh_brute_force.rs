@@ -65,18 +65,7 @@ fn check_placements(a: &TriMesh, b: &TriMesh, placements: usize, seed: u64, spre
     for i in 0..placements {
         let pa = Pose::new(rng.rotation(), rng.in_cube(spread));
         let pb = Pose::new(rng.rotation(), rng.in_cube(spread));
-        let (sa, sb) = (
-            MeshSide {
-                mesh: a,
-                tree: &ta,
-                pose: pa,
-            },
-            MeshSide {
-                mesh: b,
-                tree: &tb,
-                pose: pb,
-            },
-        );
+        let (sa, sb) = (MeshSide::new(a, &ta, pa), MeshSide::new(b, &tb, pb));
         collide(&sa, &sb, ContactMode::All, &mut scratch, &mut out);
         let got: BTreeSet<[u32; 2]> = out.iter().copied().collect();
         assert_eq!(got.len(), out.len(), "placement {i}: no pair twice");
@@ -86,18 +75,7 @@ fn check_placements(a: &TriMesh, b: &TriMesh, placements: usize, seed: u64, spre
         assert_eq!(out.is_empty(), want.is_empty(), "placement {i}: First");
         // AABB trees (SOLID), alone and mixed with the OBB trees: the same
         // triangle pairs.
-        let (xa, xb) = (
-            MeshSide {
-                mesh: a,
-                tree: &aa,
-                pose: pa,
-            },
-            MeshSide {
-                mesh: b,
-                tree: &ab,
-                pose: pb,
-            },
-        );
+        let (xa, xb) = (MeshSide::new(a, &aa, pa), MeshSide::new(b, &ab, pb));
         for sat in [SatTest::Full, SatTest::Lite] {
             let options = CollideOptions {
                 sat,
@@ -172,11 +150,7 @@ fn a_mesh_against_itself_and_a_mesh_inside_another() {
     let mut out = Vec::new();
     // Touching itself at the same pose: every triangle meets itself (and
     // its neighbors, which share vertices).
-    let s = MeshSide {
-        mesh: &hand,
-        tree: &tree,
-        pose: Pose::IDENTITY,
-    };
+    let s = MeshSide::new(&hand, &tree, Pose::IDENTITY);
     collide(&s, &s, ContactMode::All, &mut scratch, &mut out);
     let got: BTreeSet<[u32; 2]> = out.iter().copied().collect();
     for t in 0..hand.triangles().len() as u32 {
@@ -193,16 +167,8 @@ fn a_mesh_against_itself_and_a_mesh_inside_another() {
     let (p, t) = bevy_icollide::testkit::torus(1.0, 0.05, 24, 12);
     let small = TriMesh::new(p, t).expect("small");
     let (tb, ts) = (tree_of(&big), tree_of(&small));
-    let sb = MeshSide {
-        mesh: &big,
-        tree: &tb,
-        pose: Pose::IDENTITY,
-    };
-    let ss = MeshSide {
-        mesh: &small,
-        tree: &ts,
-        pose: Pose::IDENTITY,
-    };
+    let sb = MeshSide::new(&big, &tb, Pose::IDENTITY);
+    let ss = MeshSide::new(&small, &ts, Pose::IDENTITY);
     collide(&sb, &ss, ContactMode::All, &mut scratch, &mut out);
     assert!(
         out.is_empty(),
@@ -238,11 +204,7 @@ fn rapid_tori() {
     let tree = ObbTree::build(t.vertices(), t.triangles(), SplitRule::Mean, 1);
     let mut scratch = CollideScratch::default();
     let mut out = Vec::new();
-    let side = |pose| MeshSide {
-        mesh: &t,
-        tree: &tree,
-        pose,
-    };
+    let side = |pose| MeshSide::new(&t, &tree, pose);
     // Overlapping: the second torus shifted by 0.5 along x.
     let a = side(Pose::IDENTITY);
     let shifted = side(Pose::from_translation(Vec3::new(0.5, 0.0, 0.0)));
@@ -350,16 +312,8 @@ fn prebuilt_trees_round_trip_through_serde() {
     let mut scratch = CollideScratch::default();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let pose = Pose::from_translation(Vec3::new(0.02, 0.01, 0.0));
-    let s = |t| MeshSide {
-        mesh: &hand,
-        tree: t,
-        pose: Pose::IDENTITY,
-    };
-    let moved = MeshSide {
-        mesh: &hand,
-        tree: &tree,
-        pose,
-    };
+    let s = |t| MeshSide::new(&hand, t, Pose::IDENTITY);
+    let moved = MeshSide::new(&hand, &tree, pose);
     collide(&s(&tree), &moved, ContactMode::All, &mut scratch, &mut a);
     collide(&s(&back), &moved, ContactMode::All, &mut scratch, &mut b);
     assert!(!a.is_empty());
@@ -378,16 +332,8 @@ fn a_larger_box_epsilon_only_costs_box_tests() {
         let pa = Pose::new(rng.rotation(), rng.in_cube(0.05));
         let pb = Pose::new(rng.rotation(), rng.in_cube(0.05));
         let (sa, sb) = (
-            MeshSide {
-                mesh: &hand,
-                tree: &tree,
-                pose: pa,
-            },
-            MeshSide {
-                mesh: &hand,
-                tree: &tree,
-                pose: pb,
-            },
+            MeshSide::new(&hand, &tree, pa),
+            MeshSide::new(&hand, &tree, pb),
         );
         let tight = collide_with_eps(&sa, &sb, ContactMode::All, 1e-6, &mut scratch, &mut a);
         let loose = collide_with_eps(&sa, &sb, ContactMode::All, 1e-2, &mut scratch, &mut b);

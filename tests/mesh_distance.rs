@@ -39,7 +39,7 @@ fn triangle_distance_matches_the_f64_reference() {
 }
 
 fn side<'a, N>(mesh: &'a TriMesh, tree: &'a Bvh<N>, pose: Pose) -> MeshSide<'a, N> {
-    MeshSide { mesh, tree, pose }
+    MeshSide::new(mesh, tree, pose)
 }
 
 fn check(a: &TriMesh, b: &TriMesh, placements: usize, spread: f32, seed: u64) -> [usize; 2] {

@@ -27,7 +27,7 @@
 mod oriented;
 mod solid;
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 use super::aabb_tree::AabbNode;
 use super::obb::{OBB_EPS, obb_overlap};
@@ -91,7 +91,15 @@ pub struct CollideStats {
     pub triangle_tests: u32,
 }
 
-/// One side of a query: a mesh, its tree (OBB by default) and its pose.
+/// One side of a query: a mesh, its tree (OBB by default), its pose and
+/// its scale.
+///
+/// A vertex `p` of the mesh is at `pose.transform_point(p * scale)`: the
+/// scale (per axis of the mesh's frame, as SOLID allows; Bevy's
+/// `Transform::scale`) is applied in the query, to each box and triangle as
+/// it is visited, without a rebuild of the tree and without a copy of the
+/// vertices (see [`BoxNode::scaled_box`]). Build with [`MeshSide::new`]
+/// (scale 1) and [`MeshSide::with_scale`].
 #[derive(Clone, Copy)]
 pub struct MeshSide<'a, N = ObbNode> {
     /// The triangles.
@@ -100,6 +108,55 @@ pub struct MeshSide<'a, N = ObbNode> {
     pub tree: &'a Bvh<N>,
     /// Its world pose.
     pub pose: Pose,
+    /// Its scale along the mesh's own axes: finite and nonzero (negative
+    /// mirrors); `Vec3::ONE` for none.
+    pub scale: Vec3,
+}
+
+impl<'a, N> MeshSide<'a, N> {
+    /// A side at `pose`, unscaled.
+    pub fn new(mesh: &'a TriMesh, tree: &'a Bvh<N>, pose: Pose) -> Self {
+        Self {
+            mesh,
+            tree,
+            pose,
+            scale: Vec3::ONE,
+        }
+    }
+
+    /// The same side with the mesh scaled by `scale` along its own axes.
+    pub fn with_scale(self, scale: Vec3) -> Self {
+        Self { scale, ..self }
+    }
+
+    /// Triangle `t`, scaled: in the side's frame (its pose's).
+    #[inline]
+    pub fn triangle(&self, t: u32) -> [Vec3; 3] {
+        self.mesh.triangle(t as usize).map(|p| p * self.scale)
+    }
+
+    /// Triangle `t`, scaled, then mapped by `rel` (this side's frame into
+    /// the other side's): the coordinates every exact test of a query uses.
+    #[inline]
+    pub fn mapped_triangle(&self, t: u32, rel: &Pose) -> [Vec3; 3] {
+        self.mesh
+            .triangle(t as usize)
+            .map(|p| rel.transform_point(p * self.scale))
+    }
+}
+
+impl<N: BoxNode> MeshSide<'_, N> {
+    /// Node `i`'s box in the side's frame, scaled: `(rotation, center,
+    /// half extents)`.
+    #[inline]
+    pub fn node_box(&self, i: u32) -> (Quat, Vec3, Vec3) {
+        let node = &self.tree.nodes[i as usize];
+        if self.scale == Vec3::ONE {
+            (node.rotation(), node.center(), node.half_extents())
+        } else {
+            node.scaled_box(self.scale)
+        }
+    }
 }
 
 /// Reusable traversal stacks (no allocation per query once grown).
@@ -118,6 +175,34 @@ pub trait BoxNode: BvNode {
     fn center(&self) -> Vec3;
     /// Half the box size along each of its axes.
     fn half_extents(&self) -> Vec3;
+
+    /// `(rotation, center, half extents)` of a box holding this box scaled
+    /// by `scale` along the tree's axes. The scaled box `S (c + R H u)`,
+    /// `|u| <= 1`, is a parallelepiped; on the box's own axes `R` its half
+    /// widths are `|R^T S R| h`, which is exact for an axis-aligned box and
+    /// within a factor `max|s| / min|s|` of the tightest box otherwise. The
+    /// half extents are padded by a few ulps of the coordinates, so the
+    /// scaled triangles (`p * scale`, rounded) stay inside.
+    #[inline]
+    fn scaled_box(&self, scale: Vec3) -> (Quat, Vec3, Vec3) {
+        let r = Mat3::from_quat(self.rotation());
+        let m = r.transpose() * Mat3::from_diagonal(scale) * r;
+        let h = self.half_extents();
+        let half = Vec3::new(
+            m.row(0).abs().dot(h),
+            m.row(1).abs().dot(h),
+            m.row(2).abs().dot(h),
+        );
+        let center = self.center() * scale;
+        (self.rotation(), center, padded(center, half))
+    }
+}
+
+/// `half` grown by a few ulps of the box's coordinates (see
+/// [`BoxNode::scaled_box`]).
+#[inline]
+fn padded(center: Vec3, half: Vec3) -> Vec3 {
+    half + Vec3::splat(8.0 * f32::EPSILON * (center.abs().max_element() + half.max_element()))
 }
 
 impl BoxNode for ObbNode {
@@ -147,6 +232,15 @@ impl BoxNode for AabbNode {
     #[inline]
     fn half_extents(&self) -> Vec3 {
         self.aabb.half_extents()
+    }
+    /// Exact: the corners scale to corners (`min * s`, `max * s`, sorted
+    /// per axis for a negative `s`), padded as the oriented case is.
+    #[inline]
+    fn scaled_box(&self, scale: Vec3) -> (Quat, Vec3, Vec3) {
+        let (lo, hi) = (self.aabb.min * scale, self.aabb.max * scale);
+        let (lo, hi) = (lo.min(hi), lo.max(hi));
+        let center = (lo + hi) * 0.5;
+        (Quat::IDENTITY, center, padded(center, (hi - lo) * 0.5))
     }
 }
 
@@ -267,10 +361,10 @@ impl<NA: BvNode, NB: BvNode> Leaves<'_, NA, NB> {
         let tris_a = a.tree.leaf_primitives(na as usize);
         let tris_b = b.tree.leaf_primitives(nb as usize);
         for &tb in tris_b {
-            let tri_b = mapped_triangle(b.mesh, tb, &self.rel);
+            let tri_b = b.mapped_triangle(tb, &self.rel);
             for &ta in tris_a {
                 stats.triangle_tests += 1;
-                if triangles_intersect(a.mesh.triangle(ta as usize), tri_b) {
+                if triangles_intersect(a.triangle(ta), tri_b) {
                     out.push([ta, tb]);
                     if self.mode == ContactMode::First {
                         return true;
@@ -282,8 +376,9 @@ impl<NA: BvNode, NB: BvNode> Leaves<'_, NA, NB> {
     }
 }
 
-/// Triangle `t` of `mesh` mapped by `rel` (B's frame into A's): the
-/// coordinates every exact test of this query uses.
+/// Triangle `t` of an unscaled `mesh` mapped by `rel` (B's frame into
+/// A's): the coordinates every exact test of a query on unscaled meshes
+/// uses ([`MeshSide::mapped_triangle`] for a scaled one).
 #[inline]
 pub fn mapped_triangle(mesh: &TriMesh, t: u32, rel: &Pose) -> [Vec3; 3] {
     mesh.triangle(t as usize).map(|p| rel.transform_point(p))

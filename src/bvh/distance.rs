@@ -20,9 +20,9 @@
 //! A *tolerance* query ("are they within `d`?") is the same search started
 //! with best `= d`, stopping at the first pair at most `d` apart.
 
-use glam::{Mat3, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
-use super::collide::{BoxNode, MeshSide, mapped_triangle};
+use super::collide::{BoxNode, MeshSide};
 use super::obb::OBB_EPS;
 pub use super::search::PendingPair;
 use super::search::{PairSearch, branch_and_bound};
@@ -98,10 +98,21 @@ impl FrameBox {
     /// A node's box mapped by `pose` (into another frame).
     #[inline]
     pub fn of<N: BoxNode>(node: &N, pose: &Pose) -> Self {
+        Self::of_parts((node.rotation(), node.center(), node.half_extents()), pose)
+    }
+
+    /// Node `i` of a side, scaled as the side is, mapped by `pose`.
+    #[inline]
+    pub fn of_side<N: BoxNode>(side: &MeshSide<'_, N>, i: u32, pose: &Pose) -> Self {
+        Self::of_parts(side.node_box(i), pose)
+    }
+
+    #[inline]
+    fn of_parts((rotation, center, half): (Quat, Vec3, Vec3), pose: &Pose) -> Self {
         FrameBox {
-            axes: Mat3::from_quat(pose.rotation * node.rotation()),
-            center: pose.transform_point(node.center()),
-            half: node.half_extents(),
+            axes: Mat3::from_quat(pose.rotation * rotation),
+            center: pose.transform_point(center),
+            half,
         }
     }
 }
@@ -197,8 +208,8 @@ struct Search<'q, 'a, NA, NB> {
 impl<NA: BoxNode, NB: BoxNode> PairSearch for Search<'_, '_, NA, NB> {
     fn bound(&mut self, na: u32, nb: u32, _parent: f32) -> f32 {
         self.stats.box_tests += 1;
-        let a = FrameBox::of(&self.a.tree.nodes[na as usize], &Pose::IDENTITY);
-        let b = FrameBox::of(&self.b.tree.nodes[nb as usize], &self.rel);
+        let a = FrameBox::of_side(self.a, na, &Pose::IDENTITY);
+        let b = FrameBox::of_side(self.b, nb, &self.rel);
         box_gap(&a, &b)
     }
 
@@ -214,10 +225,10 @@ impl<NA: BoxNode, NB: BoxNode> PairSearch for Search<'_, '_, NA, NB> {
     fn leaves(&mut self, na: u32, nb: u32, _bound: f32) {
         let (a, b) = (self.a, self.b);
         for &tb in b.tree.leaf_primitives(nb as usize) {
-            let tri_b = mapped_triangle(b.mesh, tb, &self.rel);
+            let tri_b = b.mapped_triangle(tb, &self.rel);
             for &ta in a.tree.leaf_primitives(na as usize) {
                 self.stats.triangle_tests += 1;
-                let (d, p, q) = triangle_triangle(a.mesh.triangle(ta as usize), tri_b);
+                let (d, p, q) = triangle_triangle(a.triangle(ta), tri_b);
                 if d < self.best || (d <= self.best && self.found.is_none()) {
                     self.best = d;
                     self.found = Some(SurfaceDistance {

@@ -2,10 +2,11 @@
 //! ray reaches (slab test in each box's frame, padded against rounding),
 //! and test the leaves' triangles (Möller–Trumbore).
 
-use super::collide::BoxNode;
+use super::collide::{BoxNode, MeshSide};
 use super::surface::{Surface, TreeRef};
 use super::tree::Bvh;
 use crate::geometry::ray::{Ray, RayHit, ray_hits_box, ray_triangle};
+use crate::math::Pose;
 use crate::shape::TriMesh;
 
 /// Relative padding of the boxes in the slab test: a ray grazing a box is
@@ -21,6 +22,24 @@ pub fn ray_cast_tree<N: BoxNode>(
     max_toi: f32,
     stack: &mut Vec<u32>,
 ) -> Option<RayHit> {
+    ray_cast_side(
+        &MeshSide::new(mesh, tree, Pose::IDENTITY),
+        ray,
+        max_toi,
+        stack,
+    )
+}
+
+/// [`ray_cast_tree`] on a side's mesh scaled as the side says (its pose is
+/// not used: `ray` is in the side's frame). The triangles are scaled as they
+/// are visited, so the answer is the one of the scaled triangles.
+pub fn ray_cast_side<N: BoxNode>(
+    side: &MeshSide<'_, N>,
+    ray: &Ray,
+    max_toi: f32,
+    stack: &mut Vec<u32>,
+) -> Option<RayHit> {
+    let tree = side.tree;
     if tree.nodes.is_empty() {
         return None;
     }
@@ -30,9 +49,9 @@ pub fn ray_cast_tree<N: BoxNode>(
     while let Some(n) = stack.pop() {
         let node = &tree.nodes[n as usize];
         let limit = best.map_or(max_toi, |b| b.0);
-        let inv = node.rotation().conjugate();
-        let (o, d) = (inv * (ray.origin - node.center()), inv * ray.dir);
-        let half = node.half_extents();
+        let (rotation, center, half) = side.node_box(n);
+        let inv = rotation.conjugate();
+        let (o, d) = (inv * (ray.origin - center), inv * ray.dir);
         let pad = PAD * (half.max_element() + o.length());
         if !ray_hits_box(o, d, half, pad, limit) {
             continue;
@@ -44,7 +63,7 @@ pub fn ray_cast_tree<N: BoxNode>(
         }
         for &t in tree.leaf_primitives(n as usize) {
             let limit = best.map_or(max_toi, |b| b.0);
-            if let Some(toi) = ray_triangle(ray, mesh.triangle(t as usize), limit)
+            if let Some(toi) = ray_triangle(ray, side.triangle(t), limit)
                 && best.is_none_or(|(bt, bi)| toi < bt || (toi == bt && t < bi))
             {
                 best = Some((toi, t));
@@ -52,7 +71,7 @@ pub fn ray_cast_tree<N: BoxNode>(
         }
     }
     best.map(|(toi, t)| {
-        let [a, b, c] = mesh.triangle(t as usize);
+        let [a, b, c] = side.triangle(t);
         let n = (b - a).cross(c - a).normalize_or_zero();
         RayHit {
             piece: 0,
@@ -63,7 +82,7 @@ pub fn ray_cast_tree<N: BoxNode>(
     })
 }
 
-/// [`ray_cast_tree`] on a surface, whichever its tree.
+/// [`ray_cast_tree`] on a surface (scaled as it says), whichever its tree.
 pub fn ray_cast_surface(
     surface: Surface<'_>,
     ray: &Ray,
@@ -71,7 +90,7 @@ pub fn ray_cast_surface(
     stack: &mut Vec<u32>,
 ) -> Option<RayHit> {
     match surface.tree {
-        TreeRef::Obb(t) => ray_cast_tree(surface.mesh, t, ray, max_toi, stack),
-        TreeRef::Aabb(t) => ray_cast_tree(surface.mesh, t, ray, max_toi, stack),
+        TreeRef::Obb(t) => ray_cast_side(&surface.side(t, Pose::IDENTITY), ray, max_toi, stack),
+        TreeRef::Aabb(t) => ray_cast_side(&surface.side(t, Pose::IDENTITY), ray, max_toi, stack),
     }
 }

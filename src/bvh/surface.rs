@@ -129,13 +129,46 @@ fn boxes_at_depth<N: BoxNode>(
     count
 }
 
-/// A mesh and the tree over its triangles.
+/// A mesh and the tree over its triangles, scaled along the mesh's axes
+/// (as [`MeshSide`]: applied in the queries, no copy, no rebuild).
 #[derive(Clone, Copy, Debug)]
 pub struct Surface<'a> {
     /// The triangles.
     pub mesh: &'a TriMesh,
     /// The tree.
     pub tree: TreeRef<'a>,
+    /// Scale along the mesh's own axes (`Vec3::ONE`: none): finite and
+    /// nonzero. A vertex `p` is at `p * scale` in the surface's frame.
+    pub scale: Vec3,
+}
+
+impl<'a> Surface<'a> {
+    /// A surface at the mesh's own size.
+    pub fn new(mesh: &'a TriMesh, tree: TreeRef<'a>) -> Self {
+        Surface {
+            mesh,
+            tree,
+            scale: Vec3::ONE,
+        }
+    }
+
+    /// The same surface scaled by `scale` along the mesh's axes.
+    pub fn with_scale(self, scale: Vec3) -> Self {
+        Surface { scale, ..self }
+    }
+
+    /// Whether the surface is at the mesh's own size.
+    #[inline]
+    pub fn is_unscaled(&self) -> bool {
+        self.scale == Vec3::ONE
+    }
+
+    /// The surface as a query side with `tree` (one of [`TreeRef`]'s) at
+    /// `pose`.
+    #[inline]
+    pub fn side<N>(&self, tree: &'a Bvh<N>, pose: Pose) -> MeshSide<'a, N> {
+        MeshSide::new(self.mesh, tree, pose).with_scale(self.scale)
+    }
 }
 
 /// Calls the macro `$run!(ta, tb)` with the two concrete trees of a pair of
@@ -165,16 +198,8 @@ pub fn collide_surfaces(
     macro_rules! run {
         ($ta:expr, $tb:expr) => {
             collide_with(
-                &MeshSide {
-                    mesh: a.mesh,
-                    tree: $ta,
-                    pose: pose_a,
-                },
-                &MeshSide {
-                    mesh: b.mesh,
-                    tree: $tb,
-                    pose: pose_b,
-                },
+                &a.side($ta, pose_a),
+                &b.side($tb, pose_b),
                 options,
                 scratch,
                 out,
@@ -193,20 +218,7 @@ pub fn distance_surfaces(
 ) -> (Option<SurfaceDistance>, DistanceStats) {
     macro_rules! run {
         ($ta:expr, $tb:expr) => {
-            surface_distance(
-                &MeshSide {
-                    mesh: a.mesh,
-                    tree: $ta,
-                    pose: pose_a,
-                },
-                &MeshSide {
-                    mesh: b.mesh,
-                    tree: $tb,
-                    pose: pose_b,
-                },
-                limit,
-                stack,
-            )
+            surface_distance(&a.side($ta, pose_a), &b.side($tb, pose_b), limit, stack)
         };
     }
     with_trees!((a.tree, b.tree), run)

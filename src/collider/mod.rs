@@ -282,10 +282,7 @@ impl ShapeData {
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
             ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
         };
-        mesh.map(|mesh| Surface {
-            mesh,
-            tree: self.tree.as_ref(),
-        })
+        mesh.map(|mesh| Surface::new(mesh, self.tree.as_ref()))
     }
 
     /// The tree over the surface (an empty OBB tree for compounds, spheres

@@ -37,10 +37,7 @@ pub(super) struct Deformable {
 impl Deformable {
     /// The surface the pair tests use.
     pub fn surface(&self) -> Surface<'_> {
-        Surface {
-            mesh: &self.mesh,
-            tree: TreeRef::Aabb(&self.tree),
-        }
+        Surface::new(&self.mesh, TreeRef::Aabb(&self.tree))
     }
 
     /// The box of the current vertices, in the body's frame.

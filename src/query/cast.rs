@@ -363,6 +363,9 @@ fn tree_side<'a>(
         });
     }
     let s = p.deformed.or_else(|| p.shape.surface())?;
+    // Shapes and deformed bodies give surfaces at their own size; the
+    // tree cast has no scaled path.
+    debug_assert!(s.is_unscaled(), "casts take unscaled surfaces");
     Some(TreeSide {
         tree: s.tree,
         parts: Parts::Mesh(s.mesh),

@@ -11,11 +11,11 @@ use glam::Vec3;
 
 use super::distance::ClosestPoints;
 use crate::bvh::distance::{FrameBox, box_gap};
-use crate::bvh::{BoxNode, Bvh, DistanceLimit, Surface, TreeRef, distance_surfaces};
+use crate::bvh::{BoxNode, DistanceLimit, MeshSide, Surface, TreeRef, distance_surfaces};
 use crate::collider::ShapeData;
 use crate::geometry::closest::segment_triangle;
 use crate::math::Pose;
-use crate::shape::{Feature, Rounded, TriMesh};
+use crate::shape::{Feature, Rounded};
 
 /// Closest points of two surfaces (meshes, or convex hulls' triangles);
 /// `None` when a shape has no surface.
@@ -48,8 +48,8 @@ pub(super) fn rounded_surface(
     let to_mesh = pb.inverse().mul(pa);
     let core = r.core().map(|p| to_mesh.transform_point(p));
     let found = match b.tree {
-        TreeRef::Obb(t) => nearest_triangle(core, (b.mesh, t)),
-        TreeRef::Aabb(t) => nearest_triangle(core, (b.mesh, t)),
+        TreeRef::Obb(t) => nearest_triangle(core, &b.side(t, *pb)),
+        TreeRef::Aabb(t) => nearest_triangle(core, &b.side(t, *pb)),
     };
     let (d, on_core, on_mesh, t) = found.unwrap_or((f32::INFINITY, core[0], core[0], 0));
     let n = (on_mesh - on_core).normalize_or_zero();
@@ -69,8 +69,9 @@ pub(super) fn rounded_surface(
 /// node's bound is the gap between its box and the segment's box.
 fn nearest_triangle<N: BoxNode>(
     core: [Vec3; 2],
-    (mesh, tree): (&TriMesh, &Bvh<N>),
+    side: &MeshSide<'_, N>,
 ) -> Option<(f32, Vec3, Vec3, u32)> {
+    let tree = side.tree;
     let seg = FrameBox {
         axes: glam::Mat3::IDENTITY,
         center: (core[0] + core[1]) * 0.5,
@@ -88,19 +89,14 @@ fn nearest_triangle<N: BoxNode>(
         let node = &tree.nodes[n as usize];
         if node.is_leaf() {
             for &t in tree.leaf_primitives(n as usize) {
-                let (d, x, y) = segment_triangle(core[0], core[1], mesh.triangle(t as usize));
+                let (d, x, y) = segment_triangle(core[0], core[1], side.triangle(t));
                 if best.is_none_or(|b| d < b.0) {
                     best = Some((d, x, y, t));
                 }
             }
             continue;
         }
-        let bound_of = |c: u32| {
-            box_gap(
-                &FrameBox::of(&tree.nodes[c as usize], &Pose::IDENTITY),
-                &seg,
-            )
-        };
+        let bound_of = |c: u32| box_gap(&FrameBox::of_side(side, c, &Pose::IDENTITY), &seg);
         let (f, s) = (node.first(), node.first() + 1);
         let (bf, bs) = (bound_of(f), bound_of(s));
         let (near, far) = if bf <= bs {

@@ -15,15 +15,15 @@
 //! The rounded shape is always side A here; [`super::test_pair`] flips the
 //! pair in one place when it is side B.
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 use super::pair::{ContactData, PairResult, PairSide};
-use crate::bvh::{BoxNode, Bvh, Surface, TreeRef};
+use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
 use crate::geometry::closest::{segment_segment, segment_triangle_distance};
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_distance};
 use crate::math::Pose;
-use crate::shape::{ConvexPolytope, Feature, Rounded, TriMesh};
+use crate::shape::{ConvexPolytope, Feature, Rounded};
 
 /// The core segment in world space.
 fn world_core(r: &Rounded, pose: &Pose) -> [Vec3; 2] {
@@ -116,8 +116,12 @@ pub(super) fn rounded_mesh(
     let core = world_core(r, &to_mesh);
     let first_only = a.boolean_only || b.boolean_only;
     let touching = match surface.tree {
-        TreeRef::Obb(t) => near_triangles(r.radius, core, (surface.mesh, t), first_only, pairs),
-        TreeRef::Aabb(t) => near_triangles(r.radius, core, (surface.mesh, t), first_only, pairs),
+        TreeRef::Obb(t) => {
+            near_triangles(r.radius, core, &surface.side(t, b.pose), first_only, pairs)
+        }
+        TreeRef::Aabb(t) => {
+            near_triangles(r.radius, core, &surface.side(t, b.pose), first_only, pairs)
+        }
     };
     mesh_result(touching)
 }
@@ -129,17 +133,18 @@ pub(super) fn rounded_mesh(
 fn near_triangles<N: BoxNode>(
     radius: f32,
     core: [Vec3; 2],
-    (mesh, tree): (&TriMesh, &Bvh<N>),
+    side: &MeshSide<'_, N>,
     first_only: bool,
     pairs: &mut Vec<[u32; 2]>,
 ) -> bool {
+    let tree = side.tree;
     let mut stack: smallvec::SmallVec<[u32; 64]> = smallvec::SmallVec::new();
     if !tree.nodes.is_empty() {
         stack.push(0);
     }
     while let Some(n) = stack.pop() {
         let node = &tree.nodes[n as usize];
-        if !segment_near_box(core, radius, node) {
+        if !segment_near_box(core, radius, side.node_box(n)) {
             continue;
         }
         if !node.is_leaf() {
@@ -148,7 +153,7 @@ fn near_triangles<N: BoxNode>(
             continue;
         }
         for &t in tree.leaf_primitives(n as usize) {
-            if segment_triangle_distance(core, mesh.triangle(t as usize)) <= radius {
+            if segment_triangle_distance(core, side.triangle(t)) <= radius {
                 pairs.push([0, t]);
                 if first_only {
                     return true;
@@ -171,10 +176,13 @@ fn mesh_result(touching: bool) -> PairResult {
 
 /// Conservative: the box of the segment in the node's frame overlaps the
 /// node's box grown by the radius (and a relative pad against rounding).
-fn segment_near_box<N: BoxNode>([p, q]: [Vec3; 2], radius: f32, node: &N) -> bool {
-    let inv = node.rotation().conjugate();
-    let (lp, lq) = (inv * (p - node.center()), inv * (q - node.center()));
-    let half = node.half_extents();
+fn segment_near_box(
+    [p, q]: [Vec3; 2],
+    radius: f32,
+    (rotation, center, half): (Quat, Vec3, Vec3),
+) -> bool {
+    let inv = rotation.conjugate();
+    let (lp, lq) = (inv * (p - center), inv * (q - center));
     let pad = 1e-5 * (half.max_element() + lp.abs().max_element() + radius);
     let h = half + Vec3::splat(radius + pad);
     lp.min(lq).cmple(h).all() && (-h).cmple(lp.max(lq)).all()

@@ -9,13 +9,15 @@ use super::{
 };
 
 /// A pending node pair, with B's node box already expressed in A's frame
-/// (rotation and center), so descending A's side reuses it.
+/// (rotation and center, and its scaled half extents), so descending A's
+/// side reuses it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Pending {
     na: u32,
     nb: u32,
     b_rot: Quat,
     b_center: Vec3,
+    b_half: Vec3,
 }
 
 /// Intersecting triangle pairs, oriented-box traversal.
@@ -43,12 +45,13 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
     while let Some(p) = stack.pop() {
         stats.box_tests += 1;
         let (la, lb) = (&a.tree.nodes[p.na as usize], &b.tree.nodes[p.nb as usize]);
+        let (rot_a, center_a, half_a) = a.node_box(p.na);
         // Box B relative to box A: R = A^T B', t = A^T (c_b' - c_a).
-        let inv_a = la.rotation().conjugate();
+        let inv_a = rot_a.conjugate();
         let r = Mat3::from_quat(inv_a * p.b_rot);
-        let t = inv_a * (p.b_center - la.center());
+        let t = inv_a * (p.b_center - center_a);
         // `eps` is relative: conservative against rounding in R and t.
-        if !obb_overlap(la.half_extents(), lb.half_extents(), &r, t, eps) {
+        if !obb_overlap(half_a, p.b_half, &r, t, eps) {
             continue;
         }
         let descend_a = match (la.is_leaf(), lb.is_leaf()) {
@@ -61,7 +64,7 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
             (false, true) => true,
             (true, false) => false,
             // Descend the larger box first.
-            (false, false) => volume(la.half_extents()) >= volume(lb.half_extents()),
+            (false, false) => volume(half_a) >= volume(p.b_half),
         };
         if descend_a {
             stack.push(Pending {
@@ -84,11 +87,12 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
 /// The pair `(na, nb)` with B's node box mapped into A's frame.
 #[inline]
 fn pending<NA, NB: BoxNode>(q: &Leaves<'_, NA, NB>, na: u32, nb: u32) -> Pending {
-    let node = &q.b.tree.nodes[nb as usize];
+    let (rotation, center, half) = q.b.node_box(nb);
     Pending {
         na,
         nb,
-        b_rot: q.rel.rotation * node.rotation(),
-        b_center: q.rel.transform_point(node.center()),
+        b_rot: q.rel.rotation * rotation,
+        b_center: q.rel.transform_point(center),
+        b_half: half,
     }
 }

@@ -66,8 +66,8 @@ pub(super) fn collide(
     while let Some((na, nb)) = stack.pop() {
         stats.box_tests += 1;
         let (la, lb) = (&a.tree.nodes[na as usize], &b.tree.nodes[nb as usize]);
-        let (ha, hb) = (la.aabb.half_extents(), lb.aabb.half_extents());
-        if !relative.overlap((la.aabb.center(), ha), (lb.aabb.center(), hb), lite) {
+        let ((_, ca, ha), (_, cb, hb)) = (a.node_box(na), b.node_box(nb));
+        if !relative.overlap((ca, ha), (cb, hb), lite) {
             continue;
         }
         let descend_a = match (la.count > 0, lb.count > 0) {
