@@ -330,13 +330,13 @@ fn tree_search_by_time_equals_all_triangle_pairs() {
         let [ma, mb] = motions(&mut rng, &ring_shape, &ring_shape, i % 2 == 1);
         let side_a = CastSide {
             tree: &ring_obb,
-            parts: Parts::Mesh(&ring),
+            parts: Parts::Mesh(&ring, Vec3::ONE),
             motion: &ma,
         };
         // Mesh against mesh.
         let side_b = CastSide {
             tree: &ball_aabb,
-            parts: Parts::Mesh(&ball),
+            parts: Parts::Mesh(&ball, Vec3::ONE),
             motion: &mb,
         };
         let got = tree_cast(&side_a, &side_b, &params, &mut stack).map(|c| c.hit.time);

@@ -31,7 +31,7 @@
 //! part pairs of that same function: the tests compare it with the brute
 //! force over all triangle pairs.
 
-use glam::Vec3;
+use glam::{Mat3, Vec3};
 
 use super::aabb_tree::AabbNode;
 use super::collide::BoxNode;
@@ -47,8 +47,10 @@ use crate::shape::TriMesh;
 /// The parts under a tree's leaves.
 #[derive(Clone, Copy)]
 pub enum Parts<'a> {
-    /// A surface: the leaves hold triangle indices.
-    Mesh(&'a TriMesh),
+    /// A surface, scaled along its own axes by the vector (`Vec3::ONE`:
+    /// unscaled; see [`MeshSide`](super::MeshSide)): the leaves hold
+    /// triangle indices.
+    Mesh(&'a TriMesh, Vec3),
     /// One convex shape (the tree is [`single_leaf`]); its radius bounds
     /// the distance of its points from the motion's center.
     Convex {
@@ -176,14 +178,24 @@ const NODE_STEPS: u32 = 8;
 /// can turn.
 fn moving_box<N: BoxNode>(side: &CastSide<'_, N>, node: u32, t: f32) -> (FrameBox, f32) {
     let n = &side.tree.nodes[node as usize];
+    let (rotation, center, half) = match side.parts {
+        Parts::Mesh(_, scale) if scale != Vec3::ONE => n.scaled_box(scale),
+        _ => (n.rotation(), n.center(), n.half_extents()),
+    };
     let m = side.motion;
     let spin = if m.is_linear() {
         0.0
     } else {
-        let reach = (n.center() - m.local_center).length() + n.half_extents().length();
+        let reach = (center - m.local_center).length() + half.length();
         m.angvel.length() * reach
     };
-    (FrameBox::of(n, &m.pose_at(t)), spin)
+    let pose = m.pose_at(t);
+    let frame = FrameBox {
+        axes: Mat3::from_quat(pose.rotation * rotation),
+        center: pose.transform_point(center),
+        half,
+    };
+    (frame, spin)
 }
 
 /// Calls `f` with part `i` of a side as a support map and its radius.
@@ -194,8 +206,8 @@ fn with_part<R>(
     f: impl FnOnce(&dyn SupportMap, f32) -> R,
 ) -> R {
     match parts {
-        Parts::Mesh(mesh) => {
-            let tri = mesh.triangle(i as usize);
+        Parts::Mesh(mesh, scale) => {
+            let tri = mesh.triangle(i as usize).map(|p| p * scale);
             // Only a turning side needs how far its points are from the center.
             let radius = if motion.is_linear() {
                 0.0

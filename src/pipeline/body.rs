@@ -3,9 +3,9 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
-use crate::bounds::{BoundsMode, DynamicBox};
+use crate::bounds::{BoundsMode, DynamicBox, FixedCube};
 use crate::broad_phase::{PairFilter, PairSet, ProxyKey, pair_key};
-use crate::collider::{BoundsGeometry, SharedShape};
+use crate::collider::{BoundsGeometry, ShapeKind, SharedShape};
 use crate::math::{Aabb, Pose};
 use crate::query::PairSide;
 use crate::shape::Rounded;
@@ -93,6 +93,9 @@ pub(super) struct Body {
     pub user_data: u64,
     pub dynamic_box: DynamicBox,
     pub pose: Option<Pose>,
+    /// Scale along the shape's axes: `Vec3::ONE` unless a triangle mesh
+    /// (see [`CollisionWorld::set_scale`](super::CollisionWorld::set_scale)).
+    pub scale: Vec3,
     pub tight: Aabb,
     /// Whether the body has a proxy in the broad phase (it gets one at its
     /// first bounds update with a pose).
@@ -130,6 +133,7 @@ impl Body {
             user_data: d.user_data,
             dynamic_box: DynamicBox::new(),
             pose: None,
+            scale: Vec3::ONE,
             tight: Aabb::EMPTY,
             in_broad: false,
             dirty: false,
@@ -146,6 +150,11 @@ impl Body {
     }
 
     pub fn set_shape(&mut self, shape: SharedShape, mode: BoundsMode) {
+        if !matches!(shape.kind(), ShapeKind::TriMesh(_)) {
+            // Only meshes scale (the plugin sets it again from the
+            // transform, and is told if it cannot).
+            self.scale = Vec3::ONE;
+        }
         self.shape = shape;
         self.mode = mode;
         self.dynamic_box = DynamicBox::new();
@@ -160,6 +169,32 @@ impl Body {
             tight: self.tight,
             boolean_only: self.sensor || !penetration,
             deformed: self.deform.as_ref().map(|d| d.surface()),
+            scale: self.scale,
+        }
+    }
+
+    /// The box without margin of a scaled mesh at `pose`: its hull's (or
+    /// deformed tree's) box, scaled, exact for the hull; the fixed cube of
+    /// the scaled mesh for a fixed-cube body.
+    fn scaled_box(&self, pose: &Pose) -> Aabb {
+        let s = self.scale;
+        if let Some(d) = &self.deform {
+            let b = d.local_box();
+            return Aabb::from_points([b.min * s, b.max * s]).transformed(pose);
+        }
+        match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => {
+                let cube = self.shape.fixed_cube();
+                FixedCube {
+                    center: cube.center * s,
+                    radius: cube.radius * s.abs().max_element(),
+                }
+                .aabb(pose)
+            }
+            (_, BoundsGeometry::Hull(hull)) => scaled_vertex_box(hull.vertices(), s, pose),
+            (_, BoundsGeometry::Points(points)) => scaled_vertex_box(points, s, pose),
+            // Not reached: only meshes scale.
+            (_, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
         }
     }
 
@@ -168,6 +203,9 @@ impl Body {
     /// body's box is its tree's root box, moved.
     pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
         let pose = self.pose?;
+        if self.scale != Vec3::ONE {
+            return Some((self.scaled_box(&pose), 0));
+        }
         if let Some(d) = &self.deform {
             return Some((d.local_box().transformed(&pose), 0));
         }
@@ -189,6 +227,9 @@ impl Body {
     /// hull's vertices (the box hill-climbing finds). `None` without a pose.
     pub fn fresh_box(&self) -> Option<Aabb> {
         let pose = self.pose?;
+        if self.scale != Vec3::ONE {
+            return Some(self.scaled_box(&pose));
+        }
         if let Some(d) = &self.deform {
             return Some(d.local_box().transformed(&pose));
         }
@@ -257,6 +298,11 @@ impl PairFilter for PairRules<'_> {
 /// radius (exact).
 fn rounded_box(r: &Rounded, pose: &Pose) -> Aabb {
     Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius)
+}
+
+/// The box of `points` scaled by `s` (per axis) and moved by `pose`.
+fn scaled_vertex_box(points: &[Vec3], s: Vec3, pose: &Pose) -> Aabb {
+    Aabb::from_points(points.iter().map(|p| pose.transform_point(*p * s)))
 }
 
 /// The box of `points` moved by `pose`.

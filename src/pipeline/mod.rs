@@ -64,12 +64,14 @@ mod ccd;
 mod deform;
 pub mod driver;
 mod handle;
+mod scale;
 mod shape_cast;
 pub mod spatial;
 mod ttc;
 
 pub use body::{BodyDesc, Layers};
 pub use handle::BodyHandle;
+pub use scale::UNIT_SCALE_TOLERANCE;
 pub use shape_cast::WorldShapeHit;
 pub use spatial::{QueryFilter, WorldRayHit};
 pub use ttc::SpeedBound;
@@ -131,6 +133,9 @@ pub enum WorldError {
     InvalidSpeedBound(SpeedBound),
     /// Only a triangle-mesh body can deform (the kind given).
     NotDeformable(&'static str),
+    /// Only a triangle-mesh body can take a scale other than 1 (the kind
+    /// given); other shapes are built at their size.
+    NotScalable(&'static str),
     /// New vertex positions for a mesh of another size.
     VertexCount {
         /// The mesh's vertex count.
@@ -160,6 +165,11 @@ impl std::fmt::Display for WorldError {
             WorldError::NotDeformable(kind) => {
                 write!(f, "a {kind} body cannot deform: only triangle meshes can")
             }
+            WorldError::NotScalable(kind) => write!(
+                f,
+                "a {kind} body cannot be scaled: only triangle meshes can \
+                 (build the shape at its size: SharedShape::scaled)"
+            ),
             WorldError::VertexCount { expected, got } => {
                 write!(
                     f,

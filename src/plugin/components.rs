@@ -103,9 +103,13 @@ impl Collider {
 /// The collider's world pose as the collision world uses it.
 ///
 /// With the default `bevy_transform` feature, the plugin writes it from
-/// `GlobalTransform` each time that changes (scale must be 1: build scaled
-/// shapes with [`SharedShape::scaled`]). Without the feature, write it
-/// yourself.
+/// `GlobalTransform` each time that changes: the rigid part here, the scale
+/// to the collision world. A triangle-mesh collider takes any scale
+/// (non-uniform, mirrored: applied in the queries, no rebuild); other
+/// shapes need scale 1 (build them at their size with
+/// [`SharedShape::scaled`]; another scale is refused with a warning).
+/// Without the feature, write it yourself (and the scale with
+/// [`CollisionWorld::set_scale`](crate::pipeline::CollisionWorld::set_scale)).
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(
     feature = "reflect",

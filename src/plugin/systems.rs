@@ -204,24 +204,33 @@ fn sync_transforms(p: &mut SyncParams) {
         state, transforms, ..
     } = p;
     for (e, global, mut pose) in transforms.iter_mut() {
-        let converted = Pose::try_from(global);
-        if let Ok(new) = converted
+        let converted = super::pose::pose_and_scale(global);
+        if let Ok((new, _)) = converted
             && pose.0 != new
         {
             pose.0 = new;
         }
-        apply_pose(state, e, converted);
+        let Some(&body) = state.entity_body.get(&e) else {
+            continue;
+        };
+        // A mesh takes the scale; another shape refuses a scale other than 1
+        // (and the pose is skipped with a warning, as for a bad pose).
+        let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
+        let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
+        apply_pose(state, e, result.and(scaled.map(|(pose, _)| pose)));
     }
 }
 
 /// Sets a body's pose, or warns once and keeps the last valid pose.
-fn apply_pose(state: &mut CollisionState, e: Entity, pose: Result<Pose, crate::math::PoseError>) {
+fn apply_pose(
+    state: &mut CollisionState,
+    e: Entity,
+    pose: Result<Pose, crate::pipeline::WorldError>,
+) {
     let Some(&body) = state.entity_body.get(&e) else {
         return;
     };
-    let result = pose
-        .map_err(crate::pipeline::WorldError::InvalidPose)
-        .and_then(|pose| state.world.set_pose(body, pose));
+    let result = pose.and_then(|pose| state.world.set_pose(body, pose));
     match result {
         Ok(()) => {
             state.warned.remove(&e);

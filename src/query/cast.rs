@@ -205,6 +205,8 @@ struct Piece<'a> {
     index: u32,
     shape: &'a ShapeData,
     deformed: Option<Surface<'a>>,
+    /// A mesh's scale (`Vec3::ONE` otherwise).
+    scale: Vec3,
     motion: RigidMotion,
 }
 
@@ -237,6 +239,7 @@ fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> SmallVec<[Piece<'a>;
                 index,
                 shape: &p.shape,
                 deformed: None,
+                scale: Vec3::ONE,
                 motion: motion.of_part(&p.pose),
             })
             .collect(),
@@ -244,6 +247,7 @@ fn pieces<'a>(side: &PairSide<'a>, motion: &RigidMotion) -> SmallVec<[Piece<'a>;
             index: 0,
             shape: side.shape,
             deformed: side.deformed,
+            scale: side.scale,
             motion: *motion,
         }],
     }
@@ -272,6 +276,15 @@ fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
 /// The piece's box in its frame: a deformed surface's current box (its
 /// AABB tree's root), else the shape's.
 fn local_box(p: &Piece<'_>) -> Aabb {
+    let b = unscaled_box(p);
+    if p.scale == Vec3::ONE {
+        return b;
+    }
+    Aabb::from_points([b.min * p.scale, b.max * p.scale])
+}
+
+/// [`local_box`] before the piece's scale.
+fn unscaled_box(p: &Piece<'_>) -> Aabb {
     match p.deformed.map(|s| s.tree) {
         Some(TreeRef::Aabb(t)) => t.nodes.first().map_or(Aabb::EMPTY, |n| n.aabb),
         Some(TreeRef::Obb(t)) => t.nodes.first().map_or(Aabb::EMPTY, |n| {
@@ -363,12 +376,9 @@ fn tree_side<'a>(
         });
     }
     let s = p.deformed.or_else(|| p.shape.surface())?;
-    // Shapes and deformed bodies give surfaces at their own size; the
-    // tree cast has no scaled path.
-    debug_assert!(s.is_unscaled(), "casts take unscaled surfaces");
     Some(TreeSide {
         tree: s.tree,
-        parts: Parts::Mesh(s.mesh),
+        parts: Parts::Mesh(s.mesh, p.scale),
     })
 }
 

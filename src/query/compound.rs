@@ -19,8 +19,8 @@
 use super::cache::{CachePool, PairCache, QueryScratch};
 use super::dispatch::test_pair;
 use super::pair::{ContactData, PairResult, PairSide};
-use crate::collider::ShapeData;
 use crate::math::{Aabb, Pose};
+use glam::Vec3;
 
 /// One tested piece pair of a compound pair.
 #[derive(Clone, Debug, Default)]
@@ -95,18 +95,23 @@ fn pieces_overlapping(side: &PairSide<'_>, query: &Aabb, out: &mut Vec<PieceAt>)
     out.sort_unstable_by_key(|p| p.index);
 }
 
-/// The piece as a pair side: its shape, world pose and box.
+/// The piece as a pair side: its shape, world pose and box. The side of a
+/// shape that is not a compound is itself (its deformed surface and scale
+/// kept).
 fn side_of<'a>(side: &PairSide<'a>, piece: &PieceAt, boolean_only: bool) -> PairSide<'a> {
-    let shape: &'a ShapeData = match side.shape.compound() {
-        Some(c) => &c.pieces()[piece.index as usize].shape,
-        None => side.shape,
+    let Some(c) = side.shape.compound() else {
+        return PairSide {
+            boolean_only,
+            ..*side
+        };
     };
     PairSide {
-        shape,
+        shape: &c.pieces()[piece.index as usize].shape,
         pose: piece.pose,
         tight: piece.tight,
         boolean_only,
         deformed: None,
+        scale: Vec3::ONE,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::math::{Aabb, Pose};
 use crate::shape::Feature;
 
 /// One side of a pair: a shape at a pose, as the pair tests see it.
+#[derive(Clone, Copy)]
 pub struct PairSide<'a> {
     /// The shape.
     pub shape: &'a ShapeData,
@@ -21,6 +22,9 @@ pub struct PairSide<'a> {
     /// A deformable body's current surface (its own mesh and AABB tree),
     /// which replaces the shape's.
     pub deformed: Option<Surface<'a>>,
+    /// Scale of a triangle-mesh side along its own axes (`Vec3::ONE` for
+    /// every other shape): applied by the surface queries.
+    pub scale: Vec3,
 }
 
 impl<'a> PairSide<'a> {
@@ -32,13 +36,15 @@ impl<'a> PairSide<'a> {
             pose: *pose,
             boolean_only: true,
             deformed: None,
+            scale: Vec3::ONE,
         }
     }
 
     /// The surface the pair tests use: the deformed one, or the shape's.
     #[inline]
     pub fn surface(&self) -> Option<Surface<'a>> {
-        self.deformed.or_else(|| self.shape.surface())
+        let s = self.deformed.or_else(|| self.shape.surface())?;
+        Some(s.with_scale(self.scale))
     }
 }
 
