@@ -6,13 +6,14 @@
 //! multiplied by that scale. Every frame, the two give the same events in
 //! the same order, and at checked frames the touching mesh pairs equal all
 //! triangle pairs of the scaled copies; rays, shape intersections and
-//! shape casts agree too. Bad scales are refused with a clear error.
+//! shape casts agree too. Convex hulls, capsules and compounds of hulls
+//! move among the meshes. Bad scales are refused with a clear error.
 
 mod common;
 
 use std::collections::BTreeSet;
 
-use bevy_icollide::collider::SharedShape;
+use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::{Aabb, Pose, PoseError, RigidMotion};
 use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, WorldConfig, WorldError};
@@ -58,7 +59,7 @@ fn specs(rng: &mut Rng) -> Vec<Spec> {
     let v = hand.vertices().iter().map(|&p| p * 4.0).collect();
     let hand = SharedShape::trimesh(v, hand.triangles().to_vec()).expect("hand");
     (0..N)
-        .map(|i| match i % 4 {
+        .map(|i| match i % 5 {
             0 => Spec {
                 shape: ring.clone(),
                 scale: Some([random_scale(rng), random_scale(rng)]),
@@ -71,10 +72,22 @@ fn specs(rng: &mut Rng) -> Vec<Spec> {
                 shape: sphere_hull(rng, 16, 0.4),
                 scale: None,
             },
-            _ => Spec {
+            3 => Spec {
                 shape: SharedShape::capsule(0.15, 0.5).expect("capsule"),
                 scale: None,
             },
+            // A compound: its pieces meet the scaled meshes piece by piece.
+            _ => {
+                let piece = |x: f32, rng: &mut Rng| CompoundPiece {
+                    pose: Pose::new(rng.rotation(), Vec3::new(x, 0.0, 0.0)),
+                    shape: sphere_hull(rng, 12, 0.25),
+                };
+                let pieces = vec![piece(-0.3, rng), piece(0.3, rng)];
+                Spec {
+                    shape: SharedShape::compound(pieces).expect("compound"),
+                    scale: None,
+                }
+            }
         })
         .collect()
 }
