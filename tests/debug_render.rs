@@ -283,3 +283,78 @@ fn without_the_gizmo_plugin_nothing_is_drawn_and_nothing_panics() {
     app.update();
     assert!(!app.world().contains_resource::<GizmoConfigStore>());
 }
+
+/// Segment end points recorded for the collision group last frame, of one
+/// color.
+fn segment_points(app: &App, color: Option<Color>) -> Vec<Vec3> {
+    let world = app.world();
+    let handles = world.resource::<GizmoHandles>();
+    let Some(Some(handle)) = handles.handles().get(&TypeId::of::<CollisionGizmos>()) else {
+        return Vec::new();
+    };
+    let asset = world
+        .resource::<Assets<GizmoAsset>>()
+        .get(handle)
+        .expect("gizmo asset");
+    let want: LinearRgba = color.expect("a color").into();
+    let buffer = asset.buffer();
+    (buffer.list_positions.iter())
+        .zip(buffer.list_colors.iter())
+        .filter(|(_, c)| **c == want)
+        .map(|(p, _)| *p)
+        .collect()
+}
+
+/// A mesh collider scaled by its transform is drawn at its scale: its
+/// tree's root box holds the scaled vertices, and the intersecting
+/// triangles are the scaled ones.
+#[test]
+fn a_scaled_mesh_is_drawn_at_its_scale() {
+    use bevy_transform::components::{GlobalTransform, Transform};
+    let mut app = app();
+    let (pos, tris) = torus(1.0, 0.3, 20, 10);
+    let ring = SharedShape::trimesh(pos.clone(), tris).unwrap();
+    let t = Transform::from_xyz(0.5, 0.0, 0.0)
+        .with_rotation(Quat::from_rotation_y(0.4))
+        .with_scale(Vec3::new(2.0, 0.5, 1.5));
+    let mesh_vertices: Vec<Vec3> = pos.iter().map(|&p| t.transform_point(p)).collect();
+    app.world_mut().spawn((
+        Collider::new(ring),
+        t,
+        GlobalTransform::from(t),
+        DebugRender::default().with_tree_depth(0),
+    ));
+    // A cube through the tube where the scaled ring reaches farthest in x.
+    let far = mesh_vertices
+        .iter()
+        .copied()
+        .max_by(|a, b| a.x.total_cmp(&b.x))
+        .unwrap();
+    let c = Transform::from_translation(far - Vec3::X * 0.1);
+    let cube = SharedShape::cuboid(Vec3::splat(0.2)).unwrap();
+    let cube_vertices: Vec<Vec3> = (cube.hull().unwrap().vertices().iter())
+        .map(|&p| c.transform_point(p))
+        .collect();
+    app.world_mut()
+        .spawn((Collider::new(cube), c, GlobalTransform::from(c)));
+    app.update();
+    let p = palette();
+    let corners = segment_points(&app, p.tree_color);
+    assert_eq!(corners.len(), 24, "one box: 12 segments");
+    let drawn = bevy_icollide::math::Aabb::from_points(corners.iter().copied());
+    for v in &mesh_vertices {
+        assert!(
+            drawn.padded(1e-4).contains_point(*v),
+            "{v} outside the root box"
+        );
+    }
+    let ends = segment_points(&app, p.triangle_color);
+    assert!(!ends.is_empty(), "the cube crosses the ring's tube");
+    for e in &ends {
+        let near = |vs: &[Vec3]| vs.iter().any(|v| v.distance(*e) < 1e-4);
+        assert!(
+            near(&mesh_vertices) || near(&cube_vertices),
+            "{e}: not a scaled vertex"
+        );
+    }
+}

@@ -97,9 +97,21 @@ impl TreeRef<'_> {
         depth: usize,
         visit: impl FnMut(Quat, Vec3, Vec3),
     ) -> usize {
+        self.for_each_scaled_box_at_depth(depth, Vec3::ONE, visit)
+    }
+
+    /// [`for_each_box_at_depth`](Self::for_each_box_at_depth) of the mesh
+    /// scaled by `scale` along its axes: each box as the queries scale it
+    /// ([`BoxNode::scaled_box`]).
+    pub fn for_each_scaled_box_at_depth(
+        &self,
+        depth: usize,
+        scale: Vec3,
+        visit: impl FnMut(Quat, Vec3, Vec3),
+    ) -> usize {
         match self {
-            TreeRef::Obb(t) => boxes_at_depth(t, depth, visit),
-            TreeRef::Aabb(t) => boxes_at_depth(t, depth, visit),
+            TreeRef::Obb(t) => boxes_at_depth(t, depth, scale, visit),
+            TreeRef::Aabb(t) => boxes_at_depth(t, depth, scale, visit),
         }
     }
 }
@@ -108,6 +120,7 @@ impl TreeRef<'_> {
 fn boxes_at_depth<N: BoxNode>(
     tree: &Bvh<N>,
     depth: usize,
+    scale: Vec3,
     mut visit: impl FnMut(Quat, Vec3, Vec3),
 ) -> usize {
     let mut count = 0;
@@ -118,7 +131,12 @@ fn boxes_at_depth<N: BoxNode>(
     while let Some((i, d)) = stack.pop() {
         let node = &tree.nodes[i];
         if d == depth || node.is_leaf() {
-            visit(node.rotation(), node.center(), node.half_extents());
+            let (rotation, center, half) = if scale == Vec3::ONE {
+                (node.rotation(), node.center(), node.half_extents())
+            } else {
+                node.scaled_box(scale)
+            };
+            visit(rotation, center, half);
             count += 1;
         } else {
             let first = node.first() as usize;

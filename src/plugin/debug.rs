@@ -303,7 +303,8 @@ fn draw_tree_level(
         Some(t) => crate::bvh::TreeRef::Aabb(t),
         None => view.shape.surface_tree().as_ref(),
     };
-    tree.for_each_box_at_depth(depth as usize, |rotation, center, half_extents| {
+    let scale = state.world.scale(view.body).unwrap_or(Vec3::ONE);
+    tree.for_each_scaled_box_at_depth(depth as usize, scale, |rotation, center, half_extents| {
         let node = Obb {
             center,
             axes: Mat3::from_quat(rotation),
@@ -365,14 +366,19 @@ fn draw_triangles(
     let (Some(color), Some(pairs)) = (config.triangle_color, pair.triangle_pairs()) else {
         return;
     };
-    let sides = bodies.map(|b| mesh_of(state, b).zip(state.world.pose(b)));
+    let sides = bodies.map(|b| {
+        let scale = state.world.scale(b).unwrap_or(Vec3::ONE);
+        mesh_of(state, b).zip(state.world.pose(b).map(|p| (p, scale)))
+    });
     for ids in pairs {
         for (side, &t) in sides.iter().zip(ids) {
             // A convex side's "triangles" are its hull's (see `SharedShape::surface`).
-            let Some((mesh, pose)) = side else { continue };
+            let Some((mesh, (pose, scale))) = side else {
+                continue;
+            };
             if let Some(&[p, q, r]) = mesh.triangles().get(t as usize) {
                 let [p, q, r] =
-                    [p, q, r].map(|v| pose.transform_point(mesh.vertices()[v as usize]));
+                    [p, q, r].map(|v| pose.transform_point(mesh.vertices()[v as usize] * *scale));
                 gizmos.line(p, q, color);
                 gizmos.line(q, r, color);
                 gizmos.line(r, p, color);
