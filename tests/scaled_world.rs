@@ -141,16 +141,20 @@ struct Twins {
 }
 
 impl Twins {
-    fn new(specs: &[Spec]) -> Self {
+    fn new(specs: &[Spec], ccd: bool) -> Self {
         let mut scaled = CollisionWorld::new(WorldConfig::default()).expect("config");
         let mut copied = CollisionWorld::new(WorldConfig::default()).expect("config");
+        let desc = |shape| BodyDesc {
+            ccd,
+            ..BodyDesc::new(shape)
+        };
         let ids = specs
             .iter()
-            .map(|s| scaled.add_body(BodyDesc::new(s.shape.clone())))
+            .map(|s| scaled.add_body(desc(s.shape.clone())))
             .collect();
         let copy_ids = copies(specs, 0)
             .into_iter()
-            .map(|s| copied.add_body(BodyDesc::new(s)))
+            .map(|s| copied.add_body(desc(s)))
             .collect();
         Twins {
             scaled,
@@ -199,7 +203,7 @@ fn scaled_mesh_bodies_behave_as_their_scaled_copies() {
             (rng.unit_vector() * 0.03, turn)
         })
         .collect();
-    let mut twins = Twins::new(&specs);
+    let mut twins = Twins::new(&specs, false);
     let (mut events, mut checked, mut mesh_contacts) = (0, 0, 0);
     let mut touching: BTreeSet<(u32, u32)> = BTreeSet::new();
     for frame in 0..300u32 {
@@ -242,6 +246,34 @@ fn scaled_mesh_bodies_behave_as_their_scaled_copies() {
         mesh_contacts > 10 && checked > 1000,
         "{mesh_contacts} of {checked}"
     );
+}
+
+/// With continuous detection on every body (the meshes' swept boxes and
+/// casts scaled): the same events as the copies, frame for frame.
+#[test]
+fn scaled_meshes_with_continuous_detection_behave_as_their_copies() {
+    let mut rng = Rng::new(78);
+    let specs = specs(&mut rng);
+    let mut poses: Vec<Pose> = (0..N)
+        .map(|_| Pose::new(rng.rotation(), rng.in_cube(2.5)))
+        .collect();
+    let mut twins = Twins::new(&specs, true);
+    let mut events = 0;
+    for frame in 0..100u32 {
+        for p in poses.iter_mut() {
+            // Jumps and turns large enough to pass through thin parts.
+            let t = (p.translation + rng.in_cube(0.4)).clamp(Vec3::splat(-2.5), Vec3::splat(2.5));
+            *p = Pose::new(
+                (Quat::from_scaled_axis(rng.in_cube(0.3)) * p.rotation).normalize(),
+                t,
+            );
+        }
+        twins.place(&specs, &poses, frame);
+        let (a, b) = (step(&mut twins.scaled), step(&mut twins.copied));
+        assert_eq!(a, b, "frame {frame}: events");
+        events += a.len();
+    }
+    assert!(events > 100, "{events} events");
 }
 
 /// Rays, shape intersections and shape casts: the same bodies, the same

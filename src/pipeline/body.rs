@@ -173,14 +173,26 @@ impl Body {
         }
     }
 
+    /// The body's box in its own frame: a deformed mesh's current box, or
+    /// the shape's; scaled as the body is.
+    pub fn local_box(&self) -> Aabb {
+        let b = self
+            .deform
+            .as_ref()
+            .map_or_else(|| self.shape.local_aabb(), |d| d.local_box());
+        if self.scale == Vec3::ONE {
+            return b;
+        }
+        Aabb::from_points([b.min * self.scale, b.max * self.scale])
+    }
+
     /// The box without margin of a scaled mesh at `pose`: its hull's (or
     /// deformed tree's) box, scaled, exact for the hull; the fixed cube of
     /// the scaled mesh for a fixed-cube body.
     fn scaled_box(&self, pose: &Pose) -> Aabb {
         let s = self.scale;
-        if let Some(d) = &self.deform {
-            let b = d.local_box();
-            return Aabb::from_points([b.min * s, b.max * s]).transformed(pose);
+        if self.deform.is_some() {
+            return self.local_box().transformed(pose);
         }
         match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => {

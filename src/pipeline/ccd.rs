@@ -32,13 +32,6 @@ use crate::broad_phase::BroadPhase;
 use crate::math::{Aabb, RigidMotion};
 
 impl Body {
-    /// The body's box in its own frame (a deformed mesh's current box).
-    fn local_box(&self) -> Aabb {
-        self.deform
-            .as_ref()
-            .map_or_else(|| self.shape.local_aabb(), |d| d.local_box())
-    }
-
     /// Its motion over the step, when it has continuous detection and moved.
     pub fn sweep(&self) -> Option<RigidMotion> {
         let (from, _) = self.step_start?;

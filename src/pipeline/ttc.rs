@@ -55,7 +55,9 @@ impl Body {
     /// The farthest any point of the body moves in a step under its bound.
     pub fn step_reach(&self) -> Option<f32> {
         let b = self.speed_bound?;
-        let r = self.shape.local_aabb().max_distance_from(glam::Vec3::ZERO);
+        // The current box: a deformed or scaled mesh reaches farther than
+        // its shape at rest.
+        let r = self.local_box().max_distance_from(glam::Vec3::ZERO);
         Some(b.linear + b.angular.min(2.0) * r)
     }
 
