@@ -17,7 +17,11 @@
 //!      bounding box and scaled to a bounding radius of 1;
 //!    - (c) `rapid_tori`: RAPID's two 5 000-triangle tori (`torus(1, 0.2, 50,
 //!      50)`), one shifted 0.5 along x, one fixed query with `All` (target
-//!      < 500 µs), parry3d's contacts beside it.
+//!      < 500 µs), parry3d's contacts beside it;
+//!    - (d) `scaled_tori`: the same tori scaled non-uniformly, the scale
+//!      applied in the query against copies with scaled vertices and their
+//!      own trees (the same triangle pairs, asserted): what scaling in the
+//!      query costs.
 //! 2. **Parallel close proximity**: two concentric cube spheres of 32 448
 //!    triangles ([`cube_sphere`], `n = 52`), radii 1 and `1 + ε` for ε in
 //!    {1, 0.3, 0.1, 0.03, 0.01, 0.003, 0.001}, each at 8 random rotations
@@ -68,8 +72,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use bevy_icollide::bvh::{
-    CollideScratch, CollideStats, ContactMode, MeshSide, ObbNode, ObbTree, ObbTreeOptions,
-    SplitRule, collide, mapped_triangle,
+    AabbTree, AabbTreeOptions, CollideScratch, CollideStats, ContactMode, MeshSide, ObbNode,
+    ObbTree, ObbTreeOptions, SplitRule, collide, mapped_triangle,
 };
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::io::load_obj;
@@ -607,6 +611,114 @@ fn bench_random(c: &mut Criterion, pair: &RandomPair) -> (CheckFigures, Timed) {
     (figures, t)
 }
 
+/// Scene 1 (d): the RAPID tori scaled non-uniformly: the scale applied in
+/// the query (the unit-size tree) against copies whose vertices were
+/// scaled and trees built for them; the same triangle pairs (asserted).
+fn bench_scaled_tori(c: &mut Criterion) {
+    let (p, t) = torus(1.0, 0.2, 50, 50);
+    let (sa, sb) = (Vec3::new(1.3, 0.7, 1.1), Vec3::new(0.8, 1.25, 1.0));
+    let copy = |s: Vec3| {
+        let v = p.iter().map(|&x| x * s).collect();
+        Model::new("scaled_copy", v, t.clone())
+    };
+    let (ca, cb) = (copy(sa), copy(sb));
+    let m = Model::new("rapid_torus5k", p.clone(), t.clone());
+    let pl = Placement::new(
+        Pose::IDENTITY,
+        Pose::from_translation(Vec3::new(0.5, 0.0, 0.0)),
+    );
+    let (mut scratch, mut out) = (CollideScratch::default(), Vec::new());
+    let mut scaled = |scratch: &mut CollideScratch, out: &mut Vec<[u32; 2]>| {
+        let (a, b) = (m.side(pl.a).with_scale(sa), m.side(pl.b).with_scale(sb));
+        collide(&a, &b, ContactMode::All, scratch, out)
+    };
+    let st = scaled(&mut scratch, &mut out);
+    let mut want = Vec::new();
+    let sc = ours(&ca, &cb, &pl, ContactMode::All, &mut scratch, &mut want);
+    let sorted = |v: &[[u32; 2]]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(
+        sorted(&out),
+        sorted(&want),
+        "scaled in the query = scaled copies"
+    );
+    println!(
+        "[scaled] RAPID tori scaled by {sa} and {sb}, All: {} intersecting triangle pairs \
+         (the same both ways); box / triangle tests: scale in the query {} / {}, scaled \
+         copies {} / {}",
+        out.len(),
+        st.box_tests,
+        st.triangle_tests,
+        sc.box_tests,
+        sc.triangle_tests,
+    );
+    // The same with AABB trees (SOLID), whose boxes scale exactly.
+    let aabb = |m: &Model| AabbTree::build_mesh(&m.mesh, &AabbTreeOptions::default());
+    let (ta, tca, tcb) = (aabb(&m), aabb(&ca), aabb(&cb));
+    let aabb_scaled = |scratch: &mut CollideScratch, out: &mut Vec<[u32; 2]>| {
+        let a = MeshSide::new(&m.mesh, &ta, pl.a).with_scale(sa);
+        let b = MeshSide::new(&m.mesh, &ta, pl.b).with_scale(sb);
+        collide(&a, &b, ContactMode::All, scratch, out)
+    };
+    let aabb_copies = |scratch: &mut CollideScratch, out: &mut Vec<[u32; 2]>| {
+        let a = MeshSide::new(&ca.mesh, &tca, pl.a);
+        let b = MeshSide::new(&cb.mesh, &tcb, pl.b);
+        collide(&a, &b, ContactMode::All, scratch, out)
+    };
+    let (x, y) = (
+        aabb_scaled(&mut scratch, &mut out),
+        aabb_copies(&mut scratch, &mut want),
+    );
+    assert_eq!(sorted(&out), sorted(&want), "AABB trees: the same pairs");
+    println!(
+        "[scaled] AABB trees: box / triangle tests: scale in the query {} / {}, scaled copies \
+         {} / {}",
+        x.box_tests, x.triangle_tests, y.box_tests, y.triangle_tests,
+    );
+    let mut group = c.benchmark_group("mesh_collide/scaled_tori");
+    configure(&mut group);
+    let mut logs: [Log; 4] = Default::default();
+    group.bench_function("ours_scale_in_query", |b| {
+        timed(b, &mut logs[0], || {
+            scaled(&mut scratch, &mut out);
+            out.len()
+        })
+    });
+    group.bench_function("ours_scaled_copies", |b| {
+        timed(b, &mut logs[1], || {
+            ours(&ca, &cb, &pl, ContactMode::All, &mut scratch, &mut out);
+            out.len()
+        })
+    });
+    group.bench_function("aabb_scale_in_query", |b| {
+        timed(b, &mut logs[2], || {
+            aabb_scaled(&mut scratch, &mut out);
+            out.len()
+        })
+    });
+    group.bench_function("aabb_scaled_copies", |b| {
+        timed(b, &mut logs[3], || {
+            aabb_copies(&mut scratch, &mut out);
+            out.len()
+        })
+    });
+    group.finish();
+    let us = logs.each_ref().map(|l| median_us(l));
+    println!(
+        "[scaled] µs/query, scale in the query / scaled copies with their own trees: OBB trees \
+         {:.1} / {:.1} ({:.2}x), AABB trees {:.1} / {:.1} ({:.2}x)",
+        us[0],
+        us[1],
+        us[0] / us[1],
+        us[2],
+        us[3],
+        us[2] / us[3],
+    );
+}
+
 /// Scene 1 (c): RAPID's overlapping tori, one query with `All`.
 fn bench_rapid_tori(c: &mut Criterion) -> (f64, f64) {
     let (p, t) = torus(1.0, 0.2, 50, 50);
@@ -926,6 +1038,9 @@ fn benches(c: &mut Criterion) {
         random.push((pair.label, bench_random(c, &pair)));
     }
     let rapid = enabled("rapid").then(|| bench_rapid_tori(c));
+    if enabled("scaled") {
+        bench_scaled_tori(c);
+    }
     let prox = if enabled("proximity") {
         proximity()
     } else {
