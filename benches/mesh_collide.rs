@@ -628,7 +628,7 @@ fn bench_scaled_tori(c: &mut Criterion) {
         Pose::from_translation(Vec3::new(0.5, 0.0, 0.0)),
     );
     let (mut scratch, mut out) = (CollideScratch::default(), Vec::new());
-    let mut scaled = |scratch: &mut CollideScratch, out: &mut Vec<[u32; 2]>| {
+    let scaled = |scratch: &mut CollideScratch, out: &mut Vec<[u32; 2]>| {
         let (a, b) = (m.side(pl.a).with_scale(sa), m.side(pl.b).with_scale(sb));
         collide(&a, &b, ContactMode::All, scratch, out)
     };
