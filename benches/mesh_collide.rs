@@ -706,7 +706,7 @@ fn bench_scaled_tori(c: &mut Criterion) {
         })
     });
     group.finish();
-    let us = logs.each_ref().map(|l| median_us(l));
+    let us = logs.each_ref().map(median_us);
     println!(
         "[scaled] µs/query, scale in the query / scaled copies with their own trees: OBB trees \
          {:.1} / {:.1} ({:.2}x), AABB trees {:.1} / {:.1} ({:.2}x)",
