@@ -190,13 +190,18 @@ impl Twins {
     }
 }
 
+/// One random pose per body, in a cube where they crowd each other.
+fn random_poses(rng: &mut Rng) -> Vec<Pose> {
+    (0..N)
+        .map(|_| Pose::new(rng.rotation(), rng.in_cube(2.5)))
+        .collect()
+}
+
 #[test]
 fn scaled_mesh_bodies_behave_as_their_scaled_copies() {
     let mut rng = Rng::new(77);
     let specs = specs(&mut rng);
-    let mut poses: Vec<Pose> = (0..N)
-        .map(|_| Pose::new(rng.rotation(), rng.in_cube(2.5)))
-        .collect();
+    let mut poses = random_poses(&mut rng);
     let vel: Vec<(Vec3, Quat)> = (0..N)
         .map(|_| {
             let turn = Quat::from_axis_angle(rng.unit_vector(), 0.05);
@@ -254,9 +259,7 @@ fn scaled_mesh_bodies_behave_as_their_scaled_copies() {
 fn scaled_meshes_with_continuous_detection_behave_as_their_copies() {
     let mut rng = Rng::new(78);
     let specs = specs(&mut rng);
-    let mut poses: Vec<Pose> = (0..N)
-        .map(|_| Pose::new(rng.rotation(), rng.in_cube(2.5)))
-        .collect();
+    let mut poses = random_poses(&mut rng);
     let mut twins = Twins::new(&specs, true);
     let mut events = 0;
     for frame in 0..100u32 {

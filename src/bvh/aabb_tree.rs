@@ -21,7 +21,7 @@
 //! queries slow down (they stay exact); a rebuild ([`AabbTree::build`]) is
 //! then one call.
 
-use glam::{Vec3, Vec4};
+use glam::Vec3;
 use smallvec::SmallVec;
 
 use serde::{Deserialize, Serialize};
@@ -201,7 +201,6 @@ impl AabbTree {
 /// A primitive's center with its index: what the build partitions, so
 /// that a selection reads its keys in place (no indirection).
 #[derive(Clone, Copy)]
-#[repr(C, align(16))]
 struct Record {
     center: Vec3,
     index: u32,
@@ -262,7 +261,11 @@ fn node(first: u32, count: u32) -> AabbNode {
 /// others), moving the lower side to the front; returns its length, or
 /// `None` when no axis divides the group (all centers equal).
 fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
-    let extent = center_extent(group);
+    let (lo, hi) = group.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), r| (lo.min(r.center), hi.max(r.center)),
+    );
+    let extent = hi - lo;
     for k in longest_first(extent) {
         if extent[k].is_nan() || extent[k] <= 0.0 {
             continue;
@@ -301,17 +304,6 @@ fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
         }
     }
     None
-}
-
-/// The extent of the records' centers, four lanes at a time (a record is
-/// one 16-byte load; the index lane is ignored).
-fn center_extent(group: &[Record]) -> Vec3 {
-    let lane = |r: &Record| Vec4::new(r.center.x, r.center.y, r.center.z, 0.0);
-    let (lo, hi) = group.iter().fold(
-        (Vec4::splat(f32::INFINITY), Vec4::splat(f32::NEG_INFINITY)),
-        |(lo, hi), r| (lo.min(lane(r)), hi.max(lane(r))),
-    );
-    (hi - lo).truncate()
 }
 
 /// The axes by decreasing `extent` (NaN last), without a sort call.

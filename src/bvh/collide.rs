@@ -254,10 +254,9 @@ impl BoxNode for AabbNode {
     /// per axis for a negative `s`), padded as the oriented case is.
     #[inline]
     fn scaled_box(&self, scale: Vec3) -> (Quat, Vec3, Vec3) {
-        let (lo, hi) = (self.aabb.min * scale, self.aabb.max * scale);
-        let (lo, hi) = (lo.min(hi), lo.max(hi));
-        let center = (lo + hi) * 0.5;
-        (Quat::IDENTITY, center, padded(center, (hi - lo) * 0.5))
+        let b = self.aabb.scaled(scale);
+        let center = b.center();
+        (Quat::IDENTITY, center, padded(center, b.half_extents()))
     }
 }
 

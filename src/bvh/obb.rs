@@ -296,27 +296,31 @@ pub(crate) fn bbox_middle<'a>(
 
 /// Weighted first and second moments of triangles (by area) or points (by
 /// unit weight), in `f64`, relative to an origin chosen by the caller.
+///
+/// The ten sums live in one array — weight `w`; `Σ w m` (x, y, z);
+/// `Σ ∫ x xᵀ` (xx, yy, zz, xy, xz, yz) — so that [`add`](Self::add), which
+/// the OBB build runs once per triangle per level, is one loop the compiler
+/// turns into two-lane adds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub(crate) struct Moments {
-    /// Total weight: area, or number of points.
-    pub weight: f64,
-    /// `Σ w m`.
-    pub first: DVec3,
-    /// `Σ ∫ x xᵀ`: xx, yy, zz, xy, xz, yz.
-    pub second: [f64; 6],
-}
+pub(crate) struct Moments([f64; 10]);
 
 impl Moments {
+    /// Moments from the weight, the first and the second moments.
+    fn new(weight: f64, first: DVec3, second: [f64; 6]) -> Self {
+        let [xx, yy, zz, xy, xz, yz] = second;
+        Self([weight, first.x, first.y, first.z, xx, yy, zz, xy, xz, yz])
+    }
+
     /// The moments of the triangle `(p, q, r)` (area-weighted surface).
     pub fn triangle(p: DVec3, q: DVec3, r: DVec3) -> Self {
         let area = 0.5 * (q - p).cross(r - p).length();
         let s = p + q + r; // 3 m
         let k = area / 12.0;
         let sec = |a: usize, b: usize| k * (s[a] * s[b] + p[a] * p[b] + q[a] * q[b] + r[a] * r[b]);
-        Self {
-            weight: area,
-            first: s * (area / 3.0),
-            second: [
+        Self::new(
+            area,
+            s * (area / 3.0),
+            [
                 sec(0, 0),
                 sec(1, 1),
                 sec(2, 2),
@@ -324,7 +328,7 @@ impl Moments {
                 sec(0, 2),
                 sec(1, 2),
             ],
-        }
+        )
     }
 
     /// The moments of the surface of `hull`, relative to `origin`.
@@ -347,10 +351,10 @@ impl Moments {
         let mut m = Self::default();
         for p in points {
             let p = p.as_dvec3() - origin;
-            m.add(&Self {
-                weight: 1.0,
-                first: p,
-                second: [
+            m.add(&Self::new(
+                1.0,
+                p,
+                [
                     p.x * p.x,
                     p.y * p.y,
                     p.z * p.z,
@@ -358,54 +362,27 @@ impl Moments {
                     p.x * p.z,
                     p.y * p.z,
                 ],
-            });
+            ));
         }
         m
     }
 
-    /// The ten sums in one array (weight, first, second), for loops that
-    /// add many of them: array adds pair into two-lane instructions.
-    pub fn to_lanes(self) -> [f64; 10] {
-        let (f, s) = (self.first, self.second);
-        [
-            self.weight,
-            f.x,
-            f.y,
-            f.z,
-            s[0],
-            s[1],
-            s[2],
-            s[3],
-            s[4],
-            s[5],
-        ]
-    }
-
-    /// The inverse of [`to_lanes`](Self::to_lanes).
-    pub fn from_lanes(l: [f64; 10]) -> Self {
-        Self {
-            weight: l[0],
-            first: DVec3::new(l[1], l[2], l[3]),
-            second: [l[4], l[5], l[6], l[7], l[8], l[9]],
-        }
-    }
-
+    #[inline]
     pub fn add(&mut self, o: &Self) {
-        self.weight += o.weight;
-        self.first += o.first;
-        for (a, b) in self.second.iter_mut().zip(o.second) {
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a += b;
         }
     }
 
     /// The covariance matrix, or `None` without weight or when not finite.
     pub fn covariance(&self) -> Option<DMat3> {
-        if self.weight <= 0.0 || !self.weight.is_finite() {
+        let [weight, fx, fy, fz, second @ ..] = self.0;
+        if weight <= 0.0 || !weight.is_finite() {
             return None;
         }
-        let inv = 1.0 / self.weight;
-        let mu = self.first * inv;
-        let c = |k: usize, a: usize, b: usize| self.second[k] * inv - mu[a] * mu[b];
+        let inv = 1.0 / weight;
+        let mu = DVec3::new(fx, fy, fz) * inv;
+        let c = |k: usize, a: usize, b: usize| second[k] * inv - mu[a] * mu[b];
         let (xx, yy, zz, xy, xz, yz) = (
             c(0, 0, 0),
             c(1, 1, 1),

@@ -13,9 +13,8 @@
 //!   before the group's vertices are visited, so every triangle's three
 //!   corners are projected on them as they are read, four lanes at a time
 //!   ([`AxisExtents`]); a shared vertex is projected more than once, which
-//!   gives the same extremes and, measured, costs less than the per-visit
-//!   stamp that used to skip repeats (a load, a store and a branch per
-//!   corner). Finiteness is checked once per build, not per corner.
+//!   gives the same extremes without the per-visit stamp that used to skip
+//!   repeats (a load, a store and a branch per corner). Finiteness is checked once per build, not per corner.
 //! - **Axes in `f32` when the covariance allows.** A node's covariance is
 //!   summed and centred in `f64`, then diagonalised in closed form in
 //!   `f32` ([`principal_axes_f32`](crate::math::eigen::principal_axes_f32)),
@@ -24,10 +23,11 @@
 //!   its three corners and [`triangle_axes`] (no eigen-solve).
 //!
 //! Where the time goes (32k-triangle torus, the `solid` bench's `build`
-//! scene, on the 2-core machine; `perf` and callgrind, 2026-11-25): 26 ms
-//! and 141 M instructions, from 32 ms and 184 M before the changes above.
-//! The node axes (covariance and eigenvectors) take about 20 % of the
-//! time, the leaves (axes, quaternion, extents) about 15 %, the per-level
+//! scene on the 2-core machine, 2026-11-25): 29.2 and 31.6 ms in two runs,
+//! 33.9 and 34.9 ms before the changes above (parry3d's `TriMesh::new`
+//! 9.8–11.2 ms in the same runs); a callgrind count of one build, 141 M
+//! instructions against 184 M before. In a `perf` profile the node axes
+//! (covariance and eigenvectors) take about 20 % of the time, the leaves (axes, quaternion, extents) about 15 %, the per-level
 //! passes over each group (projecting corners, the mean, the partition, the
 //! children's moments) about half, and first-touch page faults of the
 //! build's arrays about 5 %. No single hot spot is left: the 10 ms target
@@ -62,9 +62,7 @@ struct Builder<'a> {
     options: ObbTreeOptions,
     origin: DVec3,
     centroids: Vec<Vec3>,
-    /// Per triangle, as [`Moments::to_lanes`] (array adds pair up into
-    /// two-lane instructions).
-    moments: Vec<[f64; 10]>,
+    moments: Vec<Moments>,
     /// Each vertex is stamped with the last visit that saw it.
     stamp: Vec<u32>,
     visit: u32,
@@ -146,18 +144,15 @@ impl<'a> Builder<'a> {
         for t in triangles {
             let [p, q, r] = t.map(|i| positions[i as usize]);
             centroids.push((p + q + r) / 3.0);
-            moments.push(
-                if p.is_finite() && q.is_finite() && r.is_finite() {
-                    Moments::triangle(
-                        p.as_dvec3() - origin,
-                        q.as_dvec3() - origin,
-                        r.as_dvec3() - origin,
-                    )
-                } else {
-                    Moments::default()
-                }
-                .to_lanes(),
-            );
+            moments.push(if p.is_finite() && q.is_finite() && r.is_finite() {
+                Moments::triangle(
+                    p.as_dvec3() - origin,
+                    q.as_dvec3() - origin,
+                    r.as_dvec3() - origin,
+                )
+            } else {
+                Moments::default()
+            });
         }
         Self {
             positions,
@@ -182,13 +177,11 @@ impl<'a> Builder<'a> {
 
     /// The moments of the triangles `group`.
     fn sum(&self, group: &[u32]) -> Moments {
-        let mut sum = [0.0; 10];
+        let mut m = Moments::default();
         for &t in group {
-            for (s, x) in sum.iter_mut().zip(&self.moments[t as usize]) {
-                *s += x;
-            }
+            m.add(&self.moments[t as usize]);
         }
-        Moments::from_lanes(sum)
+        m
     }
 
     /// The group's box (axes stored as a quaternion, extents measured on the

@@ -109,6 +109,14 @@ impl Aabb {
         Self::from_center_half_extents(c, h + Vec3::splat(slack))
     }
 
+    /// The box scaled by `scale` per axis about the origin (a negative
+    /// component mirrors it): exact, the corners scale to corners.
+    #[inline]
+    pub fn scaled(&self, scale: Vec3) -> Self {
+        let (a, b) = (self.min * scale, self.max * scale);
+        Self::new(a.min(b), a.max(b))
+    }
+
     /// The 8 corners; corner `i` takes `max` on axis `k` when bit `k` of `i`
     /// is set.
     pub fn corners(&self) -> [Vec3; 8] {

@@ -324,6 +324,22 @@ mod tests {
         fn range(&mut self, lo: f64, hi: f64) -> f64 {
             lo + (hi - lo) * self.unit()
         }
+        /// `R diag((d + offset) 10^e) Rᵀ`: `d` uniform in `[-1, 1]³` (its
+        /// first two within `width` of each other when `clustered`), `e`
+        /// uniform in `[-decades, decades]`, `R` a random rotation.
+        fn spectrum(&mut self, clustered: bool, width: f64, decades: f64, offset: f64) -> DMat3 {
+            let mut d = DVec3::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            if clustered {
+                d.y = d.x + self.range(-width, width);
+            }
+            let scale = 10f64.powf(self.range(-decades, decades));
+            let r = self.rotation();
+            r * DMat3::from_diagonal((d + DVec3::splat(offset)) * scale) * r.transpose()
+        }
         fn rotation(&mut self) -> DMat3 {
             let q = DQuat::from_xyzw(
                 self.range(-1.0, 1.0),
@@ -410,18 +426,9 @@ mod tests {
         let mut rng = Rng::new(8);
         let mut fast = 0;
         for i in 0..20_000 {
-            let mut d = DVec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            );
-            if i % 3 == 0 {
-                d.y = d.x + rng.range(-1e-3, 1e-3);
-            }
-            let scale = 10f64.powf(rng.range(-6.0, 6.0));
-            let r = rng.rotation();
-            let offset = DVec3::splat(rng.range(-2.0, 2.0));
-            let m = r * DMat3::from_diagonal((d + offset) * scale) * r.transpose();
+            // Some spectra clustered; shifted so the trace varies too.
+            let offset = rng.range(-2.0, 2.0);
+            let m = rng.spectrum(i % 3 == 0, 1e-3, 6.0, offset);
             let Some(axes) = principal_axes_f32(&m) else {
                 continue;
             };
@@ -459,17 +466,7 @@ mod tests {
         let mut rng = Rng::new(7);
         for i in 0..20_000 {
             // Random spectra, some with clustered eigenvalues (Jacobi path).
-            let mut d = DVec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            );
-            if i % 5 == 0 {
-                d.y = d.x + rng.range(-1e-4, 1e-4);
-            }
-            let scale = 10f64.powf(rng.range(-30.0, 30.0));
-            let r = rng.rotation();
-            let m = r * DMat3::from_diagonal(d * scale) * r.transpose();
+            let m = rng.spectrum(i % 5 == 0, 1e-4, 30.0, 0.0);
             let fast = symmetric_eigen_closed_form(&m, TINY);
             check(&m, &fast, 1e-9);
             let slow = symmetric_eigen(&m);

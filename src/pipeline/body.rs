@@ -183,17 +183,15 @@ impl Body {
         if self.scale == Vec3::ONE {
             return b;
         }
-        Aabb::from_points([b.min * self.scale, b.max * self.scale])
+        b.scaled(self.scale)
     }
 
-    /// The box without margin of a scaled mesh at `pose`: its hull's (or
-    /// deformed tree's) box, scaled, exact for the hull; the fixed cube of
-    /// the scaled mesh for a fixed-cube body.
+    /// The box without margin of a scaled, undeformed mesh at `pose`: its
+    /// hull's box, scaled, exact for the hull; the fixed cube of the scaled
+    /// mesh for a fixed-cube body. (A deformed mesh's box is
+    /// [`local_box`](Self::local_box), moved.)
     fn scaled_box(&self, pose: &Pose) -> Aabb {
         let s = self.scale;
-        if self.deform.is_some() {
-            return self.local_box().transformed(pose);
-        }
         match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => {
                 let cube = self.shape.fixed_cube();
@@ -215,11 +213,11 @@ impl Body {
     /// body's box is its tree's root box, moved.
     pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
         let pose = self.pose?;
+        if self.deform.is_some() {
+            return Some((self.local_box().transformed(&pose), 0));
+        }
         if self.scale != Vec3::ONE {
             return Some((self.scaled_box(&pose), 0));
-        }
-        if let Some(d) = &self.deform {
-            return Some((d.local_box().transformed(&pose), 0));
         }
         Some(match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
@@ -239,11 +237,11 @@ impl Body {
     /// hull's vertices (the box hill-climbing finds). `None` without a pose.
     pub fn fresh_box(&self) -> Option<Aabb> {
         let pose = self.pose?;
+        if self.deform.is_some() {
+            return Some(self.local_box().transformed(&pose));
+        }
         if self.scale != Vec3::ONE {
             return Some(self.scaled_box(&pose));
-        }
-        if let Some(d) = &self.deform {
-            return Some(d.local_box().transformed(&pose));
         }
         Some(match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(&pose),

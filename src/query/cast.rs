@@ -280,7 +280,7 @@ fn local_box(p: &Piece<'_>) -> Aabb {
     if p.scale == Vec3::ONE {
         return b;
     }
-    Aabb::from_points([b.min * p.scale, b.max * p.scale])
+    b.scaled(p.scale)
 }
 
 /// [`local_box`] before the piece's scale.
