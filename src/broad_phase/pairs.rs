@@ -56,14 +56,12 @@ pub type PairMap<V> = HashMap<PairKey, V, PairBuildHasher>;
 pub type PairSet = HashSet<PairKey, PairBuildHasher>;
 
 /// The stored pairs (box-overlapping, not static–static, allowed by the
-/// caller's [`PairFilter`](super::PairFilter)), each with the number of
-/// places it overlaps in (one for a single sweep and prune; the number of
-/// grid cells for [`GridSweepAndPrune`](super::GridSweepAndPrune)), and the
-/// log of changes since the last [`drain`](PairTable::drain).
+/// caller's [`PairFilter`](super::PairFilter)) and the log of changes
+/// since the last [`drain`](PairTable::drain).
 #[derive(Default)]
 pub(crate) struct PairTable {
-    /// Stored pairs and their counts.
-    pairs: PairMap<u32>,
+    /// Stored pairs.
+    pairs: PairSet,
     /// Every change since the last drain: the pair, its sequence number and
     /// whether it was stored before the change. Its memory is reused.
     log: Vec<(PairKey, u32, bool)>,
@@ -107,39 +105,18 @@ impl PairTable {
     /// Adds a pair (no-op when present).
     #[inline]
     pub(crate) fn add(&mut self, key: PairKey) {
-        if !self.pairs.contains_key(&key) {
+        if self.pairs.insert(key) {
             self.push_log(key, false);
             self.count_proxies(key, 1);
-            self.pairs.insert(key, 1);
         }
     }
 
     /// Removes a pair (no-op when absent).
     #[inline]
     pub(crate) fn remove(&mut self, key: PairKey) {
-        if self.pairs.remove(&key).is_some() {
+        if self.pairs.remove(&key) {
             self.push_log(key, true);
             self.count_proxies(key, -1);
-        }
-    }
-
-    /// Counts one more place where the pair overlaps, adding it if new.
-    #[inline]
-    pub(crate) fn acquire(&mut self, key: PairKey) {
-        match self.pairs.get_mut(&key) {
-            Some(count) => *count += 1,
-            None => self.add(key),
-        }
-    }
-
-    /// Counts one place less, removing the pair at zero.
-    #[inline]
-    pub(crate) fn release(&mut self, key: PairKey) {
-        if let Some(count) = self.pairs.get_mut(&key) {
-            *count -= 1;
-            if *count == 0 {
-                self.remove(key);
-            }
         }
     }
 
@@ -147,7 +124,7 @@ impl PairTable {
     pub(crate) fn remove_where(&mut self, mut dead: impl FnMut(PairKey) -> bool) {
         let log = &mut self.log;
         let per_proxy = &mut self.per_proxy;
-        self.pairs.retain(|&k, _| {
+        self.pairs.retain(|&k| {
             let d = dead(k);
             if d {
                 log.push((k, log.len() as u32, true));
@@ -166,7 +143,7 @@ impl PairTable {
 
     /// The stored pairs (reproducible order).
     pub(crate) fn active(&self) -> impl Iterator<Item = PairKey> + '_ {
-        self.pairs.keys().copied()
+        self.pairs.iter().copied()
     }
 
     /// Whether the pair of `a` and `b` is stored.
@@ -177,7 +154,7 @@ impl PairTable {
     /// Whether the pair is stored.
     #[inline]
     pub(crate) fn contains(&self, key: PairKey) -> bool {
-        self.pairs.contains_key(&key)
+        self.pairs.contains(&key)
     }
 
     /// Turns the change log into the net changes since the last drain,
@@ -212,7 +189,7 @@ impl PairTable {
     /// Checks the per-proxy counts against the pairs.
     pub(crate) fn validate(&self) -> Result<(), String> {
         let mut counts = vec![0u32; self.per_proxy.len()];
-        for &k in self.pairs.keys() {
+        for &k in &self.pairs {
             let (a, b) = pair_ids(k);
             if a >= b {
                 return Err(format!("pair key {k:#x} is not ordered"));

@@ -1,11 +1,12 @@
-//! Moving proxies between cells, updating the cells and folding their pair
-//! changes into the grid's table; the oversized proxies' pairs.
+//! Moving proxies between cells (what leaving a cell does to the pairs),
+//! the filter's second thoughts, and the oversized proxies' pairs.
 
 use smallvec::SmallVec;
 
 use super::{
-    CELL_CAPACITY, Cell, CellFilter, GridSweepAndPrune, MAX_CELLS, PairFilter, Proxy, ProxyKey,
-    Region, State, SweepAndPrune, cell_key, cell_max, cell_min, mark_dirty, pair_ids, pair_key,
+    CELL_CAPACITY, Cell, GridSweepAndPrune, MAX_CELLS, MAX_INLINE_CELLS, Meta, Moved, PairFilter,
+    Proxy, ProxyKey, Region, Slot, State, cell_key, cell_max, cell_min, mark_dirty, pair_ids,
+    pair_key,
 };
 
 impl GridSweepAndPrune {
@@ -16,63 +17,63 @@ impl GridSweepAndPrune {
         for i in 0..self.removed.len() {
             let id = self.removed[i];
             let slots = std::mem::take(&mut self.proxies[id as usize].slots);
-            for &(r, local) in &slots {
-                self.leave(r, local);
+            for s in &slots {
+                drop_endpoints(&mut self.regions[s.region as usize], id);
             }
-            let p = &mut self.proxies[id as usize];
-            p.range = None;
-            p.queued = false;
-            p.oversized = false;
         }
-        let proxies = &self.proxies;
-        let dead = |p: ProxyKey| proxies[p as usize].state == State::Removed;
+        let meta = &self.meta;
+        let dead = |p: ProxyKey| meta[p as usize].state == State::Removed;
         self.oversized.retain(|&o| !dead(o));
         self.table.remove_where(|k| {
             let (a, b) = pair_ids(k);
             dead(a) || dead(b)
         });
         for &id in &self.removed {
-            self.proxies[id as usize] = Proxy::free();
+            self.meta[id as usize] = Meta::FREE;
+            self.proxies[id as usize] = Proxy::default();
         }
         self.removed.clear();
     }
 
-    pub(super) fn leave(&mut self, r: u32, local: u32) {
-        let region = &mut self.regions[r as usize];
-        // The local id is in the cell: removal cannot fail.
-        let _ = region.sap.remove(local);
-        region.freed.push(local);
-        mark_dirty(&mut self.dirty, region, r);
-    }
-
-    /// Moves queued proxies into the cells their boxes now overlap.
-    pub(super) fn place_queued(&mut self) {
-        let queue = std::mem::take(&mut self.queue);
-        for &id in &queue {
-            let p = &mut self.proxies[id as usize];
-            p.queued = false;
-            if p.state == State::Live {
-                self.place(id);
+    /// Moves queued proxies into the cells their boxes now overlap: a
+    /// proxy staying in its cells is queued in each as moved, one entering
+    /// a cell as entered; leaving a cell drops its endpoints there at once.
+    pub(super) fn place_queued<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+        for i in 0..self.queue.len() {
+            let id = self.queue[i];
+            if self.meta[id as usize].state == State::Live {
+                self.place(id, filter);
             }
         }
-        self.queue = queue;
+    }
+
+    /// After the cells' update: the lists hold the queued proxies' current
+    /// boxes.
+    pub(super) fn settle_queued(&mut self) {
+        for &id in &self.queue {
+            let m = &mut self.meta[id as usize];
+            m.queued = false;
+            if m.state == State::Live {
+                self.listed[id as usize] = self.boxes[id as usize];
+            }
+        }
         self.queue.clear();
     }
 
-    pub(super) fn place(&mut self, id: ProxyKey) {
+    fn place<F: PairFilter + ?Sized>(&mut self, id: ProxyKey, filter: &F) {
         let p = &self.proxies[id as usize];
-        let (aabb, old) = (p.aabb, p.range);
-        let new = self.cell_range(&aabb);
-        if old == Some(new) && !p.oversized {
-            // Same cells (the common case): move the box in each.
-            let (proxies, regions, dirty) = (&self.proxies, &mut self.regions, &mut self.dirty);
-            for &(r, local) in &proxies[id as usize].slots {
-                let region = &mut regions[r as usize];
-                region.sap.set_aabb_unchecked(local, aabb);
-                mark_dirty(dirty, region, r);
-            }
-            if !self.oversized.is_empty() {
-                self.check_oversized.push(id);
+        let old = p.range;
+        let new = self.cell_range(&self.boxes[id as usize]);
+        self.stats.moved += 1;
+        if !self.oversized.is_empty() {
+            self.check_oversized.push(id);
+        }
+        if old == Some(new) && !self.meta[id as usize].oversized {
+            // Same cells (the common case): moved in each.
+            for s in &p.slots {
+                let region = &mut self.regions[s.region as usize];
+                region.moved.push(Moved { id, at: s.at });
+                mark_dirty(&mut self.dirty, region, s.region);
             }
             return;
         }
@@ -80,13 +81,13 @@ impl GridSweepAndPrune {
             .map(|k| (new[1][k] - new[0][k]) as usize + 1)
             .product();
         if cells > MAX_CELLS {
-            self.make_oversized(id);
+            self.make_oversized(id, filter);
             return;
         }
-        if self.proxies[id as usize].oversized {
+        if self.meta[id as usize].oversized {
             // Its pairs came from oversized tests only: drop them; the cells
-            // it enters now report them again.
-            self.proxies[id as usize].oversized = false;
+            // it enters now find them again.
+            self.meta[id as usize].oversized = false;
             self.oversized.retain(|&o| o != id);
             self.table.remove_where(|k| {
                 let (a, b) = pair_ids(k);
@@ -94,37 +95,44 @@ impl GridSweepAndPrune {
             });
         }
         let mut slots = std::mem::take(&mut self.proxies[id as usize].slots);
-        if old == Some(new) {
-            for &(r, local) in &slots {
-                let region = &mut self.regions[r as usize];
-                let _ = region.sap.set_aabb(local, aabb);
-                mark_dirty(&mut self.dirty, region, r);
-            }
-        } else {
-            self.reslot(id, &mut slots, new);
-        }
+        self.reslot(id, &mut slots, new, filter);
         let p = &mut self.proxies[id as usize];
         p.slots = slots;
         p.range = Some(new);
-        if !self.oversized.is_empty() {
-            self.check_oversized.push(id);
-        }
     }
 
     /// Takes a proxy out of the cells; its pairs are then found by tests
-    /// against every proxy (after the cells have reported their ends).
-    pub(super) fn make_oversized(&mut self, id: ProxyKey) {
+    /// against every proxy (after the cells have updated).
+    fn make_oversized<F: PairFilter + ?Sized>(&mut self, id: ProxyKey, filter: &F) {
         let slots = std::mem::take(&mut self.proxies[id as usize].slots);
-        for &(r, local) in &slots {
-            self.leave(r, local);
+        for s in &slots {
+            self.leave(s.region, id, filter);
         }
-        let p = &mut self.proxies[id as usize];
-        p.range = None;
-        if !p.oversized {
-            p.oversized = true;
+        self.proxies[id as usize].range = None;
+        let m = &mut self.meta[id as usize];
+        if !m.oversized {
+            m.oversized = true;
             self.oversized.push(id);
         }
         self.check_oversized.push(id);
+    }
+
+    /// Drops `id`'s endpoints from region `r`, then ends each pair of `id`
+    /// with a proxy of that cell whose current boxes no longer overlap: the
+    /// cell saw the two together and no swap there will report them apart.
+    /// (Pairs still overlapping share another cell, whose lists keep them.)
+    fn leave<F: PairFilter + ?Sized>(&mut self, r: u32, id: ProxyKey, filter: &F) {
+        let region = &mut self.regions[r as usize];
+        drop_endpoints(region, id);
+        if self.table.has_pairs(id) {
+            let region = &self.regions[r as usize];
+            for q in region.keys() {
+                let key = pair_key(id, q);
+                if self.table.contains(key) && !self.pair_ok(id, q, filter) {
+                    self.table.remove(key);
+                }
+            }
+        }
     }
 
     /// Pairs involving oversized proxies, tested directly: an oversized
@@ -132,12 +140,12 @@ impl GridSweepAndPrune {
     pub(super) fn fix_oversized_pairs<F: PairFilter + ?Sized>(&mut self, filter: &F) {
         let check = std::mem::take(&mut self.check_oversized);
         for &id in &check {
-            if self.proxies[id as usize].state != State::Live {
+            if self.meta[id as usize].state != State::Live {
                 continue;
             }
-            if self.proxies[id as usize].oversized {
-                for q in 0..self.proxies.len() as ProxyKey {
-                    if q != id && self.proxies[q as usize].state == State::Live {
+            if self.meta[id as usize].oversized {
+                for q in 0..self.meta.len() as ProxyKey {
+                    if q != id && self.meta[q as usize].state == State::Live {
                         self.set_pair_exact(id, q, filter);
                     }
                 }
@@ -151,96 +159,96 @@ impl GridSweepAndPrune {
         self.check_oversized.clear();
     }
 
+    /// Whether the pair belongs in the table: not both static, current
+    /// boxes overlapping, allowed by the filter.
+    #[inline]
+    fn pair_ok<F: PairFilter + ?Sized>(&self, a: ProxyKey, b: ProxyKey, filter: &F) -> bool {
+        !(self.statics[a as usize] && self.statics[b as usize])
+            && self.boxes[a as usize].overlaps(&self.boxes[b as usize])
+            && filter.allows(a, b)
+    }
+
     pub(super) fn set_pair_exact<F: PairFilter + ?Sized>(
         &mut self,
         a: ProxyKey,
         b: ProxyKey,
         filter: &F,
     ) {
-        let (pa, pb) = (&self.proxies[a as usize], &self.proxies[b as usize]);
         let key = pair_key(a, b);
-        if !(pa.is_static && pb.is_static) && pa.aabb.overlaps(&pb.aabb) && filter.allows(a, b) {
+        if self.pair_ok(a, b, filter) {
             self.table.add(key);
         } else {
             self.table.remove(key);
         }
     }
 
-    /// Passes the filter changes on to the cells, before they update: a
-    /// proxy whose answer may have changed is re-asked in each of its cells,
-    /// a single pair in each cell both share (the cells then report the
-    /// pairs that start or stop being allowed); pairs with an oversized
-    /// proxy are re-tested after the cells.
-    pub(super) fn refresh_queued(&mut self) {
+    /// After the cells' update, the filter changes: a proxy whose answer
+    /// may have changed is asked again about every proxy of its cells (any
+    /// box overlapping its own shares a cell with it), a single pair
+    /// directly; pairs with an oversized proxy are re-tested after.
+    pub(super) fn refresh_queued<F: PairFilter + ?Sized>(&mut self, filter: &F) {
         let refresh = std::mem::take(&mut self.refresh);
         for &id in &refresh {
-            self.proxies[id as usize].refresh = false;
-            if self.proxies[id as usize].state != State::Live {
+            let m = &mut self.meta[id as usize];
+            m.refresh = false;
+            if m.state != State::Live {
                 continue;
             }
-            for &(r, local) in &self.proxies[id as usize].slots {
-                let region = &mut self.regions[r as usize];
-                region.sap.refilter(local);
-                mark_dirty(&mut self.dirty, region, r);
-            }
-            if !self.oversized.is_empty() {
+            if !self.oversized.is_empty() || m.oversized {
                 self.check_oversized.push(id);
+            }
+            for i in 0..self.proxies[id as usize].slots.len() {
+                let r = self.proxies[id as usize].slots[i].region as usize;
+                for j in 0..self.regions[r].axes[0].len() {
+                    let e = self.regions[r].axes[0][j];
+                    if !e.is_max() && e.proxy() != id {
+                        self.set_pair_exact(id, e.proxy(), filter);
+                    }
+                }
             }
         }
         self.refresh = refresh;
         self.refresh.clear();
         for i in 0..self.refresh_pairs.len() {
             let (a, b) = pair_ids(self.refresh_pairs[i]);
-            self.refresh_pair(a, b);
+            let live = |p: ProxyKey| {
+                self.meta
+                    .get(p as usize)
+                    .is_some_and(|m| m.state == State::Live)
+            };
+            if live(a) && live(b) {
+                self.set_pair_exact(a, b, filter);
+            }
         }
         self.refresh_pairs.clear();
     }
 
-    fn refresh_pair(&mut self, a: ProxyKey, b: ProxyKey) {
-        let live = |p: ProxyKey| {
-            self.proxies
-                .get(p as usize)
-                .is_some_and(|p| p.state == State::Live)
-        };
-        if !live(a) || !live(b) {
-            return;
-        }
-        let (pa, pb) = (&self.proxies[a as usize], &self.proxies[b as usize]);
-        if pa.oversized || pb.oversized {
-            self.check_oversized.push(a);
-            return;
-        }
-        for &(r, la) in &pa.slots {
-            if let Some(&(_, lb)) = pb.slots.iter().find(|s| s.0 == r) {
-                let region = &mut self.regions[r as usize];
-                region.sap.refilter_pair(la, lb);
-                mark_dirty(&mut self.dirty, region, r);
-            }
-        }
-    }
-
-    /// Leaves the cells outside `new`, moves in the kept ones, enters the new ones.
-    pub(super) fn reslot(
+    /// Leaves the cells outside `new`, marks the kept ones moved, enters
+    /// the new ones.
+    fn reslot<F: PairFilter + ?Sized>(
         &mut self,
         id: ProxyKey,
-        slots: &mut SmallVec<[(u32, u32); 8]>,
+        slots: &mut SmallVec<[Slot; MAX_INLINE_CELLS]>,
         new: [Cell; 2],
+        filter: &F,
     ) {
-        let aabb = self.proxies[id as usize].aabb;
         let inside = |c: &Cell| (0..3).all(|k| new[0][k] <= c[k] && c[k] <= new[1][k]);
         let mut kept: SmallVec<[Cell; 8]> = SmallVec::new();
         let mut i = 0;
         while i < slots.len() {
-            let (r, local) = slots[i];
-            let cell = self.cell_of_region(r);
+            let r = slots[i].region;
+            let cell = self.region_cells[r as usize];
             if inside(&cell) {
                 let region = &mut self.regions[r as usize];
-                let _ = region.sap.set_aabb(local, aabb);
+                region.moved.push(Moved {
+                    id,
+                    at: slots[i].at,
+                });
                 mark_dirty(&mut self.dirty, region, r);
                 kept.push(cell);
                 i += 1;
             } else {
-                self.leave(r, local);
+                self.leave(r, id, filter);
                 slots.swap_remove(i);
             }
         }
@@ -248,31 +256,22 @@ impl GridSweepAndPrune {
             for y in new[0][1]..=new[1][1] {
                 for z in new[0][2]..=new[1][2] {
                     if !kept.contains(&[x, y, z]) {
-                        slots.push(self.enter([x, y, z], id));
+                        slots.push(Slot::new(self.enter([x, y, z], id)));
                     }
                 }
             }
         }
     }
 
-    pub(super) fn cell_of_region(&self, r: u32) -> Cell {
-        // Regions are created in `enter`, which records the cell.
-        self.region_cells[r as usize]
-    }
-
-    pub(super) fn enter(&mut self, cell: Cell, id: ProxyKey) -> (u32, u32) {
+    /// Queues `id` to enter the cell's lists at the next update; returns
+    /// the cell's region (created if new).
+    fn enter(&mut self, cell: Cell, id: ProxyKey) -> u32 {
         let key = cell_key(cell);
         let r = match self.region_of.get(&key) {
             Some(&r) => r,
             None => {
                 let r = self.regions.len() as u32;
-                self.regions.push(Region {
-                    sap: SweepAndPrune::with_capacity(CELL_CAPACITY),
-                    globals: Vec::with_capacity(CELL_CAPACITY),
-                    free: Vec::with_capacity(CELL_CAPACITY),
-                    freed: Vec::with_capacity(CELL_CAPACITY),
-                    dirty: false,
-                });
+                self.regions.push(Region::with_capacity(CELL_CAPACITY));
                 self.region_cells.push(cell);
                 self.region_of.insert(key, r);
                 self.occupied = Some(match self.occupied {
@@ -282,54 +281,19 @@ impl GridSweepAndPrune {
                 r
             }
         };
-        let p = &self.proxies[id as usize];
         let region = &mut self.regions[r as usize];
-        let local = region.free.pop().unwrap_or(region.globals.len() as u32);
-        // The box was validated on the way in and the local id is free.
-        let _ = region.sap.insert(local, p.aabb, p.is_static);
-        if region.globals.len() <= local as usize {
-            region.globals.resize(local as usize + 1, 0);
-        }
-        region.globals[local as usize] = id;
+        region.entered.push(id);
         mark_dirty(&mut self.dirty, region, r);
-        (r, local)
+        r
     }
+}
 
-    /// Updates every touched cell and folds its pair changes into the table.
-    pub(super) fn update_regions<F: PairFilter + ?Sized>(&mut self, filter: &F) {
-        let dirty = std::mem::take(&mut self.dirty);
-        for &r in &dirty {
-            let Region {
-                sap,
-                globals,
-                dirty,
-                freed,
-                free,
-            } = &mut self.regions[r as usize];
-            *dirty = false;
-            sap.update(&CellFilter { globals, filter });
-            free.append(freed);
-            sap.drain_changes(&mut self.cell_changes);
-            let region = &self.regions[r as usize];
-            let s = region.sap.stats();
-            for k in 0..3 {
-                self.stats.swaps[k] += s.swaps[k];
-            }
-            self.stats.moved += s.moved;
-            self.stats.rebuilt |= s.rebuilt;
-            self.stats.sweep_tests += s.sweep_tests;
-            for &local_key in &self.cell_changes.ended {
-                let (a, b) = pair_ids(local_key);
-                let key = pair_key(region.globals[a as usize], region.globals[b as usize]);
-                self.table.release(key);
-            }
-            for &local_key in &self.cell_changes.started {
-                let (a, b) = pair_ids(local_key);
-                let key = pair_key(region.globals[a as usize], region.globals[b as usize]);
-                self.table.acquire(key);
-            }
-        }
-        self.dirty = dirty;
-        self.dirty.clear();
+/// Removes a proxy's endpoints from a cell's lists (and from its queue of
+/// entering proxies, if it had not entered yet).
+fn drop_endpoints(region: &mut Region, id: ProxyKey) {
+    for list in &mut region.axes {
+        list.retain(|e| e.proxy() != id);
     }
+    region.entered.retain(|&p| p != id);
+    region.moved.retain(|m| m.id != id);
 }

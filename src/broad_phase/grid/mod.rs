@@ -11,12 +11,34 @@
 //! whole update is linear in n. The cost is that a box overlapping a cell
 //! boundary lives in 2 to 8 cells.
 //!
-//! **Pairs.** Each cell's [`SweepAndPrune`] reports its own started / ended
-//! pairs; a global table counts in how many cells each pair overlaps, and
-//! a pair is active while that count is positive (and layers and the pair
-//! configuration allow it). Two boxes overlap iff they overlap in some cell
-//! they share, so the result is exactly the set of overlapping box pairs
-//! (tested against brute force).
+//! **Lean cells.** A cell is only its three lists: the endpoints carry the
+//! caller's keys, the boxes live once in the grid (`boxes`, by key), and
+//! every crossing decides a pair in the grid's one table. (An earlier
+//! version gave each cell a whole [`SweepAndPrune`](super::SweepAndPrune) with its own boxes,
+//! ids and pair table, and counted in how many cells each pair
+//! overlapped: the per-cell copies and bookkeeping cost a third of a frame
+//! when every body moved.)
+//!
+//! **Pairs, decided at crossings.** When, in some cell, a min endpoint
+//! passes a max one so that the two intervals start to overlap, the pair
+//! is stored if the two *current* boxes overlap (and they are not both
+//! static and the filter allows them); when the intervals stop overlapping
+//! the pair is dropped. This is exact because each cell's lists end every
+//! update sorted on the current values: insertion sort exchanges every
+//! out-of-order pair of endpoints, so in each cell both share, the last
+//! crossing of two proxies agrees with their final order, and two boxes
+//! overlap iff they overlap in every axis of a cell they share. The one
+//! event a crossing cannot see is a proxy *leaving* a cell: its endpoints
+//! are dropped there, and each of its pairs with a proxy of that cell whose
+//! boxes no longer overlap is dropped too (pairs still overlapping share
+//! another cell). The result is exactly the set of overlapping box pairs,
+//! tested against brute force after every update.
+//!
+//! **Finding a moved proxy's endpoints.** Each proxy remembers, per cell,
+//! where its six endpoints were when it last moved there; other proxies'
+//! moves shift them a little, so the search gallops from that hint to the
+//! endpoint holding the proxy's previous value (the lists hold the previous
+//! box, `listed`, until the update ends).
 //!
 //! **Cell size.** Given by the user, or chosen at the first update as 8
 //! times the median largest extent of the boxes. A box spanning more than
@@ -27,12 +49,14 @@ use glam::Vec3;
 use smallvec::SmallVec;
 
 mod cells;
+mod lists;
 mod spatial;
 
 use super::pairs::{PairMap, PairTable, pair_ids, pair_key};
+use super::sap::{Endpoint, SweepScratch};
 use super::{
     BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey, ProxyKey,
-    SweepAndPrune, check_insert, delegate_broad_phase,
+    check_insert, delegate_broad_phase,
 };
 use crate::math::Aabb;
 
@@ -42,46 +66,54 @@ pub const MAX_CELLS: usize = 64;
 /// Cell coordinates.
 type Cell = [i32; 3];
 
-/// Room reserved in each cell, so that steady-state frames do not allocate
-/// when proxies come and go across cell boundaries.
+/// Room reserved in each cell's lists, so that steady-state frames do not
+/// allocate when proxies come and go across cell boundaries.
 const CELL_CAPACITY: usize = 64;
 
-/// The caller's filter seen from a cell: local ids mapped to the caller's
-/// keys, so that a cell stores only allowed pairs.
-struct CellFilter<'a, F: ?Sized> {
-    globals: &'a [ProxyKey],
-    filter: &'a F,
-}
-
-impl<F: PairFilter + ?Sized> PairFilter for CellFilter<'_, F> {
-    #[inline]
-    fn allows(&self, a: ProxyKey, b: ProxyKey) -> bool {
-        self.filter
-            .allows(self.globals[a as usize], self.globals[b as usize])
-    }
-
-    #[inline]
-    fn group(&self, key: ProxyKey) -> u64 {
-        self.filter.group(self.globals[key as usize])
-    }
-
-    #[inline]
-    fn groups_pair(&self, g: u64, h: u64) -> bool {
-        self.filter.groups_pair(g, h)
-    }
-}
-
-/// One cell: its sweep and prune (keyed by local ids) and the map from its
-/// local ids to the caller's keys.
+/// One cell: its three sorted endpoint lists, holding the caller's keys,
+/// and what its next update must bring in.
 #[derive(Default)]
 struct Region {
-    sap: SweepAndPrune,
-    globals: Vec<ProxyKey>,
-    /// Local ids free for reuse.
-    free: Vec<u32>,
-    /// Local ids removed since the cell's last update (reusable after it).
-    freed: Vec<u32>,
+    axes: [Vec<Endpoint>; 3],
+    /// Proxies in the lists whose box changed since the last update.
+    moved: Vec<Moved>,
+    /// Proxies entering the cell: not in the lists yet.
+    entered: Vec<ProxyKey>,
     dirty: bool,
+    /// Re-sorts left to run from scratch (see `sap::SHUFFLED_UPDATES`).
+    shuffled: u8,
+}
+
+impl Region {
+    fn with_capacity(n: usize) -> Region {
+        Region {
+            axes: [0; 3].map(|_| Vec::with_capacity(2 * n)),
+            moved: Vec::with_capacity(n),
+            entered: Vec::with_capacity(n),
+            ..Region::default()
+        }
+    }
+
+    /// Number of proxies in the lists.
+    fn len(&self) -> usize {
+        self.axes[0].len() / 2
+    }
+
+    /// The proxies in the lists (each once: the min endpoints of x).
+    fn keys(&self) -> impl Iterator<Item = ProxyKey> + '_ {
+        self.axes[0]
+            .iter()
+            .filter(|e| !e.is_max())
+            .map(|e| e.proxy())
+    }
+}
+
+/// A moved proxy queued in a cell, with its position hints there (copied
+/// from its slot when queued, so the cell's update reads them in order).
+#[derive(Clone, Copy, Debug)]
+struct Moved {
+    id: ProxyKey,
+    at: [u16; 6],
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,33 +124,51 @@ enum State {
     Free,
 }
 
-#[derive(Clone, Debug)]
-struct Proxy {
-    aabb: Aabb,
+/// Cells a proxy keeps inline (a box of at most twice the cell size
+/// overlaps at most 8): moving between cells allocates nothing.
+const MAX_INLINE_CELLS: usize = 8;
+
+/// A cell a proxy lives in: its region and where its six endpoints were
+/// when last placed there (`[x_min, x_max, y_min, ...]`): a hint for
+/// finding them, as other proxies' moves shift them a little.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    region: u32,
+    at: [u16; 6],
+}
+
+impl Slot {
+    fn new(region: u32) -> Slot {
+        Slot { region, at: [0; 6] }
+    }
+}
+
+/// A proxy's flags: apart from its cells, four bytes a key, so that
+/// `set_aabb` and the end of an update touch little memory.
+#[derive(Clone, Copy, Debug)]
+struct Meta {
     state: State,
-    is_static: bool,
-    /// Cell range `[min, max]`, inclusive; `None` until placed or when oversized.
-    range: Option<[Cell; 2]>,
-    /// `(region, local id)` of each cell it lives in.
-    slots: SmallVec<[(u32, u32); 8]>,
     oversized: bool,
     queued: bool,
     refresh: bool,
 }
 
-impl Proxy {
-    fn free() -> Proxy {
-        Proxy {
-            aabb: Aabb::EMPTY,
-            state: State::Free,
-            is_static: false,
-            range: None,
-            slots: SmallVec::new(),
-            oversized: false,
-            queued: false,
-            refresh: false,
-        }
-    }
+impl Meta {
+    const FREE: Meta = Meta {
+        state: State::Free,
+        oversized: false,
+        queued: false,
+        refresh: false,
+    };
+}
+
+/// Where a proxy lives.
+#[derive(Clone, Debug, Default)]
+struct Proxy {
+    /// Cell range `[min, max]`, inclusive; `None` until placed or when oversized.
+    range: Option<[Cell; 2]>,
+    /// The cells it lives in.
+    slots: SmallVec<[Slot; MAX_INLINE_CELLS]>,
 }
 
 /// Sweep and prune per grid cell. See the module docs.
@@ -129,7 +179,16 @@ pub struct GridSweepAndPrune {
     region_cells: Vec<Cell>,
     region_of: PairMap<u32>,
     /// By key.
+    meta: Vec<Meta>,
+    /// By key.
     proxies: Vec<Proxy>,
+    /// Whether each proxy is static, by key.
+    statics: Vec<bool>,
+    /// Each proxy's current box, by key: what pairs are decided on.
+    boxes: Vec<Aabb>,
+    /// Each proxy's box as its endpoints in the lists hold it (the box of
+    /// the last update), by key: where a moved proxy's endpoints are found.
+    listed: Vec<Aabb>,
     /// Proxies in use.
     count: usize,
     queue: Vec<ProxyKey>,
@@ -141,12 +200,18 @@ pub struct GridSweepAndPrune {
     /// Proxies to test against the oversized ones after the cells update
     /// (and oversized proxies to test against everything).
     check_oversized: Vec<ProxyKey>,
-    /// A cell's changes, folded into `table` right after its update.
-    cell_changes: PairChanges,
     table: PairTable,
     stats: BroadPhaseStats,
     /// The range of cells that have a region (regions are never dropped).
     occupied: Option<[Cell; 2]>,
+    /// Buffers of a cell's from-scratch sweep.
+    sweep: SweepScratch,
+    /// Per proxy: the number of the last from-scratch sweep of a cell it
+    /// is in (see `lists`).
+    swept: Vec<u32>,
+    sweeps: u32,
+    /// The proxies of a cell being swept from scratch.
+    sweep_keys: Vec<ProxyKey>,
 }
 
 impl GridSweepAndPrune {
@@ -175,17 +240,24 @@ impl GridSweepAndPrune {
         check_insert(key, &aabb)?;
         let i = key as usize;
         if i >= self.proxies.len() {
-            self.proxies.resize_with(i + 1, Proxy::free);
+            self.meta.resize(i + 1, Meta::FREE);
+            self.proxies.resize_with(i + 1, Proxy::default);
+            self.boxes.resize(i + 1, Aabb::EMPTY);
+            self.listed.resize(i + 1, Aabb::EMPTY);
+            self.swept.resize(i + 1, 0);
+            self.statics.resize(i + 1, false);
         }
-        if self.proxies[i].state != State::Free {
+        if self.meta[i].state != State::Free {
             return Err(BroadPhaseError::KeyInUse(key));
         }
-        self.proxies[i] = Proxy {
-            aabb,
+        self.meta[i] = Meta {
             state: State::Live,
-            is_static,
-            ..Proxy::free()
+            ..Meta::FREE
         };
+        self.proxies[i] = Proxy::default();
+        self.statics[i] = is_static;
+        self.boxes[i] = aabb;
+        self.listed[i] = aabb;
         self.count += 1;
         self.enqueue(key);
         Ok(())
@@ -195,7 +267,7 @@ impl GridSweepAndPrune {
     /// key may be used again.
     pub fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {
         self.live(key)?;
-        self.proxies[key as usize].state = State::Removed;
+        self.meta[key as usize].state = State::Removed;
         self.count -= 1;
         self.removed.push(key);
         Ok(())
@@ -207,7 +279,7 @@ impl GridSweepAndPrune {
             return Err(BroadPhaseError::InvalidAabb);
         }
         self.live(id)?;
-        self.proxies[id as usize].aabb = aabb;
+        self.boxes[id as usize] = aabb;
         self.enqueue(id);
         Ok(())
     }
@@ -215,14 +287,8 @@ impl GridSweepAndPrune {
     /// Marks a proxy static or not.
     pub fn set_static(&mut self, id: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError> {
         self.live(id)?;
-        let p = &mut self.proxies[id as usize];
-        if p.is_static != is_static {
-            p.is_static = is_static;
-            for &(r, local) in &p.slots {
-                let region = &mut self.regions[r as usize];
-                let _ = region.sap.set_static(local, is_static);
-                mark_dirty(&mut self.dirty, region, r);
-            }
+        if self.statics[id as usize] != is_static {
+            self.statics[id as usize] = is_static;
             self.queue_refresh(id);
         }
         Ok(())
@@ -250,9 +316,10 @@ impl GridSweepAndPrune {
             self.choose_cell_size();
         }
         self.apply_removals();
-        self.place_queued();
-        self.refresh_queued();
+        self.place_queued(filter);
         self.update_regions(filter);
+        self.settle_queued();
+        self.refresh_queued(filter);
         self.fix_oversized_pairs(filter);
     }
 
@@ -293,7 +360,7 @@ impl GridSweepAndPrune {
 
     /// A proxy's box.
     pub fn aabb(&self, id: ProxyKey) -> Option<Aabb> {
-        self.live(id).ok().map(|_| self.proxies[id as usize].aabb)
+        self.live(id).ok().map(|_| self.boxes[id as usize])
     }
 
     /// Counters of the last update (swaps summed over the cells).
@@ -307,24 +374,24 @@ impl GridSweepAndPrune {
     }
 
     fn live(&self, id: ProxyKey) -> Result<(), BroadPhaseError> {
-        match self.proxies.get(id as usize) {
-            Some(p) if p.state == State::Live => Ok(()),
+        match self.meta.get(id as usize) {
+            Some(m) if m.state == State::Live => Ok(()),
             _ => Err(BroadPhaseError::UnknownProxy(id)),
         }
     }
 
     fn enqueue(&mut self, id: ProxyKey) {
-        let p = &mut self.proxies[id as usize];
-        if !p.queued {
-            p.queued = true;
+        let m = &mut self.meta[id as usize];
+        if !m.queued {
+            m.queued = true;
             self.queue.push(id);
         }
     }
 
     fn queue_refresh(&mut self, id: ProxyKey) {
-        let p = &mut self.proxies[id as usize];
-        if !p.refresh {
-            p.refresh = true;
+        let m = &mut self.meta[id as usize];
+        if !m.refresh {
+            m.refresh = true;
             self.refresh.push(id);
         }
     }
@@ -332,10 +399,11 @@ impl GridSweepAndPrune {
     /// 8 × the median largest extent of the boxes (1 if there are none).
     fn choose_cell_size(&mut self) {
         let mut extents: Vec<f32> = self
-            .proxies
+            .meta
             .iter()
-            .filter(|p| p.state == State::Live)
-            .map(|p| (p.aabb.max - p.aabb.min).max_element())
+            .zip(&self.boxes)
+            .filter(|(m, _)| m.state == State::Live)
+            .map(|(_, b)| (b.max - b.min).max_element())
             .collect();
         if extents.is_empty() {
             return;
@@ -386,42 +454,60 @@ fn cell_key(c: Cell) -> u64 {
 }
 
 impl GridSweepAndPrune {
-    /// Checks, after an update with `filter`: every cell's sweep and prune;
+    /// Checks, after an update with `filter`: every cell's lists sorted,
+    /// holding the current boxes of proxies whose range covers the cell;
     /// each live proxy in exactly the cells of its range (none when
-    /// oversized) under the right local ids; the pair table equal to the
-    /// overlapping, non-static pairs the filter allows.
+    /// oversized), with its two endpoints on each axis; the pair table
+    /// equal to the overlapping, non-static pairs the filter allows.
     pub fn validate<F: PairFilter + ?Sized>(&self, filter: &F) -> Result<(), InvariantError> {
         let err = |m: String| Err(InvariantError(m));
+        let mut ends = vec![0usize; self.proxies.len()];
         for (r, region) in self.regions.iter().enumerate() {
-            let cell = CellFilter {
-                globals: &region.globals,
-                filter,
-            };
-            region
-                .sap
-                .validate(&cell)
-                .map_err(|e| InvariantError(format!("cell {r}: {}", e.0)))?;
+            if region.dirty || !region.moved.is_empty() || !region.entered.is_empty() {
+                return err(format!("cell {r} has work left"));
+            }
+            for (axis, list) in region.axes.iter().enumerate() {
+                if list.windows(2).any(|w| w[1].before(w[0])) {
+                    return err(format!("cell {r}: list {axis} unsorted"));
+                }
+                for e in list {
+                    let p = e.proxy() as usize;
+                    let b = self.boxes.get(p).copied().unwrap_or(Aabb::EMPTY);
+                    let want = if e.is_max() { b.max[axis] } else { b.min[axis] };
+                    let live = self.meta.get(p).is_some_and(|m| m.state == State::Live);
+                    let placed = live && self.proxies[p].slots.iter().any(|s| s.region == r as u32);
+                    if !placed || e.value != want {
+                        return err(format!("cell {r}: stale endpoint of proxy {p}"));
+                    }
+                    ends[p] += 1;
+                }
+            }
         }
         for (key, p) in self.proxies.iter().enumerate() {
-            if p.state != State::Live {
+            let oversized = self.meta[key].oversized;
+            if self.meta[key].state != State::Live {
                 continue;
             }
             let cells: usize = p.range.map_or(0, |[lo, hi]| {
                 (0..3).map(|k| (hi[k] - lo[k]) as usize + 1).product()
             });
-            if p.slots.len() != cells || p.oversized != p.range.is_none() {
+            if p.slots.len() != cells || oversized != p.range.is_none() {
                 return err(format!(
                     "proxy {key}: {} slots for {cells} cells",
                     p.slots.len()
                 ));
             }
-            for &(r, local) in &p.slots {
-                let region = &self.regions[r as usize];
-                if region.globals.get(local as usize) != Some(&(key as ProxyKey))
-                    || region.sap.aabb(local) != Some(p.aabb)
-                {
-                    return err(format!("proxy {key}: cell {r} holds another box"));
-                }
+            let inside = |c: Cell| {
+                p.range
+                    .is_some_and(|[lo, hi]| (0..3).all(|k| lo[k] <= c[k] && c[k] <= hi[k]))
+            };
+            if ends[key] != 6 * cells
+                || !p
+                    .slots
+                    .iter()
+                    .all(|s| inside(self.region_cells[s.region as usize]))
+            {
+                return err(format!("proxy {key}: endpoints outside its cells"));
             }
         }
         self.table.validate().map_err(InvariantError)?;
@@ -430,14 +516,13 @@ impl GridSweepAndPrune {
 
     fn validate_pairs<F: PairFilter + ?Sized>(&self, filter: &F) -> Result<(), InvariantError> {
         let live: Vec<usize> = (0..self.proxies.len())
-            .filter(|&i| self.proxies[i].state == State::Live)
+            .filter(|&i| self.meta[i].state == State::Live)
             .collect();
         let mut want = 0;
         for (i, &a) in live.iter().enumerate() {
             for &b in &live[i + 1..] {
-                let (pa, pb) = (&self.proxies[a], &self.proxies[b]);
-                let pair = !(pa.is_static && pb.is_static)
-                    && pa.aabb.overlaps(&pb.aabb)
+                let pair = !(self.statics[a] && self.statics[b])
+                    && self.boxes[a].overlaps(&self.boxes[b])
                     && filter.allows(a as u32, b as u32);
                 if pair != self.table.contains(pair_key(a as u32, b as u32)) {
                     return Err(InvariantError(format!(

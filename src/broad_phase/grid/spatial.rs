@@ -99,15 +99,14 @@ impl GridSweepAndPrune {
     /// inserted or moved since the last update, and oversized ones.
     fn for_each_loose(&self, mut f: impl FnMut(ProxyKey, &Aabb)) {
         for &id in &self.queue {
-            let p = &self.proxies[id as usize];
-            if p.state == State::Live {
-                f(id, &p.aabb);
+            if self.meta[id as usize].state == State::Live {
+                f(id, &self.boxes[id as usize]);
             }
         }
         for &id in &self.oversized {
-            let p = &self.proxies[id as usize];
-            if p.state == State::Live && !p.queued {
-                f(id, &p.aabb);
+            let m = &self.meta[id as usize];
+            if m.state == State::Live && !m.queued {
+                f(id, &self.boxes[id as usize]);
             }
         }
     }
@@ -115,8 +114,8 @@ impl GridSweepAndPrune {
     /// Whether a proxy is in the cells' lists with its current box.
     #[inline]
     fn listed(&self, id: ProxyKey) -> bool {
-        let p = &self.proxies[id as usize];
-        p.state == State::Live && !p.queued && !p.oversized
+        let m = &self.meta[id as usize];
+        m.state == State::Live && !m.queued && !m.oversized
     }
 
     fn query_cells(&self, aabb: &Aabb, visit: &mut impl FnMut(ProxyKey)) {
@@ -159,7 +158,7 @@ impl GridSweepAndPrune {
     ) {
         let region = &self.regions[r as usize];
         for id in x_candidates(region, aabb.min.x, aabb.max.x) {
-            let b = &self.proxies[id as usize].aabb;
+            let b = &self.boxes[id as usize];
             if self.listed(id) && b.overlaps(aabb) && owns(self.cell_of(b.min.max(aabb.min))) {
                 visit(id);
             }
@@ -255,7 +254,8 @@ impl GridSweepAndPrune {
             let first = in_range(at.cell, range) && at.prev.is_none_or(|q| !in_range(q, range));
             if first
                 && self.listed(id)
-                && let Some((t, _)) = ray_box(line.origin, line.dir, &p.aabb, limit)
+                && let Some((t, _)) =
+                    ray_box(line.origin, line.dir, &self.boxes[id as usize], limit)
             {
                 limit = visit(id, t);
             }
@@ -271,10 +271,10 @@ impl GridSweepAndPrune {
         mut limit: f32,
         visit: &mut impl FnMut(ProxyKey, f32) -> f32,
     ) {
-        for (id, p) in self.proxies.iter().enumerate() {
+        for (id, b) in self.boxes.iter().enumerate() {
             let id = id as ProxyKey;
             if self.listed(id)
-                && let Some((t, _)) = ray_box(line.origin, line.dir, &p.aabb, limit)
+                && let Some((t, _)) = ray_box(line.origin, line.dir, b, limit)
             {
                 limit = visit(id, t);
             }
@@ -310,7 +310,7 @@ struct CellVisit {
 
 /// The keys of a cell's proxies whose x interval may meet `[lo, hi]`.
 fn x_candidates(region: &Region, lo: f32, hi: f32) -> impl Iterator<Item = ProxyKey> + '_ {
-    sap_x_candidates(region.sap.endpoints(0), lo, hi).map(|l| region.globals[l as usize])
+    sap_x_candidates(&region.axes[0], lo, hi)
 }
 
 fn in_range(c: Cell, [lo, hi]: [Cell; 2]) -> bool {

@@ -59,6 +59,9 @@ mod spatial;
 pub(crate) use spatial::x_candidates;
 mod sweep;
 
+pub(in crate::broad_phase) use sort::SwapCtx;
+pub(in crate::broad_phase) use sweep::{Boxes, SweepScratch, sweep_x};
+
 pub use endpoint::Endpoint;
 
 use super::pairs::{PairTable, pair_ids, pair_key};
@@ -96,12 +99,12 @@ const FREE: ProxyInfo = ProxyInfo {
 
 /// Above this many insertions in one update (and 1/16 of the proxies), the
 /// lists are sorted from scratch instead of sifting each new endpoint.
-const REBUILD_MIN_INSERTS: usize = 64;
+pub(in crate::broad_phase) const REBUILD_MIN_INSERTS: usize = 64;
 
 /// When at least 1/`RESORT_FRACTION` of the proxies moved, all endpoint
 /// values are refreshed in list order and the lists insertion-sorted whole
 /// (sequential memory access), instead of sifting each moved proxy.
-const RESORT_FRACTION: usize = 3;
+pub(in crate::broad_phase) const RESORT_FRACTION: usize = 3;
 
 /// Swaps (summed over the three lists) after which an incremental update
 /// gives up and sorts from scratch: insertion sort is linear only while
@@ -111,14 +114,14 @@ const RESORT_FRACTION: usize = 3;
 /// for `e` endpoints per list; coherent scenes stay far below it (the
 /// multibody benchmark at 10 000 bodies: 1.3 · 10^5 swaps per frame against
 /// a budget of 1.2 · 10^6).
-fn swap_budget(proxies: usize) -> u64 {
+pub(in crate::broad_phase) fn swap_budget(proxies: usize) -> u64 {
     let e = 2 * proxies.max(1) as u64;
     4 * e * (u64::from(e.ilog2()) + 1)
 }
 
 /// After a whole-list re-sort ran over [`swap_budget`], the next this many
 /// re-sorts sort from scratch without trying insertion first.
-const SHUFFLED_UPDATES: u8 = 8;
+pub(in crate::broad_phase) const SHUFFLED_UPDATES: u8 = 8;
 
 /// The sweep-and-prune broad phase. See the module docs.
 #[derive(Default)]

@@ -4,18 +4,43 @@
 use super::{
     Endpoint, PairFilter, PairTable, ProxyInfo, State, SweepAndPrune, allowed, pair_ids, pair_key,
 };
+use crate::broad_phase::ProxyKey;
 use crate::math::Aabb;
 
-/// What a swap needs to know and may change.
-struct SwapCtx<'a, F: ?Sized> {
-    aabbs: &'a [Aabb],
-    info: &'a [ProxyInfo],
-    table: &'a mut PairTable,
-    positions: &'a mut [[u32; 6]],
-    filter: &'a F,
+/// Which proxies are static (static proxies never pair with each other).
+pub(in crate::broad_phase) trait StaticFlags {
+    /// Whether proxy `p` is static.
+    fn is_static(&self, p: ProxyKey) -> bool;
 }
 
-impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
+impl StaticFlags for [bool] {
+    #[inline]
+    fn is_static(&self, p: ProxyKey) -> bool {
+        self[p as usize]
+    }
+}
+
+impl StaticFlags for [ProxyInfo] {
+    #[inline]
+    fn is_static(&self, p: ProxyKey) -> bool {
+        self[p as usize].is_static
+    }
+}
+
+/// What a swap needs to know and may change: the proxies' current boxes
+/// (indexed by the keys in the endpoints), their static flags, the pair
+/// table and the caller's filter. The single sweep and prune also keeps
+/// each endpoint's position up to date (`positions`); the grid's cells,
+/// which find endpoints by binary search, pass none.
+pub(in crate::broad_phase) struct SwapCtx<'a, F: ?Sized, S: ?Sized> {
+    pub aabbs: &'a [Aabb],
+    pub statics: &'a S,
+    pub table: &'a mut PairTable,
+    pub positions: Option<&'a mut [[u32; 6]]>,
+    pub filter: &'a F,
+}
+
+impl<F: PairFilter + ?Sized, S: StaticFlags + ?Sized> SwapCtx<'_, F, S> {
     /// Endpoint `e` moved past `o` (leftwards when `moving_left`).
     #[inline]
     fn crossed(&mut self, e: Endpoint, o: Endpoint, moving_left: bool) {
@@ -27,7 +52,8 @@ impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
         // A min moving left past a max, or a max moving right past a min,
         // sets this axis's flag; the opposite swaps clear it.
         if moving_left != e.is_max() {
-            let both_static = self.info[a].is_static && self.info[b].is_static;
+            let both_static =
+                self.statics.is_static(e.proxy()) && self.statics.is_static(o.proxy());
             if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) && allowed(self.filter, key) {
                 self.table.add(key);
             }
@@ -39,7 +65,7 @@ impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
     /// Sorts a whole list by insertion, toggling pairs on each swap (no
     /// positions are maintained); returns the number of swaps, or `None`
     /// (the list left unsorted) once they exceed `budget`.
-    fn insertion_sort(&mut self, list: &mut [Endpoint], budget: u64) -> Option<u64> {
+    pub fn insertion_sort(&mut self, list: &mut [Endpoint], budget: u64) -> Option<u64> {
         let mut swaps = 0;
         for i in 1..list.len() {
             if swaps > budget {
@@ -58,28 +84,47 @@ impl<F: PairFilter + ?Sized> SwapCtx<'_, F> {
         Some(swaps)
     }
 
-    /// Moves the endpoint at `i` of `list` to its sorted place; returns the
-    /// number of swaps.
-    fn sift(&mut self, list: &mut [Endpoint], axis: usize, mut i: usize) -> u64 {
+    /// Moves the endpoint at `i` of `list` to its sorted place (keeping
+    /// the positions, if any); returns the number of swaps.
+    pub fn sift(&mut self, list: &mut [Endpoint], axis: usize, i: usize) -> u64 {
+        i.abs_diff(self.sift_to(list, axis, i)) as u64
+    }
+
+    /// [`sift`](Self::sift), returning where the endpoint ended.
+    pub fn sift_to(&mut self, list: &mut [Endpoint], axis: usize, mut i: usize) -> usize {
         let e = list[i];
-        let start = i;
         while i > 0 && e.before(list[i - 1]) {
             let o = list[i - 1];
             self.crossed(e, o, true);
             list[i] = o;
-            self.positions[o.proxy() as usize][o.slot(axis)] = i as u32;
+            self.record(o, axis, i);
             i -= 1;
         }
         while i + 1 < list.len() && list[i + 1].before(e) {
             let o = list[i + 1];
             self.crossed(e, o, false);
             list[i] = o;
-            self.positions[o.proxy() as usize][o.slot(axis)] = i as u32;
+            self.record(o, axis, i);
             i += 1;
         }
         list[i] = e;
-        self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
-        start.abs_diff(i) as u64
+        self.record(e, axis, i);
+        i
+    }
+
+    /// The recorded position of slot `slot` of proxy `id` (0 without positions).
+    #[inline]
+    fn position(&self, id: ProxyKey, slot: usize) -> usize {
+        self.positions
+            .as_deref()
+            .map_or(0, |p| p[id as usize][slot] as usize)
+    }
+
+    #[inline]
+    fn record(&mut self, e: Endpoint, axis: usize, i: usize) {
+        if let Some(positions) = self.positions.as_deref_mut() {
+            positions[e.proxy() as usize][e.slot(axis)] = i as u32;
+        }
     }
 }
 
@@ -88,16 +133,16 @@ impl SweepAndPrune {
         &'a mut self,
         filter: &'a F,
     ) -> (
-        SwapCtx<'a, F>,
+        SwapCtx<'a, F, [ProxyInfo]>,
         &'a mut [Vec<Endpoint>; 3],
         &'a mut super::BroadPhaseStats,
     ) {
         (
             SwapCtx {
                 aabbs: &self.aabbs,
-                info: &self.info,
+                statics: self.info.as_slice(),
                 table: &mut self.table,
-                positions: &mut self.positions,
+                positions: Some(&mut self.positions),
                 filter,
             },
             &mut self.axes,
@@ -164,12 +209,12 @@ impl SweepAndPrune {
             for (axis, list) in axes.iter_mut().enumerate() {
                 let slots = [axis * 2, axis * 2 + 1];
                 let new = [aabb.min[axis], aabb.max[axis]];
-                let old_min = list[ctx.positions[id as usize][slots[0]] as usize].value;
+                let old_min = list[ctx.position(id, slots[0])].value;
                 // Moving left: min first; otherwise max first. The other end
                 // keeps its old value while the first one sifts.
                 let order = if new[0] < old_min { [0, 1] } else { [1, 0] };
                 for end in order {
-                    let pos = ctx.positions[id as usize][slots[end]] as usize;
+                    let pos = ctx.position(id, slots[end]);
                     list[pos].value = new[end];
                     stats.swaps[axis] += ctx.sift(list, axis, pos);
                 }
@@ -204,12 +249,12 @@ impl SweepAndPrune {
                 for (is_max, value) in [(false, aabb.min[axis]), (true, aabb.max[axis])] {
                     let pos = list.len();
                     list.push(Endpoint::new(value, id, is_max));
-                    ctx.positions[id as usize][axis * 2 + usize::from(is_max)] = pos as u32;
+                    ctx.record(list[pos], axis, pos);
                 }
                 // Both ends arrive from the right: min first.
                 let n = list.len();
                 stats.swaps[axis] += ctx.sift(list, axis, n - 2);
-                let pos = ctx.positions[id as usize][axis * 2 + 1] as usize;
+                let pos = ctx.position(id, axis * 2 + 1);
                 stats.swaps[axis] += ctx.sift(list, axis, pos);
             }
         }

@@ -1,7 +1,9 @@
 //! From-scratch paths: a full sort and sweep after many insertions, and the
 //! per-proxy recomputation after a change of layers or static flag.
 
+use super::sort::StaticFlags;
 use super::{Endpoint, PairFilter, ProxyKey, State, SweepAndPrune, allowed, pair_ids, pair_key};
+use crate::math::Aabb;
 
 impl SweepAndPrune {
     /// Sorts all lists from scratch and recomputes the pair set by one sweep
@@ -27,58 +29,18 @@ impl SweepAndPrune {
             list.sort_unstable_by_key(|e| e.sort_key());
         }
         self.reindex();
-        let mut scratch = std::mem::take(&mut self.sweep_scratch);
-        self.stats.sweep_tests += self.sweep_x(filter, &mut scratch);
-        let found = &mut scratch.found;
-        found.sort_unstable();
+        let scratch = &mut self.sweep_scratch;
+        let boxes = Boxes {
+            aabbs: &self.aabbs,
+            statics: self.info.as_slice(),
+        };
+        self.stats.sweep_tests += sweep_x(&self.axes[0], boxes, filter, scratch);
+        let found = &scratch.found;
         self.table
             .remove_where(|k| found.binary_search(&k).is_err());
-        for &key in found.iter() {
+        for &key in found {
             self.table.add(key);
         }
-        self.sweep_scratch = scratch;
-    }
-
-    /// All overlapping, non-static-static pairs the filter allows, by a
-    /// sweep of the x list, into `scratch.found`. The open boxes are kept
-    /// per class (the filter's group and the static flag, see
-    /// [`OpenClasses`]), and a box is tested only against the classes it
-    /// may pair with: a stack of statics or a mutually filtered crowd in one
-    /// spot costs a sort, not a test of every pair. Allocates nothing once
-    /// `scratch` has grown to the scene. Returns the number of box tests.
-    fn sweep_x<F: PairFilter + ?Sized>(&self, filter: &F, scratch: &mut SweepScratch) -> u64 {
-        let mut tests = 0;
-        let SweepScratch { found, slot, open } = scratch;
-        found.clear();
-        // Per proxy: its class and its index in that class's open list.
-        slot.clear();
-        slot.resize(self.aabbs.len(), (0, 0));
-        open.reset();
-        for e in &self.axes[0] {
-            let p = e.proxy();
-            if e.is_max() {
-                let (class, i) = slot[p as usize];
-                if let Some(moved) = open.close(class, i) {
-                    slot[moved as usize].1 = i;
-                }
-                continue;
-            }
-            let is_static = self.info[p as usize].is_static;
-            let class = open.class_of(filter.group(p), is_static, filter);
-            let box_p = &self.aabbs[p as usize];
-            for q in open.partners(class) {
-                tests += 1;
-                // The catch-all class may hold statics.
-                if !(is_static && self.info[q as usize].is_static)
-                    && box_p.overlaps(&self.aabbs[q as usize])
-                    && filter.allows(p, q)
-                {
-                    found.push(pair_key(p, q));
-                }
-            }
-            slot[p as usize] = (class, open.open(class, p));
-        }
-        tests
     }
 
     /// Recomputes the pairs of proxies whose filter answer or static flag
@@ -128,6 +90,70 @@ impl SweepAndPrune {
     }
 }
 
+/// The boxes a sweep reads (indexed by the keys in the endpoints) and the
+/// proxies' static flags.
+pub(in crate::broad_phase) struct Boxes<'a, S: ?Sized> {
+    pub aabbs: &'a [Aabb],
+    pub statics: &'a S,
+}
+
+impl<S: ?Sized> Clone for Boxes<'_, S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: ?Sized> Copy for Boxes<'_, S> {}
+
+/// All overlapping, non-static-static pairs the filter allows among the
+/// proxies of the sorted x list `xs`, by one sweep, into `scratch.found`
+/// (sorted). The open boxes are kept per class (the filter's group and the
+/// static flag, see [`OpenClasses`]), and a box is tested only against the
+/// classes it may pair with: a stack of statics or a mutually filtered
+/// crowd in one spot costs a sort, not a test of every pair. Allocates
+/// nothing once `scratch` has grown to the scene. Returns the number of box
+/// tests.
+pub(in crate::broad_phase) fn sweep_x<F: PairFilter + ?Sized, S: StaticFlags + ?Sized>(
+    xs: &[Endpoint],
+    boxes: Boxes<'_, S>,
+    filter: &F,
+    scratch: &mut SweepScratch,
+) -> u64 {
+    let mut tests = 0;
+    let SweepScratch { found, slot, open } = scratch;
+    found.clear();
+    // Per proxy: its class and its index in that class's open list.
+    slot.clear();
+    slot.resize(boxes.aabbs.len(), (0, 0));
+    open.reset();
+    for e in xs {
+        let p = e.proxy();
+        if e.is_max() {
+            let (class, i) = slot[p as usize];
+            if let Some(moved) = open.close(class, i) {
+                slot[moved as usize].1 = i;
+            }
+            continue;
+        }
+        let is_static = boxes.statics.is_static(p);
+        let class = open.class_of(filter.group(p), is_static, filter);
+        let box_p = &boxes.aabbs[p as usize];
+        for q in open.partners(class) {
+            tests += 1;
+            // The catch-all class may hold statics.
+            if !(is_static && boxes.statics.is_static(q))
+                && box_p.overlaps(&boxes.aabbs[q as usize])
+                && filter.allows(p, q)
+            {
+                found.push(pair_key(p, q));
+            }
+        }
+        slot[p as usize] = (class, open.open(class, p));
+    }
+    found.sort_unstable();
+    tests
+}
+
 /// Above this many classes, further groups share one catch-all class that
 /// pairs with every class (its pairs are still asked of the filter).
 const MAX_CLASSES: usize = 32;
@@ -146,7 +172,7 @@ struct OpenClass {
 /// Classes past `used` are spare, kept with their buffers for the next
 /// sweep.
 #[derive(Default)]
-pub(super) struct OpenClasses {
+pub(in crate::broad_phase) struct OpenClasses {
     classes: Vec<OpenClass>,
     used: usize,
 }
@@ -154,9 +180,9 @@ pub(super) struct OpenClasses {
 /// The buffers of a from-scratch sweep, kept between rebuilds so that a
 /// crowd rebuilt every frame allocates nothing.
 #[derive(Default)]
-pub(super) struct SweepScratch {
-    /// The pairs found.
-    found: Vec<u64>,
+pub(in crate::broad_phase) struct SweepScratch {
+    /// The pairs found, sorted.
+    pub found: Vec<u64>,
     /// Per proxy: its class and its index in that class's open list.
     slot: Vec<(u32, u32)>,
     open: OpenClasses,

@@ -1,0 +1,310 @@
+//! A cell's update: its moved and entering proxies brought into its three
+//! lists by insertion sort, every crossing deciding a pair in the grid's
+//! one table; a from-scratch sort and sweep when that would cost more.
+//!
+//! The cells' endpoints carry the caller's keys, and a crossing reads the
+//! proxies' current boxes from the grid's one array, so a cell is nothing
+//! but its lists: no per-cell boxes, ids or pair tables. A moved proxy's
+//! endpoints are found by binary search on the values of its previous box
+//! (`listed`), which the lists hold until the update ends. The paths and
+//! their thresholds are those of the single sweep and prune
+//! ([`SweepAndPrune`](crate::broad_phase::SweepAndPrune)): a whole-list
+//! re-sort when a third of the cell moved, per-proxy sifts otherwise, a
+//! from-scratch sort and sweep over the swap budget or for many arrivals.
+
+use super::{GridSweepAndPrune, Moved, PairFilter, Proxy, ProxyKey, Region, pair_ids};
+use crate::broad_phase::sap::{
+    Boxes, Endpoint, REBUILD_MIN_INSERTS, RESORT_FRACTION, SHUFFLED_UPDATES, SwapCtx, swap_budget,
+    sweep_x,
+};
+use crate::math::Aabb;
+
+/// What a cell's update reads and writes outside the cell: the swaps'
+/// context (current boxes, static flags, the pair table, the filter), the
+/// boxes the lists hold, the proxies (their slots keep position hints) and
+/// the swaps so far against the budget.
+struct CellCtx<'a, F: ?Sized> {
+    swap: SwapCtx<'a, F, [bool]>,
+    listed: &'a [Aabb],
+    proxies: &'a mut [Proxy],
+    region: u32,
+    budget: u64,
+    swaps: [u64; 3],
+}
+
+impl<F: ?Sized> CellCtx<'_, F> {
+    fn over_budget(&self) -> bool {
+        self.swaps.iter().sum::<u64>() > self.budget
+    }
+
+    /// `id`'s position hints in this cell.
+    fn hints(&mut self, id: ProxyKey) -> Option<&mut [u16; 6]> {
+        let r = self.region;
+        self.proxies[id as usize]
+            .slots
+            .iter_mut()
+            .find(|s| s.region == r)
+            .map(|s| &mut s.at)
+    }
+}
+
+impl GridSweepAndPrune {
+    /// Updates every touched cell.
+    pub(super) fn update_regions<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+        for i in 0..self.dirty.len() {
+            let r = self.dirty[i] as usize;
+            let region = &mut self.regions[r];
+            region.dirty = false;
+            let mut ctx = CellCtx {
+                swap: SwapCtx {
+                    aabbs: &self.boxes,
+                    statics: self.statics.as_slice(),
+                    table: &mut self.table,
+                    positions: None,
+                    filter,
+                },
+                listed: &self.listed,
+                proxies: &mut self.proxies,
+                region: r as u32,
+                budget: 0,
+                swaps: [0; 3],
+            };
+            let done = update_incrementally(region, &mut ctx);
+            for (total, s) in self.stats.swaps.iter_mut().zip(ctx.swaps) {
+                *total += s;
+            }
+            if !done {
+                self.rebuild_region(r, filter);
+            }
+            let region = &mut self.regions[r];
+            region.moved.clear();
+            region.entered.clear();
+        }
+        self.dirty.clear();
+    }
+
+    /// Sorts a cell's lists from scratch and finds its pairs by one sweep:
+    /// every pair of the cell's proxies is then decided (found: stored;
+    /// not found: their boxes do not overlap, or may not pair).
+    fn rebuild_region<F: PairFilter + ?Sized>(&mut self, r: usize, filter: &F) {
+        self.stats.rebuilt = true;
+        self.sweeps = self.sweeps.wrapping_add(1).max(1);
+        let now = self.sweeps;
+        let region = &mut self.regions[r];
+        // The cell's proxies: those in the lists and those entering.
+        let keys = &mut self.sweep_keys;
+        keys.clear();
+        keys.extend(region.keys());
+        keys.append(&mut region.entered);
+        region.moved.clear();
+        for (axis, list) in region.axes.iter_mut().enumerate() {
+            list.clear();
+            for &id in keys.iter() {
+                let b = &self.boxes[id as usize];
+                list.push(Endpoint::new(b.min[axis], id, false));
+                list.push(Endpoint::new(b.max[axis], id, true));
+            }
+            list.sort_unstable_by_key(|e| e.sort_key());
+        }
+        for &id in keys.iter() {
+            self.swept[id as usize] = now;
+        }
+        let boxes = Boxes {
+            aabbs: &self.boxes,
+            statics: self.statics.as_slice(),
+        };
+        self.stats.sweep_tests += sweep_x(&region.axes[0], boxes, filter, &mut self.sweep);
+        let (found, swept) = (&self.sweep.found, &self.swept);
+        self.table.remove_where(|k| {
+            let (a, b) = pair_ids(k);
+            swept[a as usize] == now && swept[b as usize] == now && found.binary_search(&k).is_err()
+        });
+        for &key in found {
+            self.table.add(key);
+        }
+    }
+}
+
+/// Brings the cell's moved and entering proxies into its lists by
+/// insertion sort; `false` when a sort from scratch should do it instead
+/// (many arrivals, or swaps over the budget: the lists are then left with
+/// every proxy once, in the lists or still entering, unsorted).
+fn update_incrementally<F: PairFilter + ?Sized>(
+    region: &mut Region,
+    ctx: &mut CellCtx<'_, F>,
+) -> bool {
+    let n = region.len();
+    let entering = region.entered.len();
+    if entering >= REBUILD_MIN_INSERTS && entering * 16 >= n + entering {
+        return false;
+    }
+    ctx.budget = swap_budget(n + entering);
+    let resort = region.moved.len() * RESORT_FRACTION >= n;
+    if resort && region.shuffled > 0 {
+        // The last re-sorts ran over budget: from scratch for a while.
+        region.shuffled -= 1;
+        false
+    } else if resort {
+        let sorted = resort_all(region, ctx);
+        if !sorted {
+            region.shuffled = SHUFFLED_UPDATES;
+        }
+        sorted
+    } else {
+        sift_moved(region, ctx) && sift_entered(region, ctx)
+    }
+}
+
+/// Appends the entering proxies, refreshes every endpoint from the current
+/// boxes (one pass per list) and insertion-sorts each list whole; `false`
+/// once the swaps exceed the budget. (Position hints go stale.)
+fn resort_all<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) -> bool {
+    for (axis, list) in region.axes.iter_mut().enumerate() {
+        for &id in &region.entered {
+            list.push(Endpoint::new(0.0, id, false));
+            list.push(Endpoint::new(0.0, id, true));
+        }
+        for e in list.iter_mut() {
+            let b = &ctx.swap.aabbs[e.proxy() as usize];
+            e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
+        }
+        let left = ctx.budget.saturating_sub(ctx.swaps.iter().sum());
+        match ctx.swap.insertion_sort(list, left) {
+            Some(s) => ctx.swaps[axis] += s,
+            None => {
+                region.entered.clear();
+                return false;
+            }
+        }
+    }
+    region.entered.clear();
+    true
+}
+
+/// Sifts each moved proxy's endpoints to their new values, one proxy at a
+/// time (the lists sorted after each): on each axis the min first when
+/// the box moved left, the max first otherwise. `false` once the swaps
+/// exceed the budget.
+fn sift_moved<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) -> bool {
+    for &Moved { id, mut at } in &region.moved {
+        let (old, new) = (ctx.listed[id as usize], ctx.swap.aabbs[id as usize]);
+        for (axis, list) in region.axes.iter_mut().enumerate() {
+            let ends = [
+                (false, old.min[axis], new.min[axis]),
+                (true, old.max[axis], new.max[axis]),
+            ];
+            let order = if new.min[axis] < old.min[axis] {
+                [0, 1]
+            } else {
+                [1, 0]
+            };
+            for end in order {
+                let (is_max, from, to) = ends[end];
+                let k = 2 * axis + end;
+                let Some(pos) = find(list, id, is_max, from, at[k] as usize) else {
+                    // Not where its box says: sort from scratch.
+                    return false;
+                };
+                list[pos].value = to;
+                let to_pos = ctx.swap.sift_to(list, axis, pos);
+                ctx.swaps[axis] += pos.abs_diff(to_pos) as u64;
+                at[k] = hint(to_pos);
+            }
+        }
+        if let Some(hints) = ctx.hints(id) {
+            *hints = at;
+        }
+        if ctx.over_budget() {
+            return false;
+        }
+    }
+    true
+}
+
+/// Appends and sifts the entering proxies' endpoints (both arrive from the
+/// right: min first). `false`, the rest left entering, once the swaps
+/// exceed the budget.
+fn sift_entered<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) -> bool {
+    for done in 0..region.entered.len() {
+        if ctx.over_budget() {
+            region.entered.drain(..done);
+            return false;
+        }
+        let id: ProxyKey = region.entered[done];
+        let b = ctx.swap.aabbs[id as usize];
+        let mut at = [0u16; 6];
+        for (axis, list) in region.axes.iter_mut().enumerate() {
+            list.push(Endpoint::new(b.min[axis], id, false));
+            list.push(Endpoint::new(b.max[axis], id, true));
+            let n = list.len();
+            let min_at = ctx.swap.sift_to(list, axis, n - 2);
+            // The min moved left of n - 2 only: the max is still last.
+            let max_at = ctx.swap.sift_to(list, axis, n - 1);
+            ctx.swaps[axis] += ((n - 2 - min_at) + (n - 1 - max_at)) as u64;
+            at[2 * axis] = hint(min_at);
+            at[2 * axis + 1] = hint(max_at);
+        }
+        if let Some(hints) = ctx.hints(id) {
+            *hints = at;
+        }
+    }
+    region.entered.clear();
+    true
+}
+
+/// A position as a hint (a list longer than `u16::MAX` gets the last one:
+/// the search gallops from there).
+fn hint(pos: usize) -> u16 {
+    pos.min(usize::from(u16::MAX)) as u16
+}
+
+/// The position of `id`'s min or max endpoint, at `value`, in a sorted
+/// list: galloping from `hint` to the stretch of endpoints at `value`
+/// (O(log d) for a hint d places off), then along it.
+fn find(list: &[Endpoint], id: ProxyKey, is_max: bool, value: f32, hint: usize) -> Option<usize> {
+    let len = list.len();
+    let left_of = |i: usize| list[i].value < value;
+    let h = hint.min(len.checked_sub(1)?);
+    // The first index whose value is not below `value` lies in (lo, hi].
+    let (mut lo, mut hi) = if left_of(h) {
+        let mut step = 1;
+        let mut lo = h;
+        loop {
+            let next = h + step;
+            if next >= len || !left_of(next) {
+                break (lo, next.min(len));
+            }
+            lo = next;
+            step *= 2;
+        }
+    } else {
+        let mut step = 1;
+        let mut hi = h;
+        loop {
+            if step > h {
+                break (usize::MAX, hi);
+            }
+            let next = h - step;
+            if left_of(next) {
+                break (next, hi);
+            }
+            hi = next;
+            step *= 2;
+        }
+    };
+    // Binary search in (lo, hi]: `lo` is left of the value (or none is).
+    while lo.wrapping_add(1) < hi {
+        let mid = lo.wrapping_add(1) + (hi - lo.wrapping_add(1)) / 2;
+        if left_of(mid) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let from = hi;
+    list[from..]
+        .iter()
+        .take_while(|e| e.value == value)
+        .position(|e| e.proxy() == id && e.is_max() == is_max)
+        .map(|i| from + i)
+}
