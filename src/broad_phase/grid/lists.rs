@@ -164,12 +164,8 @@ fn resort_all<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_,
             list.push(Endpoint::new(0.0, id, false));
             list.push(Endpoint::new(0.0, id, true));
         }
-        for e in list.iter_mut() {
-            let b = &ctx.swap.aabbs[e.proxy() as usize];
-            e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
-        }
         let left = ctx.budget.saturating_sub(ctx.swaps.iter().sum());
-        match ctx.swap.insertion_sort(list, left) {
+        match ctx.swap.refresh_and_sort(list, axis, left) {
             Some(s) => ctx.swaps[axis] += s,
             None => {
                 region.entered.clear();

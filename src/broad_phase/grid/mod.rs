@@ -175,6 +175,8 @@ struct Proxy {
 #[derive(Default)]
 pub struct GridSweepAndPrune {
     cell: f32,
+    /// `1 / cell`.
+    inv_cell: f32,
     regions: Vec<Region>,
     region_cells: Vec<Cell>,
     region_of: PairMap<u32>,
@@ -217,10 +219,12 @@ pub struct GridSweepAndPrune {
 impl GridSweepAndPrune {
     /// An empty broad phase; `cell_size` `None` chooses it at the first update.
     pub fn new(cell_size: Option<f32>) -> Self {
+        let cell = cell_size
+            .filter(|c| c.is_finite() && *c > 0.0)
+            .unwrap_or(0.0);
         Self {
-            cell: cell_size
-                .filter(|c| c.is_finite() && *c > 0.0)
-                .unwrap_or(0.0),
+            cell,
+            inv_cell: if cell > 0.0 { 1.0 / cell } else { 0.0 },
             ..Default::default()
         }
     }
@@ -411,6 +415,7 @@ impl GridSweepAndPrune {
         let mid = extents.len() / 2;
         let median = *extents.select_nth_unstable_by(mid, f32::total_cmp).1;
         self.cell = (8.0 * median).max(f32::MIN_POSITIVE.sqrt());
+        self.inv_cell = 1.0 / self.cell;
     }
 
     fn cell_range(&self, aabb: &Aabb) -> [Cell; 2] {
@@ -420,7 +425,7 @@ impl GridSweepAndPrune {
     /// The cell holding `v` (coordinates clamped to ±1e9 cells).
     #[inline]
     fn cell_of(&self, v: Vec3) -> Cell {
-        let c = (v * (1.0 / self.cell)).clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
+        let c = (v * self.inv_cell).clamp(Vec3::splat(-1e9), Vec3::splat(1e9));
         [fast_floor(c.x), fast_floor(c.y), fast_floor(c.z)]
     }
 }

