@@ -288,12 +288,11 @@ impl GridSweepAndPrune {
     }
 }
 
-/// Removes a proxy's endpoints from a cell's lists (and from its queue of
-/// entering proxies, if it had not entered yet).
+/// Removes a proxy's endpoints from a cell's lists. (The cell's moved and
+/// entering queues never hold it here: they are empty between updates, and
+/// during placement a proxy leaving a cell was never queued in it.)
 fn drop_endpoints(region: &mut Region, id: ProxyKey) {
     for list in &mut region.axes {
         list.retain(|e| e.proxy() != id);
     }
-    region.entered.retain(|&p| p != id);
-    region.moved.retain(|m| m.id != id);
 }

@@ -5,8 +5,9 @@
 //! The cells' endpoints carry the caller's keys, and a crossing reads the
 //! proxies' current boxes from the grid's one array, so a cell is nothing
 //! but its lists: no per-cell boxes, ids or pair tables. A moved proxy's
-//! endpoints are found by binary search on the values of its previous box
-//! (`listed`), which the lists hold until the update ends. The paths and
+//! endpoints are found by galloping from its position hints to the values
+//! of its previous box (`listed`), which the lists hold until the update
+//! ends. The paths and
 //! their thresholds are those of the single sweep and prune
 //! ([`SweepAndPrune`](crate::broad_phase::SweepAndPrune)): a whole-list
 //! re-sort when a third of the cell moved, per-proxy sifts otherwise, a
