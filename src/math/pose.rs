@@ -1,4 +1,4 @@
-use glam::{Mat3, Quat, Vec3};
+use glam::{Affine3A, Mat3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// A rigid transformation: a rotation followed by a translation.
@@ -84,6 +84,13 @@ impl Pose {
             self.rotation * other.rotation,
             self.transform_point(other.translation),
         )
+    }
+
+    /// The pose as an affine matrix: a cheaper `transform_point` (a matrix
+    /// product) where one pose maps many points.
+    #[inline]
+    pub fn to_affine(&self) -> Affine3A {
+        Affine3A::from_rotation_translation(self.rotation, self.translation)
     }
 
     /// The rotation as a 3x3 matrix (columns are the rotated local axes).

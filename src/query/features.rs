@@ -9,10 +9,9 @@
 //! their vertex–polygon and edge–edge candidates, after checking whether a
 //! segment pierces the polygon (distance 0).
 
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 
 use crate::geometry::closest::{point_segment, segment_segment};
-use crate::math::Pose;
 use crate::shape::{ConvexPolytope, Feature};
 
 /// A feature of a polytope seen in another frame (`xf` maps the polytope's
@@ -23,7 +22,7 @@ pub struct FeatureView<'a> {
     pub poly: &'a ConvexPolytope,
     /// Local → common frame, and back; `None`: the polytope's own frame is
     /// the common one (no transform at all).
-    pub xf: Option<(&'a Pose, &'a Pose)>,
+    pub xf: Option<(&'a Affine3A, &'a Affine3A)>,
     /// The feature.
     pub feature: Feature,
 }
@@ -36,7 +35,7 @@ impl FeatureView<'_> {
 
     #[inline]
     fn common_point(&self, p: Vec3) -> Vec3 {
-        self.xf.map_or(p, |(xf, _)| xf.transform_point(p))
+        self.xf.map_or(p, |(xf, _)| xf.transform_point3(p))
     }
 
     #[inline]
@@ -53,7 +52,7 @@ struct FaceView<'a> {
     poly: &'a ConvexPolytope,
     face: u32,
     /// Local → common frame and back (`None`: the same frame).
-    xf: Option<(&'a Pose, &'a Pose)>,
+    xf: Option<(&'a Affine3A, &'a Affine3A)>,
     normal: Vec3,
     origin: Vec3,
 }
@@ -72,12 +71,12 @@ impl<'a> FaceView<'a> {
 
     #[inline]
     fn local_point(&self, p: Vec3) -> Vec3 {
-        self.xf.map_or(p, |(_, inv)| inv.transform_point(p))
+        self.xf.map_or(p, |(_, inv)| inv.transform_point3(p))
     }
 
     #[inline]
     fn common_point(&self, p: Vec3) -> Vec3 {
-        self.xf.map_or(p, |(xf, _)| xf.transform_point(p))
+        self.xf.map_or(p, |(xf, _)| xf.transform_point3(p))
     }
 
     /// The boundary edges as local segments.

@@ -41,7 +41,7 @@
 //! `32 + 2 (V_A + V_B)` steps, after which it falls back to GJK (a correct,
 //! slower method) and reports that it did ([`ClosestFeatures::fell_back`]).
 
-use glam::Vec3;
+use glam::{Affine3A, Vec3};
 
 use super::features::{FeatureView, closest_points};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -167,7 +167,11 @@ pub fn walk(
     start: Option<[Feature; 2]>,
 ) -> Option<ClosestFeatures> {
     let rel = pose_a.inverse().mul(pose_b); // B local → A local
-    let rel_inv = rel.inverse();
+    // Matrix forms for the walk's many point transforms (a quaternion
+    // rotation costs about twice a matrix product); the inverse of a
+    // rotation matrix is its transpose.
+    let rel_m = rel.to_affine();
+    let rel_inv_m = rigid_inverse(&rel_m);
     let scale = a.radius() + b.radius() + rel.translation.length() + a.centroid().length();
     let tol = 2e-6 * scale;
     let [mut fa, mut fb] = start
@@ -183,7 +187,7 @@ pub fn walk(
         };
         let view_b = FeatureView {
             poly: b,
-            xf: Some((&rel, &rel_inv)),
+            xf: Some((&rel_m, &rel_inv_m)),
             feature: fb,
         };
         let (pa, pb) = closest_points(view_a, view_b);
@@ -208,7 +212,7 @@ pub fn walk(
             Step::Inside => return Some(done(true)),
             Step::Stay => {}
         }
-        match step_side(b, fb, rel_inv.transform_point(pa), tol) {
+        match step_side(b, fb, rel_inv_m.transform_point3(pa), tol) {
             Step::Moved(to) => fb = to,
             Step::Inside => return Some(done(true)),
             Step::Stay if distance < NEAR * tol => {
@@ -219,6 +223,16 @@ pub fn walk(
         }
     }
     None
+}
+
+/// The inverse of a rigid transform (rotation and translation).
+#[inline]
+fn rigid_inverse(m: &Affine3A) -> Affine3A {
+    let r = m.matrix3.transpose();
+    Affine3A {
+        matrix3: r,
+        translation: -(r * m.translation),
+    }
 }
 
 /// Below `NEAR × τ` the direction `pb - pa` is only known to within
