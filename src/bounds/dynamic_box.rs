@@ -6,7 +6,8 @@ use crate::shape::ConvexHull;
 
 /// A tight box kept up to date by hill-climbing over the hull's vertex graph
 /// (hulls of 1 024 vertices or more; smaller ones are transformed whole,
-/// four vertices at a time, which is faster: see `CLIMB_MIN_VERTICES`).
+/// eight or four vertices at a time, which is faster: see
+/// `CLIMB_MIN_VERTICES`).
 ///
 /// Holds, per axis, the index of the hull vertex with the smallest and the
 /// largest world coordinate at the last update (the "extremal vertices").
@@ -55,30 +56,36 @@ impl DynamicBox {
 }
 
 /// Below this many vertices a hull's box is computed by transforming
-/// every vertex, four at a time (`shape::lanes`): a streaming pass over
-/// the hull's structure-of-arrays copy beats six climbs (each a chain of
-/// dependent loads over the vertex graph) until the hull is large.
-/// Measured (`--bench broad_phase -- bounds_update`, 10 000 hulls turning
-/// 10° per frame, one run per size, 2-core machine, ms per frame; the
-/// scalar transform of every vertex for reference):
+/// every vertex, eight at a time with AVX, four without (`shape::lanes`):
+/// a streaming pass over the hull's structure-of-arrays copy beats six
+/// climbs (each a chain of dependent loads over the vertex graph) until
+/// the hull is large. Measured (`--bench broad_phase -- bounds_update`,
+/// 10 000 hulls turning 10° per frame, one run per size, 2-core machine,
+/// ms per frame; the scalar transform of every vertex for reference; the
+/// 4-wide column is the run before the 8-wide pass):
 ///
-/// | hull vertices | 4-wide transform | climbing | scalar transform |
-/// |--------------:|-----------------:|---------:|-----------------:|
-/// |            40 |             0.49 |        – |             0.89 |
-/// |           100 |             0.89 |     2.21 |             2.14 |
-/// |           200 |             1.41 |     2.59 |             4.23 |
-/// |           400 |             2.49 |     3.33 |             8.34 |
-/// |           800 |             4.76 |     4.91 |                – |
-/// |         1 600 |             9.48 |     7.51 |            33.1  |
+/// | hull vertices | 8-wide transform | 4-wide | climbing | scalar transform |
+/// |--------------:|-----------------:|-------:|---------:|-----------------:|
+/// |            40 |             0.36 |   0.49 |        – |             0.96 |
+/// |           100 |             0.53 |   0.89 |        – |             2.23 |
+/// |           200 |             0.88 |   1.41 |        – |             4.87 |
+/// |           400 |             1.42 |   2.49 |        – |             9.30 |
+/// |           800 |             3.43 |   4.76 |        – |             17.7 |
+/// |         1 600 |             6.78 |   9.48 | 8.46     |             35.6 |
+/// |         6 400 |             21.7 |      – | 94.4     |                – |
 ///
-/// (Before the 4-wide pass the crossover with the scalar transform was at
-/// about 64 vertices.)
+/// At 10° per frame the 8-wide transform now beats climbing at every size
+/// measured, but climbing's cost follows the spin, not the size: at 1° per
+/// frame and 1 600 vertices it visited 61 vertices and took 4.3 ms against
+/// 6.1 ms for the transform. The threshold stays where the two meet for
+/// moderate spins; choosing per body from its last climb's visits is the
+/// better rule, not done yet.
 pub const CLIMB_MIN_VERTICES: usize = 1024;
 
 /// The box of every vertex moved by `pose`, with the climbs' arithmetic
 /// (row `k` of the rotation dotted with the vertex, plus the translation),
-/// so both paths give the brute-force box bit for bit; four vertices at a
-/// time (the hull's structure-of-arrays lanes).
+/// so both paths give the brute-force box bit for bit; eight or four
+/// vertices at a time (the hull's structure-of-arrays lanes).
 #[inline]
 fn transform_all(hull: &ConvexHull, pose: &Pose) -> Aabb {
     let rows = Mat3::from_quat(pose.rotation).transpose();

@@ -99,7 +99,7 @@ pub struct ConvexPolytope {
     radius: f32,
     /// Start vertices for hill-climbing without a hint.
     seeds: SupportSeeds,
-    /// The vertices four at a time, for the whole-hull scan.
+    /// The vertices in chunks of eight, for the whole-hull scans.
     lanes: VertexLanes,
 }
 
