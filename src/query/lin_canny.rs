@@ -303,12 +303,12 @@ pub fn closest_features(
 ) -> ClosestFeatures {
     // Warm walk, then a cold one (a stale start can end near contact
     // without a certificate), then GJK.
-    let cold = cache.features.is_some().then_some(None);
-    for start in std::iter::once(cache.features).chain(cold) {
-        if let Some(r) = walk(a, pose_a, b, pose_b, start) {
-            cache.features = Some(r.features);
-            return r;
-        }
+    let warm = cache.features;
+    let walked = walk(a, pose_a, b, pose_b, warm)
+        .or_else(|| warm.and_then(|_| walk(a, pose_a, b, pose_b, None)));
+    if let Some(r) = walked {
+        cache.features = Some(r.features);
+        return r;
     }
     cache.fallbacks += 1;
     let g = gjk_distance(a, pose_a, b, pose_b, &mut cache.gjk);
