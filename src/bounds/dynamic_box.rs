@@ -64,15 +64,15 @@ impl DynamicBox {
 /// ms per frame; the scalar transform of every vertex for reference; the
 /// 4-wide column is the run before the 8-wide pass):
 ///
-/// | hull vertices | 8-wide transform | 4-wide | climbing | scalar transform |
-/// |--------------:|-----------------:|-------:|---------:|-----------------:|
-/// |            40 |             0.36 |   0.49 |        – |             0.96 |
-/// |           100 |             0.53 |   0.89 |        – |             2.23 |
-/// |           200 |             0.88 |   1.41 |        – |             4.87 |
-/// |           400 |             1.42 |   2.49 |        – |             9.30 |
-/// |           800 |             3.43 |   4.76 |        – |             17.7 |
-/// |         1 600 |             6.78 |   9.48 | 8.46     |             35.6 |
-/// |         6 400 |             21.7 |      – | 94.4     |                – |
+/// | hull vertices | 8-wide transform | 4-wide | climbing   | scalar transform |
+/// |--------------:|-----------------:|-------:|-----------:|-----------------:|
+/// |            40 |             0.36 |   0.49 |          – |             0.96 |
+/// |           100 |             0.53 |   0.89 |          – |             2.23 |
+/// |           200 |             0.88 |   1.41 |          – |             4.87 |
+/// |           400 |             1.42 |   2.49 |          – |             9.30 |
+/// |           800 |             3.43 |   4.76 |          – |             17.7 |
+/// |         1 600 |             6.78 |   9.48 | 8.46, 14.9 |             35.6 |
+/// |         6 400 |             21.7 |      – | 94.4       |                – |
 ///
 /// At 10° per frame the 8-wide transform now beats climbing at every size
 /// measured, but climbing's cost follows the spin, not the size: at 1° per

@@ -31,9 +31,7 @@
 //! vertices turning 10° per frame, one run on the 2-core machine: 0.359 ms
 //! per frame against 0.958 ms for the scalar transform of every vertex
 //! (0.37×; 0.55× with the 4-wide pass), 100 vertices 0.24× (was 0.41×),
-//! 400 vertices 0.15× (was 0.30×). Folding the eight lanes with a scalar
-//! loop at the end took a third of the time on 40-vertex hulls: they are
-//! folded to four and reduced with `glam`.
+//! 400 vertices 0.15× (was 0.30×).
 
 use glam::{Vec3, Vec4};
 
@@ -115,6 +113,9 @@ impl VertexLanes {
 }
 
 /// [`VertexLanes::rotated_bounds`] four lanes at a time (`glam::Vec4`).
+/// The AVX function's body compiled for the baseline CPU would serve here
+/// too, but it ran slower on this path (more instructions under callgrind
+/// and more time per box, on 40-vertex hulls), so the two stay separate.
 fn rotated_bounds_sse(chunks: &[Chunk], rows: [Vec3; 3]) -> (Vec3, Vec3) {
     let mut lo = [Vec4::INFINITY; 3];
     let mut hi = [Vec4::NEG_INFINITY; 3];
@@ -163,8 +164,8 @@ fn rotated_bounds_avx(chunks: &[Chunk], rows: [Vec3; 3]) -> (Vec3, Vec3) {
             }
         }
     }
-    // Eight lanes to four, then glam's reductions (a scalar fold over the
-    // eight lanes was most of the time on 40-vertex hulls).
+    // Eight lanes to four, then glam's reductions (the compiler's fold
+    // over all eight was slower).
     let low = |a: &[f32; CHUNK]| half(a, 0).min(half(a, 1)).min_element();
     let high = |a: &[f32; CHUNK]| half(a, 0).max(half(a, 1)).max_element();
     (
