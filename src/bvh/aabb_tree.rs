@@ -26,6 +26,7 @@ use smallvec::SmallVec;
 
 use serde::{Deserialize, Serialize};
 
+use super::aabb_build::topology;
 use super::obb_tree::SplitRule;
 use super::tree::{BvNode, Bvh, BvhError};
 use crate::math::Aabb;
@@ -82,7 +83,8 @@ impl AabbTree {
     /// default options), split by their centers (see the module docs).
     /// Node boxes are the unions of the primitives' boxes.
     pub fn build(boxes: &[Aabb], options: &AabbTreeOptions) -> AabbTree {
-        let mut tree = topology(boxes.iter().map(|b| b.center()), options);
+        let centers = boxes.iter().map(|b| b.center());
+        let mut tree = topology(centers, options.rule, options.leaf_size);
         tree.refit_with(|p| boxes[p as usize]);
         tree
     }
@@ -100,7 +102,7 @@ impl AabbTree {
             .triangles()
             .iter()
             .map(|t| (v[t[0] as usize] + v[t[1] as usize] + v[t[2] as usize]) / 3.0);
-        let mut tree = topology(centroids, options);
+        let mut tree = topology(centroids, options.rule, options.leaf_size);
         tree.refit(mesh.vertices(), mesh.triangles());
         tree
     }
@@ -196,142 +198,6 @@ impl AabbTree {
             .collect();
         self.validate(&boxes)
     }
-}
-
-/// A primitive's center with its index: what the build partitions, so
-/// that a selection reads its keys in place (no indirection).
-#[derive(Clone, Copy)]
-struct Record {
-    center: Vec3,
-    index: u32,
-}
-
-/// The tree's nodes and primitive order (boxes left empty): top-down over
-/// the primitives' centers.
-fn topology(centers: impl ExactSizeIterator<Item = Vec3>, options: &AabbTreeOptions) -> AabbTree {
-    let n = centers.len();
-    let mut records: Vec<Record> = centers
-        .enumerate()
-        .map(|(index, center)| Record {
-            center,
-            index: index as u32,
-        })
-        .collect();
-    let mut nodes = Vec::with_capacity(2 * n);
-    if n == 0 {
-        return AabbTree {
-            nodes,
-            order: Vec::new(),
-        };
-    }
-    let leaf_size = options.leaf_size.max(1);
-    nodes.push(node(0, 0));
-    let mut stack: Vec<(usize, usize, usize)> = vec![(0, 0, n)];
-    while let Some((at, start, end)) = stack.pop() {
-        let group = &mut records[start..end];
-        let split = if group.len() > leaf_size {
-            split(group, options.rule)
-        } else {
-            None
-        };
-        let Some(mid) = split else {
-            nodes[at] = node(start as u32, (end - start) as u32);
-            continue;
-        };
-        let first = nodes.len();
-        nodes.push(node(0, 0));
-        nodes.push(node(0, 0));
-        nodes[at] = node(first as u32, 0);
-        stack.push((first + 1, start + mid, end));
-        stack.push((first, start, start + mid));
-    }
-    let order = records.iter().map(|r| r.index).collect();
-    AabbTree { nodes, order }
-}
-
-fn node(first: u32, count: u32) -> AabbNode {
-    AabbNode {
-        aabb: Aabb::EMPTY,
-        first,
-        count,
-    }
-}
-
-/// Splits `group` across the longest axis of its centers' bounds (then the
-/// others), moving the lower side to the front; returns its length, or
-/// `None` when no axis divides the group (all centers equal).
-fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
-    let (lo, hi) = group.iter().fold(
-        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-        |(lo, hi), r| (lo.min(r.center), hi.max(r.center)),
-    );
-    let extent = hi - lo;
-    for k in longest_first(extent) {
-        if extent[k].is_nan() || extent[k] <= 0.0 {
-            continue;
-        }
-        let mid =
-            match rule {
-                SplitRule::Median if group.len() == 2 => {
-                    // Half the splits of a tree: no selection needed.
-                    if group[1].center[k] < group[0].center[k] {
-                        group.swap(0, 1);
-                    }
-                    1
-                }
-                SplitRule::Median => {
-                    let mid = group.len() / 2;
-                    // Centers are finite (meshes are validated); the selection
-                    // is deterministic, so the tree is too. One comparison per
-                    // axis, so the selection's inner loop has no axis index.
-                    match k {
-                        0 => group
-                            .select_nth_unstable_by(mid, |a, b| a.center.x.total_cmp(&b.center.x)),
-                        1 => group
-                            .select_nth_unstable_by(mid, |a, b| a.center.y.total_cmp(&b.center.y)),
-                        _ => group
-                            .select_nth_unstable_by(mid, |a, b| a.center.z.total_cmp(&b.center.z)),
-                    };
-                    mid
-                }
-                SplitRule::Mean => {
-                    let mean = group.iter().map(|r| r.center[k]).sum::<f32>() / group.len() as f32;
-                    partition_below(group, |r| r.center[k] < mean)
-                }
-            };
-        if mid > 0 && mid < group.len() {
-            return Some(mid);
-        }
-    }
-    None
-}
-
-/// The axes by decreasing `extent` (NaN last), without a sort call.
-fn longest_first(extent: Vec3) -> [usize; 3] {
-    let e = extent
-        .to_array()
-        .map(|x| if x.is_nan() { f32::NEG_INFINITY } else { x });
-    let a = if e[0] >= e[1] { [0, 1] } else { [1, 0] };
-    if e[2] > e[a[0]] {
-        [2, a[0], a[1]]
-    } else if e[2] > e[a[1]] {
-        [a[0], 2, a[1]]
-    } else {
-        [a[0], a[1], 2]
-    }
-}
-
-/// Moves the elements for which `below` holds to the front; returns how
-/// many there are.
-fn partition_below<T>(group: &mut [T], below: impl Fn(&T) -> bool) -> usize {
-    let mut i = 0;
-    for j in 0..group.len() {
-        if below(&group[j]) {
-            group.swap(i, j);
-            i += 1;
-        }
-    }
-    i
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 //! times their cost plus triangle tests times theirs): [`CollideStats`]
 //! counts both.
 
+mod aabb_build;
 pub mod aabb_tree;
 pub mod cast;
 pub mod collide;
