@@ -177,11 +177,7 @@ impl<'a> Builder<'a> {
 
     /// The moments of the triangles `group`.
     fn sum(&self, group: &[u32]) -> Moments {
-        let mut m = Moments::default();
-        for &t in group {
-            m.add(&self.moments[t as usize]);
-        }
-        m
+        Moments::sum(group.iter().map(|&t| &self.moments[t as usize]))
     }
 
     /// The group's box (axes stored as a quaternion, extents measured on the
