@@ -21,19 +21,22 @@
 //!   primitives is written as a leaf at once, without a trip through the
 //!   stack.
 //! - **Small groups are sorted by rank** ([`rank_sort`]), not selected:
-//!   timed alone, the standard selection cost 9–14 ns per record in groups
-//!   of 4–16 (its insertion sort mispredicts) against 2 ns in groups of
-//!   thousands, and a median tree over `n` primitives has as many records
-//!   in groups of 16, 8 and 4 as in each level above. A quickselect of our
-//!   own for the middle sizes (16–128, branch-free partition) was tried and
-//!   ran slower than the standard one.
+//!   per record, the standard selection costs several times more in groups
+//!   of 4–16 (it ends in an insertion sort, whose branches mispredict) than
+//!   in groups of thousands, and a median tree over `n` primitives has as
+//!   many records in groups of 16, 8 and 4 as in each level above. A
+//!   quickselect of our own for the middle sizes (16–128, branch-free
+//!   partition, in place or through a scratch array) was tried and ran
+//!   slower than the standard one.
 //!
-//! Where the time goes (32k-triangle torus, `perf`): the selections in
-//! groups above 16 records about 40 %, the splits' own work (bounds fold,
-//! rank sorts, axis choice) about 40 %, the refit that fills the boxes
-//! about 9 %. Against the previous build (`select_nth_unstable_by` with
-//! `total_cmp` at every size, one bounds chain), back to back in a scratch
-//! loop: 3.15 ms against 3.96 ms per build (best of 8 runs each).
+//! Where the time goes (32k-triangle torus, `perf` over repeated builds):
+//! the selections in groups above 16 records about 40 %, the splits' own
+//! work (bounds fold, rank sorts, axis choice) about 40 %, the refit that
+//! fills the boxes about 9 %. Against the previous build
+//! (`select_nth_unstable_by` with `total_cmp` at every size, one bounds
+//! chain): 30.0 M instructions per build against 35.7 M (callgrind), and
+//! `--bench solid` (`ICOLLIDE_BENCH_SCENES=build`), the two versions run
+//! alternately six times in a slow hour: best 3.84 ms against 4.36 ms.
 
 use std::cmp::Ordering;
 
