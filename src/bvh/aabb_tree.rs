@@ -11,7 +11,9 @@
 //! (the paper's rule; [`SplitRule::Mean`] splits at the mean), by a linear
 //! selection, so a level costs `O(n)` and the build `O(n log n)`. When all
 //! centers coincide on every axis (duplicate triangles) the group is a
-//! leaf. Boxes are then filled by one refit pass.
+//! leaf; with the mean rule, so is a group whose mean leaves one side empty
+//! on every axis (it rounds to the least key, or is not finite). Boxes are
+//! then filled by one refit pass. The loop is in `aabb_build.rs`.
 //!
 //! **Refit** ([`AabbTree::refit`]): leaf boxes from the primitives' current
 //! vertices, then every inner box as the union of its children's, in one
@@ -236,10 +238,11 @@ mod tests {
 
     #[test]
     fn nan_boxes_do_not_panic_and_fail_validation() {
-        // The median selection orders centers by `total_cmp` (a total
-        // order, NaN included: the selection may not panic); the tree holds
-        // every primitive, and `validate` refuses it (a NaN box contains
-        // nothing).
+        // A NaN center is read as 0 when the build's records are made, so
+        // that `<` orders the keys totally: without it the selection could
+        // panic and a rank sort could give two records one place (losing
+        // one, which `validate_layout` would catch). The tree holds every
+        // primitive, and `validate` refuses it (a NaN box contains nothing).
         let mut rng = Rng::new(6);
         let mut boxes = random_boxes(&mut rng, 200);
         for i in (0..200).step_by(7) {

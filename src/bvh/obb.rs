@@ -298,9 +298,9 @@ pub(crate) fn bbox_middle<'a>(
 /// unit weight), in `f64`, relative to an origin chosen by the caller.
 ///
 /// The ten sums live in one array — weight `w`; `Σ w m` (x, y, z);
-/// `Σ ∫ x xᵀ` (xx, yy, zz, xy, xz, yz) — so that [`add`](Self::add), which
-/// the OBB build runs once per triangle per level, is one loop the compiler
-/// turns into two-lane adds.
+/// `Σ ∫ x xᵀ` (xx, yy, zz, xy, xz, yz) — so that [`sum`](Self::sum), which
+/// the OBB build runs over every group's triangles at every level, is five
+/// two-lane adds per triangle.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Moments([f64; 10]);
 
