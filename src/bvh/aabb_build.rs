@@ -9,11 +9,11 @@
 //!   that the bounds fold loads a center as one 4-lane vector.
 //! - **Keys compare with `<`.** NaN centers (from NaN boxes: the tree then
 //!   fails validation) are read as 0 when the records are made, so `<` is a
-//!   total order on the keys; the lines of `f32::total_cmp` were 14 % of the
-//!   build's instructions (callgrind).
+//!   total order on the keys (`f32::total_cmp` turns both keys into
+//!   integers at every comparison).
 //! - **The center bounds fold keeps four running bounds**, not one chain of
-//!   dependent `min`/`max` (that chain was a third of the build's time in a
-//!   `perf` profile: latency, not work).
+//!   dependent `min`/`max` (in a `perf` profile that chain stood out:
+//!   latency, not work).
 //! - **The bottom of the tree is cheap.** Half the splits of a tree with one
 //!   primitive per leaf are pairs, which both rules split one and one along
 //!   any axis where their centers differ: a pair is split as it lies
@@ -35,9 +35,9 @@
 //! work (bounds fold, rank sorts, axis choice) about 40 %, the refit that
 //! fills the boxes about 9 %. Against the previous build
 //! (`select_nth_unstable_by` with `total_cmp` at every size, one bounds
-//! chain): 30.0 M instructions per build against 35.7 M (callgrind), and
-//! `--bench solid` (`ICOLLIDE_BENCH_SCENES=build`), the two versions run
-//! alternately six times in a slow hour: best 3.84 ms against 4.36 ms.
+//! chain), `--bench solid` (`ICOLLIDE_BENCH_SCENES=build`), the two
+//! versions run alternately six times in a slow hour: best 3.84 ms against
+//! 4.36 ms.
 
 use std::cmp::Ordering;
 
