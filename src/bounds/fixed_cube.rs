@@ -44,9 +44,56 @@ impl FixedCube {
         }
     }
 
-    /// The world box for `pose`: one rotated center and six adds.
+    /// The world box for `pose`: one rotated center and six adds. Padded
+    /// by a few ulps of the world center, which is where the translation's
+    /// rounding (in the vertices' world coordinates and in the box's own
+    /// corners) lives: far from the origin it exceeds the local pad.
     #[inline]
     pub fn aabb(&self, pose: &Pose) -> Aabb {
-        Aabb::from_center_half_extents(pose.transform_point(self.center), Vec3::splat(self.radius))
+        let center = pose.transform_point(self.center);
+        let half = Vec3::splat(self.radius) + center.abs() * (4.0 * f32::EPSILON);
+        Aabb::from_center_half_extents(center, half)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::Rng;
+    use glam::Mat3;
+
+    /// The cube holds every vertex however the world coordinate is rounded
+    /// (the dynamic box's `row · v + t` and `Pose::transform_point`), also
+    /// far from the origin, where the translation's rounding dwarfs the
+    /// object's: a vertex on the bounding sphere, turned onto an axis,
+    /// used to poke out by an ulp of the world coordinate.
+    #[test]
+    fn the_cube_contains_the_vertices_far_from_the_origin() {
+        let mut rng = Rng::new(3);
+        for trial in 0..20_000 {
+            let scale = [1e-3, 1.0, 10.0][trial % 3];
+            let verts: Vec<Vec3> = (0..8).map(|_| rng.unit_vector() * scale).collect();
+            let cube = FixedCube::from_vertices(&verts);
+            // A vertex turned onto the x axis: its world x is the extreme
+            // the cube's face must hold.
+            let v = verts[0] - cube.center;
+            let onto_x = glam::Quat::from_rotation_arc(v.normalize(), Vec3::X);
+            for rotation in [onto_x, rng.rotation()] {
+                let pose = Pose::new(rotation, rng.in_cube([1.0, 50.0, 1e3, 1e5][trial / 3 % 4]));
+                let b = cube.aabb(&pose);
+                let rows = Mat3::from_quat(pose.rotation).transpose();
+                for &p in &verts {
+                    let by_rows =
+                        Vec3::new(rows.x_axis.dot(p), rows.y_axis.dot(p), rows.z_axis.dot(p))
+                            + pose.translation;
+                    for w in [by_rows, pose.transform_point(p)] {
+                        assert!(
+                            b.min.cmple(w).all() && b.max.cmpge(w).all(),
+                            "trial {trial}: {w:?} outside {b:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
