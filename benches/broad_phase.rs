@@ -5,8 +5,11 @@
 //!
 //! - `bounds_update`: the world box of every body by a fixed cube
 //!   (`FixedCube::aabb`), a dynamic box (`DynamicBox::update`, hill-climbing
-//!   from last frame's extremal vertices) and brute force (every hull vertex
-//!   transformed). Throughput is in objects: ns per object = 1 / throughput.
+//!   from last frame's extremal vertices; below `CLIMB_MIN_VERTICES` every
+//!   vertex, eight at a time), the same with each hull prefetched
+//!   `READ_AHEAD` bodies early (`dynamic_box_read_ahead`, what the collision
+//!   world does) and brute force (every hull vertex transformed).
+//!   Throughput is in objects: ns per object = 1 / throughput.
 //! - `broad_phase`: sweep and prune (`set_aabb` for every proxy, `update`):
 //!   `sap`, one set of three endpoint lists (I-COLLIDE as published), and
 //!   `grid_sap`, one per grid cell (`GridSweepAndPrune`, what the collision
@@ -29,13 +32,16 @@
 //!
 //! Run: `cargo bench -p icollide-peers --bench broad_phase`.
 //! `ICOLLIDE_BENCH_HULL_POINTS` and `ICOLLIDE_BENCH_ROTATION_DEG` change the
-//! scene (defaults 40 and 10), e.g. to see where hill-climbing pays. Set
+//! scene (defaults 40 and 10), e.g. to see where hill-climbing pays;
+//! `ICOLLIDE_BENCH_SHAPES` the number of distinct hulls the bodies share
+//! (default 32, a working set that stays in the cache; `=100000`, every
+//! body its own hull, shows what `dynamic_box_read_ahead` is for). Set
 //! `ICOLLIDE_BENCH_N=1000,10000` to run only some sizes.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use bevy_icollide::bounds::{DynamicBox, FixedCube};
+use bevy_icollide::bounds::{DynamicBox, FixedCube, READ_AHEAD};
 use bevy_icollide::broad_phase::{
     AllowAll, GridSweepAndPrune, PairChanges, ProxyKey, SweepAndPrune, pair_ids,
 };
@@ -79,11 +85,12 @@ impl Frames {
             density: 0.05,
             rotation_deg: env("ICOLLIDE_BENCH_ROTATION_DEG", 10.0),
             translation: 0.015,
+            distinct_shapes: env("ICOLLIDE_BENCH_SHAPES", 32.0) as usize,
             ..Default::default()
         };
         println!(
-            "[scene] N={n}: {} hull points, {}°/frame, {} of the radius per frame",
-            params.hull_points, params.rotation_deg, params.translation
+            "[scene] N={n}: {} hull points, {}°/frame, {} of the radius per frame, {} distinct hulls",
+            params.hull_points, params.rotation_deg, params.translation, params.distinct_shapes
         );
         let mut scene = MultiBodyScene::new(&params);
         let cubes = (0..n).map(|i| *scene.shape_of(i).fixed_cube()).collect();
@@ -204,6 +211,22 @@ fn bench_bounds(c: &mut Criterion, frames: &Frames) {
             let poses = &frames.poses[ring.next()];
             for (((o, d), h), pose) in out.iter_mut().zip(&mut boxes).zip(&hulls).zip(poses) {
                 *o = d.update(h, pose).0;
+            }
+            black_box(&out);
+        })
+    });
+
+    // What the collision world does: the same updates, each body's hull
+    // prefetched `READ_AHEAD` bodies before its turn.
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("dynamic_box_read_ahead", n), |b| {
+        b.iter(|| {
+            let poses = &frames.poses[ring.next()];
+            for i in 0..n {
+                if let Some(ahead) = hulls.get(i + READ_AHEAD) {
+                    DynamicBox::prefetch(ahead);
+                }
+                out[i] = boxes[i].update(hulls[i], &poses[i]).0;
             }
             black_box(&out);
         })

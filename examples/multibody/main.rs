@@ -8,13 +8,15 @@
 //! ```text
 //! cargo run --release --example multibody -- [--n 1000] [--faces 76] [--rot 10]
 //!     [--trans 1.5] [--density 0.05] [--bounds box|cube] [--frames 300]
-//!     [--seed 1] [--threads K] [--depth] [--ttc] [--overlap] [--sweep DIR]
-//!     [--sweep-ttc DIR]
+//!     [--seed 1] [--shapes 32] [--threads K] [--depth] [--ttc] [--overlap]
+//!     [--sweep DIR] [--sweep-ttc DIR]
 //! ```
 //!
 //! `--faces` asks for hulls of `faces / 2 + 2` points (`2p - 4` faces);
 //! `--rot` is in degrees per frame, `--trans` in percent of the radius per
-//! frame, `--density` the fraction of the box the bounding spheres fill.
+//! frame, `--density` the fraction of the box the bounding spheres fill,
+//! `--shapes` how many distinct hulls the bodies share (`--shapes N`: every
+//! body its own, a working set that leaves the cache).
 //! Objects start with their bounding spheres apart (as far as random draws
 //! find room); `--overlap` places them uniformly, overlaps included.
 //! `--threads` sizes Bevy's compute task pool (default: all cores), which the
@@ -49,7 +51,7 @@ use bevy_icollide::testkit::MultiBodyParams;
 use sim::{RunParams, Summary, ms};
 
 const USAGE: &str = "usage: multibody [--n N] [--faces F] [--rot DEG] [--trans PERCENT] \
-[--density FRACTION] [--bounds box|cube] [--frames K] [--seed S] [--threads T] [--depth] \
+[--density FRACTION] [--bounds box|cube] [--frames K] [--seed S] [--shapes K] [--threads T] [--depth] \
 [--ttc] [--overlap] [--sweep DIR] [--sweep-ttc DIR]";
 
 /// The command line.
@@ -155,6 +157,7 @@ fn set(cli: &mut Cli, flag: &str, value: &str) -> Result<(), String> {
         "--trans" => p.translation = num::<f32>(flag, value)? / 100.0,
         "--density" => p.density = num(flag, value)?,
         "--seed" => p.seed = num(flag, value)?,
+        "--shapes" => p.distinct_shapes = num(flag, value)?,
         "--frames" => cli.frames = Some(num(flag, value)?),
         "--threads" => cli.threads = Some(num(flag, value)?),
         "--sweep" => cli.sweep = Some(value.into()),

@@ -29,6 +29,16 @@ impl DynamicBox {
         Self::default()
     }
 
+    /// Starts loading into the cache what the next [`update`](Self::update)
+    /// of `hull` reads (a hint: no effect on any result). A batch of bodies
+    /// calls it [`READ_AHEAD`] bodies ahead of the one it updates.
+    #[inline]
+    pub fn prefetch(hull: &ConvexHull) {
+        if hull.vertices().len() < CLIMB_MIN_VERTICES {
+            hull.lanes().prefetch();
+        }
+    }
+
     /// Updates the extremal vertices for `pose` and returns the world box
     /// with the number of vertices whose coordinate was computed.
     pub fn update(&mut self, hull: &ConvexHull, pose: &Pose) -> (Aabb, Visits) {
@@ -94,6 +104,11 @@ fn transform_all(hull: &ConvexHull, pose: &Pose) -> Aabb {
         .rotated_bounds([rows.col(0), rows.col(1), rows.col(2)]);
     Aabb::new(lo + pose.translation, hi + pose.translation)
 }
+
+/// How many bodies ahead a batch of box updates calls
+/// [`DynamicBox::prefetch`]: far enough for the loads to arrive in time,
+/// near enough that they are still in the cache when used.
+pub const READ_AHEAD: usize = 2;
 
 /// Steepest-ascent walk from `start` to the vertex maximizing `dir · v`.
 ///

@@ -25,7 +25,7 @@
 mod dynamic_box;
 mod fixed_cube;
 
-pub use dynamic_box::{CLIMB_MIN_VERTICES, DynamicBox};
+pub use dynamic_box::{CLIMB_MIN_VERTICES, DynamicBox, READ_AHEAD};
 pub use fixed_cube::FixedCube;
 
 use serde::{Deserialize, Serialize};

@@ -231,6 +231,20 @@ impl Body {
         })
     }
 
+    /// Starts loading what [`compute_tight_box`](Self::compute_tight_box)
+    /// of a hull's dynamic box reads (a cache hint; see
+    /// [`DynamicBox::prefetch`](crate::bounds::DynamicBox::prefetch)).
+    #[inline]
+    pub fn prefetch_bounds(&self) {
+        if self.mode == BoundsMode::DynamicBox
+            && self.deform.is_none()
+            && self.scale == Vec3::ONE
+            && let BoundsGeometry::Hull(hull) = self.shape.bounds_geometry()
+        {
+            DynamicBox::prefetch(hull);
+        }
+    }
+
     /// The box without margin at the current pose, computed afresh and
     /// without touching the dynamic box's state (for queries on a body moved
     /// since the last bounds update): the fixed cube, or the box of the

@@ -15,6 +15,7 @@
 
 use super::body::PairRules;
 use super::{Body, CollisionWorld, ContactEvent};
+use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
 use crate::math::RigidMotion;
 use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
@@ -63,7 +64,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.stats.hill_climb_visits = 0;
         self.stats.refit_nodes = std::mem::take(&mut self.refits_pending);
         let dirty = std::mem::take(&mut self.dirty);
-        for &i in &dirty {
+        for (k, &i) in dirty.iter().enumerate() {
+            // A cache hint for a body a little ahead: its hull's lanes are
+            // a separate allocation that would otherwise miss.
+            if let Some(body) = dirty
+                .get(k + READ_AHEAD)
+                .and_then(|&j| self.bodies.get(j as usize))
+            {
+                body.prefetch_bounds();
+            }
             self.update_body_bounds(i);
         }
         self.dirty = dirty;
