@@ -55,7 +55,11 @@ use std::time::{Duration, Instant};
 
 use bevy_icollide::geometry::gjk::{GjkCache, gjk_distance};
 use bevy_icollide::math::Pose;
-use bevy_icollide::query::lin_canny::{ConvexCache, closest_features};
+use bevy_icollide::query::lin_canny::{
+    ConvexCache, closest_features, prefetch_pair, prefetch_shapes,
+};
+
+const READ_AHEAD: usize = 2;
 use bevy_icollide::shape::ConvexPolytope;
 use criterion::{
     Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -135,6 +139,30 @@ fn lin_canny_frame(polys: &[&ConvexPolytope], poses: &[Pose], caches: &mut [Conv
     let mut sum = 0.0;
     for ((p, x), c) in polys.chunks_exact(2).zip(poses.chunks_exact(2)).zip(caches) {
         sum += closest_features(p[0], &x[0], p[1], &x[1], c).distance;
+    }
+    sum
+}
+
+/// [`lin_canny_frame`] with each pair's features prefetched
+/// [`READ_AHEAD`] pairs before its turn.
+#[inline]
+fn lin_canny_read_ahead_frame(
+    polys: &[&ConvexPolytope],
+    poses: &[Pose],
+    caches: &mut [ConvexCache],
+) -> f32 {
+    let mut sum = 0.0;
+    for i in 0..caches.len() {
+        let j = i + READ_AHEAD;
+        if j < caches.len() {
+            prefetch_pair(polys[2 * j], polys[2 * j + 1], &caches[j]);
+        }
+        let k = i + 2 * READ_AHEAD;
+        if k < caches.len() {
+            prefetch_shapes(polys[2 * k], polys[2 * k + 1]);
+        }
+        let (p, x) = (&polys[2 * i..2 * i + 2], &poses[2 * i..2 * i + 2]);
+        sum += closest_features(p[0], &x[0], p[1], &x[1], &mut caches[i]).distance;
     }
     sum
 }
@@ -482,14 +510,22 @@ fn bench_config(c: &mut Criterion, cfg: &Config) -> Figures {
     let frames = &cfg.scene.frames;
     let mut group = c.benchmark_group("convex_distance");
     configure(&mut group);
-    let mut logs: [Vec<f64>; 4] = Default::default();
+    let mut logs: [Vec<f64>; 5] = Default::default();
 
     // Each method has its own frame order, starting at frame 0 where its
     // caches are; the caches and the order persist across samples.
+    let mut lc_ahead = lc.clone();
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("lin_canny_warm", n), |b| {
         timed(b, &mut logs[0], || {
             lin_canny_frame(&polys, &frames[ring.next()], &mut lc)
+        })
+    });
+
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("lin_canny_warm_read_ahead", n), |b| {
+        timed(b, &mut logs[4], || {
+            lin_canny_read_ahead_frame(&polys, &frames[ring.next()], &mut lc_ahead)
         })
     });
 

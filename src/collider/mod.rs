@@ -187,6 +187,16 @@ impl ShapeData {
         }
     }
 
+    /// Starts loading the shape's own fields (stage 2 of the narrow
+    /// phase's read-ahead, see `math::prefetch`): for a convex shape, the
+    /// polytope's, which lead to its arrays.
+    #[inline]
+    pub fn prefetch_fields(&self) {
+        if let ShapeKind::Convex(p) = &self.kind {
+            p.prefetch_fields();
+        }
+    }
+
     /// The shape's geometry.
     pub fn kind(&self) -> &ShapeKind {
         &self.kind

@@ -10,6 +10,7 @@ mod aabb;
 pub mod eigen;
 mod motion;
 mod pose;
+pub(crate) mod prefetch;
 
 pub use aabb::Aabb;
 pub use motion::RigidMotion;

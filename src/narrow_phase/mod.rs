@@ -17,6 +17,7 @@ pub use tasks::NarrowTask;
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
 use crate::math::RigidMotion;
+use crate::math::prefetch::for_each_read_ahead;
 use crate::query::{
     CachePool, PairCache, PairResult, PairSide, QueryScratch, swept_test, test_pair,
 };
@@ -103,6 +104,9 @@ pub trait PairBodies: Sync {
     fn broke_bound(&self, _key: u32) -> bool {
         false
     }
+    /// Starts loading body `key`'s record (the first stage of the pair
+    /// tests' read-ahead; a hint, see `math::prefetch`).
+    fn prefetch(&self, _key: u32) {}
 }
 
 /// A pair started (`true`) or stopped touching.
@@ -149,15 +153,19 @@ impl NarrowPhase {
     ) {
         self.apply_changes(changes, bodies, events);
         let (mut tests, mut touching) = (0, 0);
-        for (&key, state) in self.pairs.iter_mut() {
-            if needs_test(bodies, key, state) {
-                tests += 1;
-                if run_job(bodies, key, state, &mut self.scratch) {
-                    events.push(pair_event(key, state));
+        for_each_read_ahead(
+            self.pairs.iter_mut(),
+            |(key, state), stage| read_ahead(bodies, **key, state, stage),
+            |(&key, state)| {
+                if needs_test(bodies, key, state) {
+                    tests += 1;
+                    if run_job(bodies, key, state, &mut self.scratch) {
+                        events.push(pair_event(key, state));
+                    }
                 }
-            }
-            touching += u32::from(state.result.touching);
-        }
+                touching += u32::from(state.result.touching);
+            },
+        );
         self.stats = NarrowStats {
             active_pairs: self.pairs.len() as u32,
             pair_tests: tests,
@@ -243,6 +251,30 @@ fn steps_apart(distance: f32, reach: f32) -> u32 {
         return u32::MAX;
     }
     ((d / reach).ceil() - 1.0).clamp(0.0, u32::MAX as f32) as u32
+}
+
+/// The hints for the pair `key` at read-ahead stage `stage` (see
+/// [`for_each_read_ahead`]): the bodies' records and the pair's cache, then
+/// the shapes' fields, then the records the cache points at. When every
+/// body has its own hull, the shapes leave the cache and each pair test
+/// would otherwise wait on a chain of misses.
+#[inline]
+fn read_ahead(bodies: &impl PairBodies, key: PairKey, state: &PairState, stage: usize) {
+    let (a, b) = pair_ids(key);
+    match stage {
+        0 => {
+            bodies.prefetch(a);
+            bodies.prefetch(b);
+            state.cache.prefetch();
+        }
+        1 => {
+            bodies.shape(a).prefetch_fields();
+            bodies.shape(b).prefetch_fields();
+        }
+        _ => state
+            .cache
+            .prefetch_records(bodies.shape(a), bodies.shape(b)),
+    }
 }
 
 /// Tests one pair and stores the result; returns whether `touching` changed.

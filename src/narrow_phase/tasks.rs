@@ -4,9 +4,11 @@
 //! pass, so they do not depend on the number of tasks or threads.
 
 use super::{
-    NarrowPhase, NarrowStats, PairBodies, PairEvent, PairState, needs_test, pair_event, run_job,
+    NarrowPhase, NarrowStats, PairBodies, PairEvent, PairState, needs_test, pair_event, read_ahead,
+    run_job,
 };
 use crate::broad_phase::{PairChanges, PairKey};
+use crate::math::prefetch::for_each_read_ahead;
 use crate::query::QueryScratch;
 
 /// One pair to test.
@@ -26,9 +28,11 @@ pub struct NarrowTask<'t, 'a, B> {
 impl<B: PairBodies> NarrowTask<'_, '_, B> {
     /// Runs the tests of this share.
     pub fn run(self) {
-        for job in self.jobs.iter_mut() {
-            job.changed = run_job(self.bodies, job.key, job.state, self.scratch);
-        }
+        for_each_read_ahead(
+            self.jobs.iter_mut(),
+            |job, stage| read_ahead(self.bodies, job.key, job.state, stage),
+            |job| job.changed = run_job(self.bodies, job.key, job.state, self.scratch),
+        );
     }
 
     /// Number of pair tests in this share.

@@ -8,7 +8,8 @@ use crate::geometry::epa::EpaScratch;
 
 use super::cast::CastScratch;
 use super::compound::{CompoundCache, PieceAt};
-use super::lin_canny::ConvexCache;
+use super::lin_canny::{self, ConvexCache};
+use crate::math::prefetch::{LINE, prefetch_slice};
 
 /// What a pair keeps between frames, by pair kind.
 #[derive(Clone, Debug, Default)]
@@ -37,6 +38,34 @@ impl PairCache {
             PairCache::Mesh(pairs) => pairs.clear(),
             PairCache::Compound(c) => c.recycle(),
             PairCache::None => {}
+        }
+    }
+}
+
+/// Read-ahead for the narrow phase (see `math::prefetch`): hints for what
+/// [`test_pair`] of a pair will read, in the order its loads depend on one
+/// another. Hints only: no result changes.
+impl PairCache {
+    /// Stage 1: the cache's own allocation (a convex pair's features and
+    /// GJK hints).
+    #[inline]
+    pub fn prefetch(&self) {
+        if let PairCache::Convex(c) = self {
+            prefetch_slice(std::slice::from_ref(&**c), 4 * LINE);
+        }
+    }
+
+    /// Stage 3, once the shapes' fields and the cache are loaded: the
+    /// records the warm start points at (Lin–Canny's features, GJK's
+    /// hill-climbing hints) of a convex pair.
+    #[inline]
+    pub fn prefetch_records(&self, a: &ShapeData, b: &ShapeData) {
+        if let (PairCache::Convex(c), ShapeKind::Convex(pa), ShapeKind::Convex(pb)) =
+            (self, a.kind(), b.kind())
+        {
+            lin_canny::prefetch_pair(pa, pb, c);
+            pa.prefetch_vertex(c.gjk.hint_a);
+            pb.prefetch_vertex(c.gjk.hint_b);
         }
     }
 }

@@ -48,6 +48,8 @@
 
 use glam::{Vec3, Vec4};
 
+use crate::math::prefetch::{LINE, prefetch_slice};
+
 /// Vertices per chunk: one AVX register of `f32`, two SSE registers.
 const CHUNK: usize = 8;
 
@@ -89,27 +91,10 @@ impl VertexLanes {
 
     /// Asks the CPU to start loading the first [`PREFETCH_LINES`] cache
     /// lines of the lanes, so that a scan a little later finds them in the
-    /// cache. A batch of boxes calls it for the hull a few bodies ahead:
-    /// each hull's lanes are a separate allocation, and without the hint
-    /// the scan of a cold hull waits on its loads one hull at a time.
+    /// cache (see `math::prefetch`).
     #[inline]
-    #[allow(unsafe_code)]
     pub fn prefetch(&self) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let bytes = std::mem::size_of_val(self.chunks.as_slice()).min(PREFETCH_LINES * 64);
-            let start = self.chunks.as_ptr().cast::<i8>();
-            for offset in (0..bytes).step_by(64) {
-                // SAFETY: `prefetch` is a hint, not a load: it never faults
-                // and changes no program state, whatever the address (here
-                // one inside the chunks' allocation); SSE is part of every
-                // x86-64 CPU. `--bench broad_phase -- bounds_update`
-                // (`dynamic_box_read_ahead` against `dynamic_box`, module
-                // docs) measured it worth the exception to `deny(unsafe_code)`.
-                unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset)) };
-            }
-        }
+        prefetch_slice(&self.chunks, PREFETCH_LINES * LINE);
     }
 
     /// The first vertex maximizing `dir · v` (0 when there are none, or

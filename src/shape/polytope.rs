@@ -27,6 +27,7 @@ use glam::{DVec3, Vec3};
 use super::ConvexHull;
 use super::lanes::VertexLanes;
 use super::seeds::SupportSeeds;
+use crate::math::prefetch::{LINE, prefetch_slice};
 
 /// A feature of a polytope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -109,6 +110,40 @@ impl ConvexPolytope {
         let tol = ConvexHull::tolerance(hull.vertices()) * 8.0;
         let groups = group_coplanar(hull, tol);
         build(hull, &groups)
+    }
+
+    /// Starts loading what a Lin–Canny walk from `feature` reads first:
+    /// the feature's record (a cache hint that changes no result; see
+    /// `math::prefetch`). Reads the polytope's own fields, which
+    /// [`prefetch_fields`](Self::prefetch_fields) a little earlier brings in.
+    #[inline]
+    pub fn prefetch(&self, feature: Option<Feature>) {
+        match feature {
+            Some(Feature::Vertex(v)) => self.prefetch_vertex(v),
+            Some(Feature::Edge(e)) => {
+                prefetch_slice(self.edges.get(e as usize..).unwrap_or(&[]), LINE)
+            }
+            Some(Feature::Face(f)) => {
+                prefetch_slice(self.faces.get(f as usize..).unwrap_or(&[]), LINE)
+            }
+            None => {}
+        }
+    }
+
+    /// Starts loading vertex `v` and the start of its adjacency (what a
+    /// hill-climbing support from `v` and a vertex's region test read first).
+    #[inline]
+    pub fn prefetch_vertex(&self, v: u32) {
+        prefetch_slice(self.vertices.get(v as usize..).unwrap_or(&[]), LINE);
+        prefetch_slice(self.vert_edge_start.get(v as usize..).unwrap_or(&[]), LINE);
+    }
+
+    /// Starts loading the polytope's own fields (the first step of a
+    /// read-ahead: [`prefetch`](Self::prefetch) reads them to find its
+    /// arrays).
+    #[inline]
+    pub fn prefetch_fields(&self) {
+        prefetch_slice(std::slice::from_ref(self), std::mem::size_of::<Self>());
     }
 
     /// Vertices.

@@ -1,0 +1,144 @@
+//! Cache hints: ask the CPU to start loading memory that a computation a
+//! little later will read.
+//!
+//! A batch over many bodies (boxes, convex pairs) reads, for each, data in
+//! the body's own allocations: when the bodies have their own shapes the
+//! working set leaves the cache, and each body waits on its loads in turn.
+//! Issuing a prefetch for a body a few places ahead overlaps those waits
+//! with the current body's arithmetic. A prefetch is a hint, not a load:
+//! it never faults, whatever the address, and has no effect on any result.
+//! Elsewhere than x86-64 these functions do nothing.
+
+/// A cache line, the unit of the hints.
+pub(crate) const LINE: usize = 64;
+
+/// Hints the lines of `items`, at most `max_bytes` of them from the start.
+#[inline]
+pub(crate) fn prefetch_slice<T>(items: &[T], max_bytes: usize) {
+    let bytes = std::mem::size_of_val(items).min(max_bytes);
+    let start = items.as_ptr().cast::<u8>();
+    for offset in (0..bytes).step_by(LINE) {
+        prefetch_address(start.wrapping_add(offset));
+    }
+}
+
+#[inline]
+#[allow(unsafe_code)]
+fn prefetch_address(address: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: `prefetch` is a hint, not a load: it never faults and
+        // changes no program state, whatever the address (here always one
+        // inside a live allocation); SSE is part of every x86-64 CPU.
+        // Measured worth the exception to `deny(unsafe_code)`: `--bench
+        // broad_phase -- bounds_update`, `dynamic_box_read_ahead` against
+        // `dynamic_box` (see `shape::lanes`).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = address;
+}
+
+/// How many items ahead [`for_each_read_ahead`] hints: the three stages of
+/// a chain of dependent loads (a record, what it points at, what that
+/// points at) at distances 6, 4 and 2.
+pub(crate) const READ_AHEAD_STAGES: [usize; 3] = [6, 4, 2];
+
+/// Items a [`for_each_read_ahead`] holds back.
+const DEPTH: usize = READ_AHEAD_STAGES[0];
+
+/// Runs `each` over `items` in their order, after calling `hint(item,
+/// stage)` on every item when it was `READ_AHEAD_STAGES[stage]` places
+/// ahead of `each` (stages 0, 1, 2: far to near). The hints run in item
+/// order and before the item's `each`; items near the end get the near
+/// stages only. No allocation: the items in flight live in an array.
+pub(crate) fn for_each_read_ahead<T>(
+    items: impl Iterator<Item = T>,
+    mut hint: impl FnMut(&T, usize),
+    mut each: impl FnMut(T),
+) {
+    // `ring[(head + d - 1) % DEPTH]` is the item `d` places ahead of the
+    // next `each`.
+    let mut ring: [Option<T>; DEPTH] = std::array::from_fn(|_| None);
+    let mut head = 0;
+    let mut hint_stages = |ring: &[Option<T>; DEPTH], head: usize| {
+        for (stage, &d) in READ_AHEAD_STAGES.iter().enumerate() {
+            if let Some(item) = &ring[(head + d - 1) % DEPTH] {
+                hint(item, stage);
+            }
+        }
+    };
+    for item in items {
+        if let Some(oldest) = ring[head].take() {
+            each(oldest);
+        }
+        ring[head] = Some(item);
+        head = (head + 1) % DEPTH;
+        hint_stages(&ring, head);
+    }
+    for _ in 0..DEPTH {
+        if let Some(oldest) = ring[head].take() {
+            each(oldest);
+        }
+        head = (head + 1) % DEPTH;
+        hint_stages(&ring, head);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Event {
+        Hint(usize, usize),
+        Each(usize),
+    }
+
+    /// Every item gets `each` once, in order; every stage hints every item
+    /// once, in order, before its `each`; once the ring is full, a stage's
+    /// hint comes exactly `distance - 1` items before the item's `each`.
+    #[test]
+    fn read_ahead_keeps_the_order_and_the_distances() {
+        for n in 0..20usize {
+            let log = std::cell::RefCell::new(Vec::new());
+            for_each_read_ahead(
+                0..n,
+                |&i, stage| log.borrow_mut().push(Event::Hint(i, stage)),
+                |i| log.borrow_mut().push(Event::Each(i)),
+            );
+            let log = log.into_inner();
+            let each: Vec<usize> = log
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Each(i) => Some(*i),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(each, (0..n).collect::<Vec<_>>(), "n {n}");
+            for (stage, &d) in READ_AHEAD_STAGES.iter().enumerate() {
+                let hinted: Vec<usize> = log
+                    .iter()
+                    .filter_map(|e| match e {
+                        Event::Hint(i, s) if *s == stage => Some(*i),
+                        _ => None,
+                    })
+                    .collect();
+                assert_eq!(hinted, (0..n).collect::<Vec<_>>(), "n {n}, stage {stage}");
+                for i in 0..n {
+                    let at = |e: Event| log.iter().position(|x| *x == e).expect("logged");
+                    let (h, e) = (at(Event::Hint(i, stage)), at(Event::Each(i)));
+                    assert!(h < e, "n {n}, item {i}, stage {stage}: hint after use");
+                    let between = log[h..e]
+                        .iter()
+                        .filter(|x| matches!(x, Event::Each(_)))
+                        .count();
+                    if i >= DEPTH {
+                        assert_eq!(between, d - 1, "n {n}, item {i}, stage {stage}");
+                    }
+                }
+            }
+        }
+    }
+}
