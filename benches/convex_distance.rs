@@ -14,6 +14,10 @@
 //!
 //! - `lin_canny_warm`: `lin_canny::closest_features`, one `ConvexCache` per
 //!   pair kept across frames (warm start from last frame's features);
+//! - `lin_canny_warm_read_ahead`: the same, each pair's polytopes hinted
+//!   four pairs ahead and its cached features' records two pairs ahead
+//!   (`lin_canny::prefetch_shapes`, `prefetch_pair`), as the collision
+//!   world's narrow phase does;
 //! - `gjk_warm`: `gjk::gjk_distance`, one `GjkCache` per pair kept across
 //!   frames (warm simplex and hill-climbing hints);
 //! - `parry_distance`: `parry3d::query::distance` on `ConvexPolyhedron`s
@@ -58,8 +62,6 @@ use bevy_icollide::math::Pose;
 use bevy_icollide::query::lin_canny::{
     ConvexCache, closest_features, prefetch_pair, prefetch_shapes,
 };
-
-const READ_AHEAD: usize = 2;
 use bevy_icollide::shape::ConvexPolytope;
 use criterion::{
     Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -69,6 +71,10 @@ use glam::{DMat3, DVec3, Vec3};
 use icollide_peers::{PairParams, PingPong, SeparatedPairs};
 use parry3d::math::Pose as ParryPose;
 use parry3d::shape::ConvexPolyhedron;
+
+/// Pairs ahead of the test at which `lin_canny_warm_read_ahead` hints the
+/// pair's features (and at twice that, its polytopes).
+const READ_AHEAD: usize = 2;
 
 /// Consecutive frames precomputed per configuration.
 const RING: usize = 64;
@@ -482,6 +488,7 @@ fn ns_per_query(log: &[f64]) -> f64 {
 struct Figures {
     points: usize,
     lin_canny_warm: f64,
+    lin_canny_read_ahead: f64,
     gjk_warm: f64,
     parry: f64,
     lin_canny_cold: f64,
@@ -555,6 +562,7 @@ fn bench_config(c: &mut Criterion, cfg: &Config) -> Figures {
     let f = Figures {
         points: n,
         lin_canny_warm: ns_per_query(&logs[0]),
+        lin_canny_read_ahead: ns_per_query(&logs[4]),
         gjk_warm: ns_per_query(&logs[1]),
         parry: ns_per_query(&logs[2]),
         lin_canny_cold: ns_per_query(&logs[3]),
@@ -562,14 +570,17 @@ fn bench_config(c: &mut Criterion, cfg: &Config) -> Figures {
     };
     println!(
         "[summary] points={n}: ns/query (median of {SAMPLES} samples): lin_canny_warm {:.1}, \
-         gjk_warm {:.1}, parry_distance {:.1}, lin_canny_cold {:.1}; parry/lin_canny_warm \
-         {:.2}x, gjk_warm/lin_canny_warm {:.2}x, lin_canny_cold/lin_canny_warm {:.2}x; \
+         lin_canny_warm_read_ahead {:.1}, gjk_warm {:.1}, parry_distance {:.1}, lin_canny_cold \
+         {:.1}; parry/lin_canny_warm {:.2}x, parry/lin_canny_warm_read_ahead {:.2}x, \
+         gjk_warm/lin_canny_warm {:.2}x, lin_canny_cold/lin_canny_warm {:.2}x; \
          Lin-Canny GJK fallbacks over the whole run (check + timing): {fallbacks}",
         f.lin_canny_warm,
+        f.lin_canny_read_ahead,
         f.gjk_warm,
         f.parry,
         f.lin_canny_cold,
         f.parry / f.lin_canny_warm,
+        f.parry / f.lin_canny_read_ahead,
         f.gjk_warm / f.lin_canny_warm,
         f.lin_canny_cold / f.lin_canny_warm,
     );

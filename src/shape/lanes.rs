@@ -33,8 +33,9 @@
 //! vertex (0.37×; 0.55× with the 4-wide pass), 100 vertices 0.24× (was
 //! 0.41×), 400 vertices 0.15× (was 0.30×).
 //!
-//! **Read-ahead** ([`VertexLanes::prefetch`], the other `unsafe` block: a
-//! prefetch instruction). When every body has its own hull, the lanes of
+//! **Read-ahead** ([`VertexLanes::prefetch`], through `math::prefetch`,
+//! which holds the other `unsafe` block: a prefetch instruction). When
+//! every body has its own hull, the lanes of
 //! 10 000 hulls leave the cache and the scan of each waits on its loads;
 //! the box stage of the collision world and `DynamicBox::prefetch` ask for
 //! the lanes of the body two places ahead. `--bench broad_phase --
