@@ -91,7 +91,9 @@ pub(crate) fn sync_poses(mut p: SyncParams) {
     sync_transforms(&mut p);
     let SyncParams { state, poses, .. } = &mut p;
     for (e, pose) in poses.iter() {
-        apply_pose(state, e, Ok(pose.0));
+        if let Some(&body) = state.entity_body.get(&e) {
+            apply_pose(state, (e, body), Ok(pose.0));
+        }
     }
     p.diagnostics.last.sync = start.elapsed();
 }
@@ -217,23 +219,23 @@ fn sync_transforms(p: &mut SyncParams) {
         // (and the pose is skipped with a warning, as for a bad pose).
         let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
         let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
-        apply_pose(state, e, result.and(scaled.map(|(pose, _)| pose)));
+        apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
     }
 }
 
 /// Sets a body's pose, or warns once and keeps the last valid pose.
 fn apply_pose(
     state: &mut CollisionState,
-    e: Entity,
+    (e, body): (Entity, BodyHandle),
     pose: Result<Pose, crate::pipeline::WorldError>,
 ) {
-    let Some(&body) = state.entity_body.get(&e) else {
-        return;
-    };
     let result = pose.and_then(|pose| state.world.set_pose(body, pose));
     match result {
         Ok(()) => {
-            state.warned.remove(&e);
+            // (Most frames nobody was warned about: no hash per collider.)
+            if !state.warned.is_empty() {
+                state.warned.remove(&e);
+            }
         }
         Err(err) => {
             if state.warned.insert(e) {
