@@ -34,8 +34,9 @@
 //! `ICOLLIDE_BENCH_HULL_POINTS` and `ICOLLIDE_BENCH_ROTATION_DEG` change the
 //! scene (defaults 40 and 10), e.g. to see where hill-climbing pays;
 //! `ICOLLIDE_BENCH_SHAPES` the number of distinct hulls the bodies share
-//! (default 32, a working set that stays in the cache; `=100000`, every
-//! body its own hull, shows what `dynamic_box_read_ahead` is for). Set
+//! (default 32, a working set that stays in the cache; with
+//! `ICOLLIDE_BENCH_N=10000 ICOLLIDE_BENCH_SHAPES=10000`, every body its own
+//! hull, it shows what `dynamic_box_read_ahead` is for). Set
 //! `ICOLLIDE_BENCH_N=1000,10000` to run only some sizes.
 
 use std::hint::black_box;
@@ -217,7 +218,10 @@ fn bench_bounds(c: &mut Criterion, frames: &Frames) {
     });
 
     // What the collision world does: the same updates, each body's hull
-    // prefetched `READ_AHEAD` bodies before its turn.
+    // prefetched `READ_AHEAD` bodies before its turn (from frame 0 again).
+    for (d, (h, p)) in boxes.iter_mut().zip(hulls.iter().zip(&frames.poses[0])) {
+        d.update(h, p);
+    }
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("dynamic_box_read_ahead", n), |b| {
         b.iter(|| {

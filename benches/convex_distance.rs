@@ -16,8 +16,9 @@
 //!   pair kept across frames (warm start from last frame's features);
 //! - `lin_canny_warm_read_ahead`: the same, each pair's polytopes hinted
 //!   four pairs ahead and its cached features' records two pairs ahead
-//!   (`lin_canny::prefetch_shapes`, `prefetch_pair`), as the collision
-//!   world's narrow phase does;
+//!   (`lin_canny::prefetch_shapes`, `prefetch_pair`): the part of the
+//!   collision world's read-ahead that concerns Lin–Canny (the world also
+//!   hints the bodies' records and the pair's cache six pairs ahead);
 //! - `gjk_warm`: `gjk::gjk_distance`, one `GjkCache` per pair kept across
 //!   frames (warm simplex and hill-climbing hints);
 //! - `parry_distance`: `parry3d::query::distance` on `ConvexPolyhedron`s

@@ -35,17 +35,21 @@ impl FixedCube {
         } else {
             (centroid, rc)
         };
-        // One ulp-scale pad so rounding in the rotated center never lets a
-        // vertex poke out of the cube.
-        let pad = radius * 4.0 * f32::EPSILON + center.abs().max_element() * 2.0 * f32::EPSILON;
+        // An ulp-scale pad so that rounding never lets a vertex poke out:
+        // a world coordinate, of a vertex or of the rotated center, is off
+        // by up to a few ε times the rotated point's length (`|v| ≤ |c| +
+        // r`), however it is computed (a matrix row, a quaternion). The
+        // world translation's share is added per pose (`aabb`).
+        let pad = (radius * 16.0 + center.length() * 32.0) * f32::EPSILON;
         Self {
             center,
             radius: radius + pad,
         }
     }
 
-    /// The world box for `pose`: one rotated center and six adds. Padded
-    /// by a few ulps of the world center, which is where the translation's
+    /// The world box for `pose`: one rotated center, the half size padded
+    /// per axis (an absolute value, a multiply and an add) and six adds.
+    /// The pad is 4 ε times the world center's coordinate, which is where the translation's
     /// rounding (in the vertices' world coordinates and in the box's own
     /// corners) lives: far from the origin it exceeds the local pad.
     #[inline]
@@ -72,14 +76,23 @@ mod tests {
         let mut rng = Rng::new(3);
         for trial in 0..20_000 {
             let scale = [1e-3, 1.0, 10.0][trial % 3];
-            let verts: Vec<Vec3> = (0..8).map(|_| rng.unit_vector() * scale).collect();
+            // Every fifth hull lies far from its local origin, and its pose
+            // brings it back near the world origin: the rounding of the
+            // local center then dominates.
+            let offset = if trial % 5 == 4 {
+                rng.in_cube(1e5)
+            } else {
+                Vec3::ZERO
+            };
+            let verts: Vec<Vec3> = (0..8).map(|_| rng.unit_vector() * scale + offset).collect();
             let cube = FixedCube::from_vertices(&verts);
             // A vertex turned onto the x axis: its world x is the extreme
             // the cube's face must hold.
             let v = verts[0] - cube.center;
-            let onto_x = glam::Quat::from_rotation_arc(v.normalize(), Vec3::X);
+            let onto_x = glam::Quat::from_rotation_arc(v.normalize_or(Vec3::X), Vec3::X);
             for rotation in [onto_x, rng.rotation()] {
-                let pose = Pose::new(rotation, rng.in_cube([1.0, 50.0, 1e3, 1e5][trial / 3 % 4]));
+                let near = rng.in_cube([1.0, 50.0, 1e3, 1e5][trial / 3 % 4]);
+                let pose = Pose::new(rotation, near - rotation * offset);
                 let b = cube.aabb(&pose);
                 let rows = Mat3::from_quat(pose.rotation).transpose();
                 for &p in &verts {

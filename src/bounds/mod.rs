@@ -7,7 +7,8 @@
 //!
 //! - [`FixedCube`]: a cube of half-size `r` around a center `c`, with `r` the
 //!   radius of a sphere around the object about `c`. It contains the object in
-//!   every orientation, so a frame costs one rotated center and six adds; it
+//!   every orientation, so a frame costs one rotated center, a padded half
+//!   size and six adds; it
 //!   never shrinks when the object turns, so it is looser than a tight box.
 //! - [`DynamicBox`]: the tight box of the convex hull in its current pose. For
 //!   each axis the hull vertex that is extreme (min and max) is remembered; each

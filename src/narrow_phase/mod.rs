@@ -104,8 +104,8 @@ pub trait PairBodies: Sync {
     fn broke_bound(&self, _key: u32) -> bool {
         false
     }
-    /// Starts loading body `key`'s record (the first stage of the pair
-    /// tests' read-ahead; a hint, see `math::prefetch`).
+    /// Starts loading body `key`'s record (the pair tests' read-ahead, six
+    /// pairs ahead; a hint, see `math::prefetch`).
     fn prefetch(&self, _key: u32) {}
 }
 
@@ -153,11 +153,22 @@ impl NarrowPhase {
     ) {
         self.apply_changes(changes, bodies, events);
         let (mut tests, mut touching) = (0, 0);
+        // `needs_test` runs as a pair enters the read-ahead (it changes only
+        // its own pair's state, and the bodies do not change in this loop):
+        // only pairs that will be tested are hinted.
+        let pairs = self.pairs.iter_mut().map(|(&key, state)| {
+            let test = needs_test(bodies, key, state);
+            (key, state, test)
+        });
         for_each_read_ahead(
-            self.pairs.iter_mut(),
-            |(key, state), stage| read_ahead(bodies, **key, state, stage),
-            |(&key, state)| {
-                if needs_test(bodies, key, state) {
+            pairs,
+            |(key, state, test), stage| {
+                if *test {
+                    read_ahead(bodies, *key, state, stage);
+                }
+            },
+            |(key, state, test)| {
+                if test {
                     tests += 1;
                     if run_job(bodies, key, state, &mut self.scratch) {
                         events.push(pair_event(key, state));
@@ -254,8 +265,9 @@ fn steps_apart(distance: f32, reach: f32) -> u32 {
 }
 
 /// The hints for the pair `key` at read-ahead stage `stage` (see
-/// [`for_each_read_ahead`]): the bodies' records and the pair's cache, then
-/// the shapes' fields, then the records the cache points at. When every
+/// [`for_each_read_ahead`]): six pairs ahead the bodies' records and the
+/// pair's cache, four ahead the shapes' fields, two ahead the records the
+/// cache points at. When every
 /// body has its own hull, the shapes leave the cache and each pair test
 /// would otherwise wait on a chain of misses.
 #[inline]

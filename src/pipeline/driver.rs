@@ -18,7 +18,7 @@ use super::{Body, CollisionWorld, ContactEvent};
 use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
 use crate::math::RigidMotion;
-use crate::math::prefetch::{LINE, prefetch_slice};
+use crate::math::prefetch::{LINE, prefetch_value};
 use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
 use crate::query::PairSide;
 
@@ -266,7 +266,7 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn prefetch(&self, key: u32) {
         if let Some(body) = self.bodies.get(key as usize) {
-            prefetch_slice(std::slice::from_ref(body), 4 * LINE);
+            prefetch_value(body, 4 * LINE);
         }
     }
 

@@ -9,7 +9,7 @@ use crate::geometry::epa::EpaScratch;
 use super::cast::CastScratch;
 use super::compound::{CompoundCache, PieceAt};
 use super::lin_canny::{self, ConvexCache};
-use crate::math::prefetch::{LINE, prefetch_slice};
+use crate::math::prefetch::{LINE, prefetch_value};
 
 /// What a pair keeps between frames, by pair kind.
 #[derive(Clone, Debug, Default)]
@@ -46,16 +46,16 @@ impl PairCache {
 /// [`test_pair`] of a pair will read, in the order its loads depend on one
 /// another. Hints only: no result changes.
 impl PairCache {
-    /// Stage 1: the cache's own allocation (a convex pair's features and
-    /// GJK hints).
+    /// Six pairs ahead: the cache's own allocation (a convex pair's
+    /// features and GJK hints).
     #[inline]
     pub fn prefetch(&self) {
         if let PairCache::Convex(c) = self {
-            prefetch_slice(std::slice::from_ref(&**c), 4 * LINE);
+            prefetch_value(&**c, 4 * LINE);
         }
     }
 
-    /// Stage 3, once the shapes' fields and the cache are loaded: the
+    /// Two pairs ahead, once the shapes and the cache are loaded: the
     /// records the warm start points at (Lin–Canny's features, GJK's
     /// hill-climbing hints) of a convex pair.
     #[inline]

@@ -35,17 +35,18 @@
 //!
 //! **Read-ahead** ([`VertexLanes::prefetch`], through `math::prefetch`,
 //! which holds the other `unsafe` block: a prefetch instruction). When
-//! every body has its own hull, the lanes of
-//! 10 000 hulls leave the cache and the scan of each waits on its loads;
-//! the box stage of the collision world and `DynamicBox::prefetch` ask for
-//! the lanes of the body two places ahead. `--bench broad_phase --
-//! bounds_update` with `ICOLLIDE_BENCH_SHAPES=10000` (every body its own
-//! hull), one run: 1.141 ms per frame without, 0.616 ms with, against
-//! 1.803 ms for the scalar transform (0.63× → 0.34×). With 32 shared hulls,
-//! which stay in the cache, it costs 315 → 360 µs in the bench's loop and
-//! nothing measurable in the world's box stage (`multibody --n 10000
-//! --shapes 32`: 0.60–0.63 ms either way; `--shapes 10000`: 2.0–2.2 →
-//! 1.5–1.65 ms).
+//! every body has its own hull, the lanes of 10 000 hulls leave the cache
+//! and the scan of each waits on its loads; the collision world's box stage
+//! calls `DynamicBox::prefetch` for the body two places ahead. One run of
+//! `ICOLLIDE_BENCH_N=10000 cargo bench -p icollide-peers --bench
+//! broad_phase -- bounds_update` per setting (2026-11-26, the README's
+//! table): with `ICOLLIDE_BENCH_SHAPES=10000` (every body its own hull)
+//! 1.064 ms per frame without, 0.669 ms with, against 1.685 ms for the
+//! scalar transform (0.63× → 0.40×); with the default 32 shared hulls,
+//! which stay in the cache, 0.316 → 0.353 ms in the bench's loop (scalar
+//! 1.164 ms) and nothing measurable in the world's box stage (`multibody
+//! --n 10000 --shapes 32`, alternating runs: 0.60–0.63 ms either way;
+//! `--shapes 10000`: 2.0–2.2 → 1.5–1.65 ms).
 
 use glam::{Vec3, Vec4};
 

@@ -27,7 +27,7 @@ use glam::{DVec3, Vec3};
 use super::ConvexHull;
 use super::lanes::VertexLanes;
 use super::seeds::SupportSeeds;
-use crate::math::prefetch::{LINE, prefetch_slice};
+use crate::math::prefetch::{LINE, prefetch_slice, prefetch_value};
 
 /// A feature of a polytope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -143,7 +143,7 @@ impl ConvexPolytope {
     /// arrays).
     #[inline]
     pub fn prefetch_fields(&self) {
-        prefetch_slice(std::slice::from_ref(self), std::mem::size_of::<Self>());
+        prefetch_value(self, std::mem::size_of::<Self>());
     }
 
     /// Vertices.
