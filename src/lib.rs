@@ -100,8 +100,9 @@
 //! tested exactly on their surfaces (OBB trees, exact triangle tests);
 //! compounds reduce to those two cases piece by piece, see [`query`].
 
-// One exception, benchmarked where it is: `shape::lanes` calls its AVX
-// kernel after detecting AVX at run time.
+// Two exceptions, each benchmarked where it is: `shape::lanes` calls its
+// AVX kernel after detecting AVX at run time, and `math::prefetch` issues
+// the prefetch instruction (a cache hint that cannot fault).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -27,8 +27,9 @@ pub struct CollisionState {
     /// Pair configuration asked for entities without a body yet, applied
     /// when their colliders appear.
     pub(crate) pending_config: Vec<PairConfigRequest>,
-    /// Entities already warned about an unusable pose (cleared when valid).
-    pub(crate) warned: EntityHashSet,
+    /// Entities already warned about an unusable pose or deformation
+    /// (cleared when valid).
+    pub(crate) warned: WarnOnce,
     /// Messages for every pair, not only pairs with an opted-in entity
     /// ([`CollisionPlugin::with_messages_for_all_pairs`](super::CollisionPlugin::with_messages_for_all_pairs)).
     pub(crate) all_pair_messages: bool,
@@ -36,6 +37,36 @@ pub struct CollisionState {
     /// whose `CollisionEnd` is owed (written even if the opted-in entity is
     /// gone by then).
     pub(crate) reported: HashSet<(Entity, Entity)>,
+}
+
+/// Entities warned about, each once until what failed works again.
+#[derive(Default)]
+pub(crate) struct WarnOnce(EntityHashSet);
+
+impl WarnOnce {
+    /// What failed for `e` works again: its next failure is logged.
+    pub(crate) fn clear(&mut self, e: Entity) {
+        // Most frames nobody was warned about: no hash per entity.
+        if !self.0.is_empty() {
+            self.0.remove(&e);
+        }
+    }
+
+    /// Logs `message()` (after the crate's name) unless `e` was warned
+    /// about already. (The message is built only when a logger takes
+    /// warnings.)
+    pub(crate) fn warn(&mut self, e: Entity, message: impl FnOnce() -> String) {
+        self.warn_first(e, message);
+    }
+
+    /// [`warn`](Self::warn), and whether this was `e`'s first warning.
+    fn warn_first(&mut self, e: Entity, message: impl FnOnce() -> String) -> bool {
+        let first = self.0.insert(e);
+        if first {
+            log::warn!("bevy_icollide: {}", message());
+        }
+        first
+    }
 }
 
 impl CollisionState {
@@ -263,5 +294,33 @@ impl CollisionDiagnostics {
         }
         self.total = total;
         self.worst = worst;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failure is logged once per entity until it clears.
+    #[test]
+    fn warns_once_until_cleared() {
+        let mut world = World::new();
+        let (a, b) = (world.spawn_empty().id(), world.spawn_empty().id());
+        let mut warned = WarnOnce::default();
+        let mut logged = Vec::new();
+        let mut warn = |w: &mut WarnOnce, e: Entity| {
+            if w.warn_first(e, String::new) {
+                logged.push(e);
+            }
+        };
+        warn(&mut warned, a);
+        warn(&mut warned, a);
+        warn(&mut warned, b);
+        warned.clear(b);
+        warn(&mut warned, a);
+        warn(&mut warned, b);
+        warned.clear(a);
+        warn(&mut warned, a);
+        assert_eq!(logged, [a, b, b, a]);
     }
 }

@@ -105,7 +105,7 @@ fn sync_removed(p: &mut SyncParams) {
             // The body exists: removal cannot fail. Its ending pairs' events
             // carry the entity as user data.
             let _ = state.world.remove_body(body);
-            state.warned.remove(&e);
+            state.warned.clear(e);
         }
     }
 }
@@ -229,21 +229,11 @@ fn apply_pose(
     (e, body): (Entity, BodyHandle),
     pose: Result<Pose, crate::pipeline::WorldError>,
 ) {
-    let result = pose.and_then(|pose| state.world.set_pose(body, pose));
-    match result {
-        Ok(()) => {
-            // (Most frames nobody was warned about: no hash per collider.)
-            if !state.warned.is_empty() {
-                state.warned.remove(&e);
-            }
-        }
-        Err(err) => {
-            if state.warned.insert(e) {
-                log::warn!(
-                    "bevy_icollide: collider {e} skipped: {err}; it keeps its last valid pose"
-                );
-            }
-        }
+    match pose.and_then(|pose| state.world.set_pose(body, pose)) {
+        Ok(()) => state.warned.clear(e),
+        Err(err) => state.warned.warn(e, || {
+            format!("collider {e} skipped: {err}; it keeps its last valid pose")
+        }),
     }
 }
 
@@ -276,14 +266,10 @@ fn refit(state: &mut CollisionState, e: Entity, vertices: &[glam::Vec3]) {
         return;
     };
     match state.world.set_vertices(body, vertices) {
-        Ok(_) => {
-            state.warned.remove(&e);
-        }
-        Err(err) => {
-            if state.warned.insert(e) {
-                log::warn!("bevy_icollide: deformed vertices of {e} skipped: {err}");
-            }
-        }
+        Ok(_) => state.warned.clear(e),
+        Err(err) => state
+            .warned
+            .warn(e, || format!("deformed vertices of {e} skipped: {err}")),
     }
 }
 

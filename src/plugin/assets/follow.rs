@@ -18,8 +18,6 @@
 //! `init_asset::<Mesh>()`, which `DefaultPlugins` do); without them nothing
 //! is followed or evicted.
 
-use std::collections::HashSet;
-
 use bevy_asset::{AssetEvent, AssetId, Assets};
 use bevy_ecs::prelude::*;
 #[cfg(feature = "reflect")]
@@ -31,6 +29,7 @@ use glam::Vec3;
 
 use super::{ColliderConstructor, MeshColliders, indices, positions};
 use crate::collider::{ShapeError, ShapeKind};
+use crate::plugin::resources::WarnOnce;
 use crate::plugin::{Collider, DeformedVertices};
 use crate::shape::TriMesh;
 
@@ -51,7 +50,7 @@ pub struct DeformableMesh;
 #[derive(Default)]
 pub(crate) struct FollowScratch {
     modified: Vec<AssetId<Mesh>>,
-    warned: HashSet<Entity>,
+    warned: WarnOnce,
 }
 
 /// What a modified mesh asset means for a collider built from it.
@@ -113,9 +112,10 @@ pub(crate) fn follow_mesh_assets(
             continue;
         };
         let ShapeKind::TriMesh(built) = collider.shape().kind() else {
-            warn_once(&mut scratch.warned, entity, &|| {
+            scratch.warned.warn(entity, || {
                 format!(
-                    "its collider is a {}, not a triangle mesh",
+                    "DeformableMesh on {entity} not followed: its collider is a {}, not a \
+                     triangle mesh",
                     collider.shape().kind_name()
                 )
             });
@@ -141,27 +141,17 @@ pub(crate) fn follow_mesh_assets(
             }
         };
         match result {
-            Ok(Follow::Refit) => {
-                scratch.warned.remove(&entity);
-            }
+            Ok(Follow::Refit) => scratch.warned.clear(entity),
             Ok(Follow::Rebuild) => {
                 commands
                     .entity(entity)
                     .try_remove::<(Collider, DeformedVertices)>()
                     .try_insert(ColliderConstructor::TrimeshFromMesh);
             }
-            Err(e) => warn_once(&mut scratch.warned, entity, &|| e.to_string()),
+            Err(e) => scratch.warned.warn(entity, || {
+                format!("DeformableMesh on {entity} not followed: {e}")
+            }),
         }
-    }
-}
-
-/// Logs why `entity`'s mesh is not followed, once until it works again.
-fn warn_once(warned: &mut HashSet<Entity>, entity: Entity, why: &dyn Fn() -> String) {
-    if warned.insert(entity) {
-        log::warn!(
-            "bevy_icollide: DeformableMesh on {entity} not followed: {}",
-            why()
-        );
     }
 }
 
