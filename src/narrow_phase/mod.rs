@@ -267,9 +267,8 @@ fn steps_apart(distance: f32, reach: f32) -> u32 {
 /// The hints for the pair `key` at read-ahead stage `stage` (see
 /// [`for_each_read_ahead`]): six pairs ahead the bodies' records and the
 /// pair's cache, four ahead the shapes' fields, two ahead the records the
-/// cache points at. When every
-/// body has its own hull, the shapes leave the cache and each pair test
-/// would otherwise wait on a chain of misses.
+/// cache points at. When every body has its own hull, the shapes leave the
+/// cache and each pair test would otherwise wait on a chain of misses.
 #[inline]
 fn read_ahead(bodies: &impl PairBodies, key: PairKey, state: &PairState, stage: usize) {
     let (a, b) = pair_ids(key);
