@@ -218,7 +218,8 @@ fn bench_bounds(c: &mut Criterion, frames: &Frames) {
     });
 
     // What the collision world does: the same updates, each body's hull
-    // prefetched `READ_AHEAD` bodies before its turn (from frame 0 again).
+    // fields hinted `2 READ_AHEAD` bodies before its turn and its lanes
+    // `READ_AHEAD` before (from frame 0 again).
     for (d, (h, p)) in boxes.iter_mut().zip(hulls.iter().zip(&frames.poses[0])) {
         d.update(h, p);
     }
@@ -227,6 +228,9 @@ fn bench_bounds(c: &mut Criterion, frames: &Frames) {
         b.iter(|| {
             let poses = &frames.poses[ring.next()];
             for i in 0..n {
+                if let Some(ahead) = hulls.get(i + 2 * READ_AHEAD) {
+                    DynamicBox::prefetch_fields(ahead);
+                }
                 if let Some(ahead) = hulls.get(i + READ_AHEAD) {
                     DynamicBox::prefetch(ahead);
                 }

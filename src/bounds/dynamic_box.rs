@@ -1,6 +1,7 @@
 use glam::{Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
+use crate::math::prefetch::prefetch_value;
 use crate::math::{Aabb, Pose};
 use crate::shape::ConvexHull;
 
@@ -31,12 +32,21 @@ impl DynamicBox {
 
     /// Starts loading into the cache what the next [`update`](Self::update)
     /// of `hull` reads (a hint: no effect on any result). A batch of bodies
-    /// calls it [`READ_AHEAD`] bodies ahead of the one it updates.
+    /// calls it [`READ_AHEAD`] bodies ahead of the one it updates, and
+    /// [`prefetch_fields`](Self::prefetch_fields) twice as far ahead.
     #[inline]
     pub fn prefetch(hull: &ConvexHull) {
         if hull.vertices().len() < CLIMB_MIN_VERTICES {
             hull.lanes().prefetch();
         }
+    }
+
+    /// Starts loading `hull`'s own fields (its arrays' addresses and
+    /// lengths) without reading them, for [`prefetch`](Self::prefetch) a
+    /// little later: when every body has its own hull, they miss too.
+    #[inline]
+    pub fn prefetch_fields(hull: &ConvexHull) {
+        prefetch_value(hull, std::mem::size_of::<ConvexHull>());
     }
 
     /// Updates the extremal vertices for `pose` and returns the world box

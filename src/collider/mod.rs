@@ -39,6 +39,7 @@ use crate::bounds::FixedCube;
 use crate::bvh::{Surface, SurfaceTree, TreeKind};
 #[cfg(feature = "obj")]
 use crate::io::{ObjError, load_obj};
+use crate::math::prefetch::prefetch_value;
 use crate::math::{Aabb, Pose};
 use crate::shape::{ConvexHull, ConvexPolytope, HullError, MeshError, Rounded, TriMesh};
 
@@ -218,6 +219,15 @@ impl ShapeData {
     /// The geometry its boxes are computed from.
     pub fn bounds_geometry(&self) -> &BoundsGeometry {
         &self.bounds
+    }
+
+    /// Starts loading the bounds geometry's own fields (a hull's array
+    /// headers), without reading anything: the box stage's read-ahead
+    /// hints it before the hull's arrays (see
+    /// [`DynamicBox::prefetch_fields`](crate::bounds::DynamicBox::prefetch_fields)).
+    #[inline]
+    pub fn prefetch_bounds_fields(&self) {
+        prefetch_value(&self.bounds, std::mem::size_of::<BoundsGeometry>());
     }
 
     /// The convex hull, when the shape has a 3D one.

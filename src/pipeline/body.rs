@@ -231,6 +231,13 @@ impl Body {
         })
     }
 
+    /// The step before [`prefetch_bounds`](Self::prefetch_bounds): the
+    /// shape's bounds fields, found from the body's record alone.
+    #[inline]
+    pub fn prefetch_bounds_fields(&self) {
+        self.shape.prefetch_bounds_fields();
+    }
+
     /// Starts loading what [`compute_tight_box`](Self::compute_tight_box)
     /// of a hull's dynamic box reads (a cache hint; see
     /// [`DynamicBox::prefetch`](crate::bounds::DynamicBox::prefetch)).

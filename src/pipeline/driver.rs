@@ -66,8 +66,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.stats.refit_nodes = std::mem::take(&mut self.refits_pending);
         let dirty = std::mem::take(&mut self.dirty);
         for (k, &i) in dirty.iter().enumerate() {
-            // A cache hint for a body a little ahead: its hull's lanes are
-            // a separate allocation that would otherwise miss.
+            // Cache hints for bodies a little ahead: their shapes' hull
+            // fields, then (once those are in) the hulls' lanes, separate
+            // allocations that would otherwise miss.
+            if let Some(body) = dirty
+                .get(k + 2 * READ_AHEAD)
+                .and_then(|&j| self.bodies.get(j as usize))
+            {
+                body.prefetch_bounds_fields();
+            }
             if let Some(body) = dirty
                 .get(k + READ_AHEAD)
                 .and_then(|&j| self.bodies.get(j as usize))

@@ -37,16 +37,16 @@
 //! which holds the other `unsafe` block: a prefetch instruction). When
 //! every body has its own hull, the lanes of 10 000 hulls leave the cache
 //! and the scan of each waits on its loads; the collision world's box stage
-//! calls `DynamicBox::prefetch` for the body two places ahead. One run of
-//! `ICOLLIDE_BENCH_N=10000 cargo bench -p icollide-peers --bench
-//! broad_phase -- bounds_update` per setting (2026-11-26, the README's
-//! table): with `ICOLLIDE_BENCH_SHAPES=10000` (every body its own hull)
-//! 1.064 ms per frame without, 0.669 ms with, against 1.685 ms for the
-//! scalar transform (0.63× → 0.40×); with the default 32 shared hulls,
-//! which stay in the cache, 0.316 → 0.353 ms in the bench's loop (scalar
-//! 1.164 ms) and nothing measurable in the world's box stage (`multibody
-//! --n 10000 --shapes 32`, alternating runs: 0.60–0.63 ms either way;
-//! `--shapes 10000`: 2.0–2.2 → 1.5–1.65 ms).
+//! calls `DynamicBox::prefetch` for the body two places ahead (and
+//! `DynamicBox::prefetch_fields`, the hull's own fields, four places
+//! ahead). One run of `ICOLLIDE_BENCH_N=10000 cargo bench -p icollide-peers
+//! --bench broad_phase -- bounds_update` per setting (2026-11-26, the
+//! README's table): with `ICOLLIDE_BENCH_SHAPES=10000` (every body its own
+//! hull) 1.010 ms per frame without, 0.503 ms with, against 1.638 ms for
+//! the scalar transform (0.62× → 0.31×); with the default 32 shared hulls,
+//! which stay in the cache, 0.282 → 0.305 ms in the bench's loop (scalar
+//! 1.072 ms) and nothing measurable in the world's box stage (`multibody`,
+//! alternating runs, README).
 
 use glam::{Vec3, Vec4};
 
