@@ -16,7 +16,7 @@
 //!   pair kept across frames (warm start from last frame's features);
 //! - `lin_canny_warm_read_ahead`: the same, each pair's polytopes hinted
 //!   four pairs ahead and its cached features' records two pairs ahead
-//!   (`lin_canny::prefetch_shapes`, `prefetch_pair`): the part of the
+//!   (`ConvexPolytope::prefetch_fields`, `lin_canny::prefetch_pair`): the part of the
 //!   collision world's read-ahead that concerns Lin–Canny (the world also
 //!   hints the bodies' records and the pair's cache six pairs ahead);
 //! - `gjk_warm`: `gjk::gjk_distance`, one `GjkCache` per pair kept across
@@ -60,9 +60,7 @@ use std::time::{Duration, Instant};
 
 use bevy_icollide::geometry::gjk::{GjkCache, gjk_distance};
 use bevy_icollide::math::Pose;
-use bevy_icollide::query::lin_canny::{
-    ConvexCache, closest_features, prefetch_pair, prefetch_shapes,
-};
+use bevy_icollide::query::lin_canny::{ConvexCache, closest_features, prefetch_pair};
 use bevy_icollide::shape::ConvexPolytope;
 use criterion::{
     Bencher, BenchmarkGroup, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main,
@@ -166,7 +164,8 @@ fn lin_canny_read_ahead_frame(
         }
         let k = i + 2 * READ_AHEAD;
         if k < caches.len() {
-            prefetch_shapes(polys[2 * k], polys[2 * k + 1]);
+            polys[2 * k].prefetch_fields();
+            polys[2 * k + 1].prefetch_fields();
         }
         let (p, x) = (&polys[2 * i..2 * i + 2], &poses[2 * i..2 * i + 2]);
         sum += closest_features(p[0], &x[0], p[1], &x[1], &mut caches[i]).distance;

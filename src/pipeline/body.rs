@@ -235,7 +235,9 @@ impl Body {
     /// shape's bounds fields, found from the body's record alone.
     #[inline]
     pub fn prefetch_bounds_fields(&self) {
-        self.shape.prefetch_bounds_fields();
+        if self.mode == BoundsMode::DynamicBox {
+            self.shape.prefetch_bounds_fields();
+        }
     }
 
     /// Starts loading what [`compute_tight_box`](Self::compute_tight_box)

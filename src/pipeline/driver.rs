@@ -69,16 +69,11 @@ impl<B: BroadPhase> CollisionWorld<B> {
             // Cache hints for bodies a little ahead: their shapes' hull
             // fields, then (once those are in) the hulls' lanes, separate
             // allocations that would otherwise miss.
-            if let Some(body) = dirty
-                .get(k + 2 * READ_AHEAD)
-                .and_then(|&j| self.bodies.get(j as usize))
-            {
+            let ahead = |d: usize| dirty.get(k + d).and_then(|&j| self.bodies.get(j as usize));
+            if let Some(body) = ahead(2 * READ_AHEAD) {
                 body.prefetch_bounds_fields();
             }
-            if let Some(body) = dirty
-                .get(k + READ_AHEAD)
-                .and_then(|&j| self.bodies.get(j as usize))
-            {
+            if let Some(body) = ahead(READ_AHEAD) {
                 body.prefetch_bounds();
             }
             self.update_body_bounds(i);

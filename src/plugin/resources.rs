@@ -53,14 +53,9 @@ impl WarnOnce {
     }
 
     /// Logs `message()` (after the crate's name) unless `e` was warned
-    /// about already. (The message is built only when a logger takes
-    /// warnings.)
-    pub(crate) fn warn(&mut self, e: Entity, message: impl FnOnce() -> String) {
-        self.warn_first(e, message);
-    }
-
-    /// [`warn`](Self::warn), and whether this was `e`'s first warning.
-    fn warn_first(&mut self, e: Entity, message: impl FnOnce() -> String) -> bool {
+    /// about already; whether it did. (The message is built only when a
+    /// logger takes warnings.)
+    pub(crate) fn warn(&mut self, e: Entity, message: impl FnOnce() -> String) -> bool {
         let first = self.0.insert(e);
         if first {
             log::warn!("bevy_icollide: {}", message());
@@ -309,7 +304,7 @@ mod tests {
         let mut warned = WarnOnce::default();
         let mut logged = Vec::new();
         let mut warn = |w: &mut WarnOnce, e: Entity| {
-            if w.warn_first(e, String::new) {
+            if w.warn(e, String::new) {
                 logged.push(e);
             }
         };

@@ -231,9 +231,11 @@ fn apply_pose(
 ) {
     match pose.and_then(|pose| state.world.set_pose(body, pose)) {
         Ok(()) => state.warned.clear(e),
-        Err(err) => state.warned.warn(e, || {
-            format!("collider {e} skipped: {err}; it keeps its last valid pose")
-        }),
+        Err(err) => {
+            state.warned.warn(e, || {
+                format!("collider {e} skipped: {err}; it keeps its last valid pose")
+            });
+        }
     }
 }
 
@@ -267,9 +269,11 @@ fn refit(state: &mut CollisionState, e: Entity, vertices: &[glam::Vec3]) {
     };
     match state.world.set_vertices(body, vertices) {
         Ok(_) => state.warned.clear(e),
-        Err(err) => state
-            .warned
-            .warn(e, || format!("deformed vertices of {e} skipped: {err}")),
+        Err(err) => {
+            state
+                .warned
+                .warn(e, || format!("deformed vertices of {e} skipped: {err}"));
+        }
     }
 }
 

@@ -295,21 +295,13 @@ pub struct ConvexCache {
 /// Starts loading what [`closest_features`] of the pair reads first (its
 /// cached features' records): a batch of pairs calls it a pair or two
 /// ahead, so that pairs of shapes that have left the cache overlap their
-/// waits, and [`prefetch_shapes`] a few pairs earlier still. A hint: no
+/// waits, and `ConvexPolytope::prefetch_fields` a few pairs earlier still. A hint: no
 /// result changes.
 #[inline]
 pub fn prefetch_pair(a: &ConvexPolytope, b: &ConvexPolytope, cache: &ConvexCache) {
     let [fa, fb] = cache.features.map_or([None; 2], |f| f.map(Some));
     a.prefetch(fa);
     b.prefetch(fb);
-}
-
-/// The first step of a read-ahead: the two polytopes' own fields, which
-/// [`prefetch_pair`] reads to find the features' records.
-#[inline]
-pub fn prefetch_shapes(a: &ConvexPolytope, b: &ConvexPolytope) {
-    a.prefetch_fields();
-    b.prefetch_fields();
 }
 
 /// Closest features with coherence: Lin–Canny from the cached pair, GJK if

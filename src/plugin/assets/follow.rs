@@ -148,9 +148,11 @@ pub(crate) fn follow_mesh_assets(
                     .try_remove::<(Collider, DeformedVertices)>()
                     .try_insert(ColliderConstructor::TrimeshFromMesh);
             }
-            Err(e) => scratch.warned.warn(entity, || {
-                format!("DeformableMesh on {entity} not followed: {e}")
-            }),
+            Err(e) => {
+                scratch.warned.warn(entity, || {
+                    format!("DeformableMesh on {entity} not followed: {e}")
+                });
+            }
         }
     }
 }
