@@ -245,8 +245,9 @@ fn by(a: f32, b: f32) -> Ordering {
     }
 }
 
-/// The axes by decreasing `extent` (NaN last), without a sort call.
-fn longest_first(extent: Vec3) -> [usize; 3] {
+/// The axes by decreasing `extent` (ties in axis order, NaN last), without
+/// a sort call. The OBB build orders its box axes with it too.
+pub(super) fn longest_first(extent: Vec3) -> [usize; 3] {
     let e = extent
         .to_array()
         .map(|x| if x.is_nan() { f32::NEG_INFINITY } else { x });

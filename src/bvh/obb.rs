@@ -40,7 +40,7 @@
 //! which `T` is projected through `R` (B's faces, the edge products), so that
 //! the test is conservative for every rotation within `eps` of `R`.
 
-use glam::{DMat3, DVec3, Mat3, Vec3, Vec4};
+use glam::{DMat3, DVec3, Mat3, Vec3, Vec3A, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::math::Aabb;
@@ -182,7 +182,7 @@ pub(crate) struct AxisExtents {
     /// three broadcasts, three products and two sums, in the order of
     /// `Mat3 * Vec3` (the same bits).
     at: [Vec4; 3],
-    first: Vec3,
+    first: Vec3A,
     lo: Vec4,
     hi: Vec4,
 }
@@ -196,7 +196,7 @@ impl AxisExtents {
         Self {
             axes,
             at: [at.x_axis, at.y_axis, at.z_axis].map(|c| c.extend(0.0)),
-            first,
+            first: first.into(),
             lo: Vec4::ZERO,
             hi: Vec4::ZERO,
         }
@@ -205,8 +205,30 @@ impl AxisExtents {
     /// Adds a finite point.
     #[inline]
     pub fn add(&mut self, p: Vec3) {
+        self.add_projected(self.project(p.into()));
+    }
+
+    /// Adds a finite triangle's corners; returns the sum of their
+    /// projections (lane `k`: three times the centroid's offset from the
+    /// first point along axis `k`), which the build's partition reads.
+    #[inline]
+    pub fn add_triangle(&mut self, [p, q, r]: [Vec3A; 3]) -> Vec4 {
+        let (dp, dq, dr) = (self.project(p), self.project(q), self.project(r));
+        self.add_projected(dp);
+        self.add_projected(dq);
+        self.add_projected(dr);
+        dp + dq + dr
+    }
+
+    /// `p` relative to the first point, on the axes (lane 3 zero).
+    #[inline]
+    fn project(&self, p: Vec3A) -> Vec4 {
         let r = p - self.first;
-        let d = self.at[0] * r.x + self.at[1] * r.y + self.at[2] * r.z;
+        self.at[0] * r.x + self.at[1] * r.y + self.at[2] * r.z
+    }
+
+    #[inline]
+    fn add_projected(&mut self, d: Vec4) {
         self.lo = self.lo.min(d);
         self.hi = self.hi.max(d);
     }
@@ -215,7 +237,7 @@ impl AxisExtents {
     pub fn finish(&self) -> Obb {
         let (lo, hi) = (self.lo.truncate(), self.hi.truncate());
         let mid = (lo + hi) * 0.5;
-        let center = self.first + self.axes * mid;
+        let center = Vec3::from(self.first) + self.axes * mid;
         let half = (hi - lo) * 0.5;
         let pad = 8.0 * f32::EPSILON * (half.max_element() + center.abs().max_element());
         Obb {

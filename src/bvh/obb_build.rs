@@ -40,19 +40,37 @@
 //! and fit on their convex hull (the paper's method), and groups whose
 //! triangles all have zero area fit on the covariance of their vertices.
 
-use glam::{DVec3, Mat3, Quat, Vec3};
+use glam::{DVec3, Mat3, Quat, Vec3, Vec3A, Vec4};
 
+use super::aabb_build::longest_first;
 use super::obb::{AxisExtents, Moments, Obb, bbox_middle, triangle_axes};
 use super::obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
 use crate::shape::ConvexHull;
 
-/// A group waiting to be fitted: node index, range of `order`, and its
-/// triangles' moments (`None` when not needed: a leaf-size group).
+/// A group waiting to be fitted: node index, range of `order`, and what
+/// its parent's split computed for it.
 struct Task {
     node: u32,
     start: usize,
     end: usize,
-    moments: Option<Moments>,
+    pending: Pending,
+}
+
+/// What the split of a group's parent leaves for it.
+#[derive(Clone, Copy)]
+enum Pending {
+    /// A leaf-size group: it will not be split.
+    Leaf,
+    /// A group to be split that fits on the covariance of its triangles:
+    /// its axes, stored as a quaternion. Both children's axes are solved
+    /// back to back at the split: two independent eigen-solves, whose long
+    /// dependency chains (square root, division, `acos`, `cos`, cross
+    /// products) the processor then runs side by side.
+    Axes(Quat),
+    /// A group to be split whose axes come from elsewhere (a hull, or the
+    /// vertices when its triangles have no area): [`Builder::fit`] sums
+    /// its moments again.
+    Fit,
 }
 
 /// The inputs and the scratch of one build.
@@ -61,7 +79,12 @@ struct Builder<'a> {
     triangles: &'a [[u32; 3]],
     options: ObbTreeOptions,
     origin: DVec3,
+    /// Triangle centroids, for the partitions that do not read `keys`
+    /// (median rule, non-finite positions); empty otherwise.
     centroids: Vec<Vec3>,
+    /// The group being split, its centroids on its box axes as the
+    /// extents pass projected them (see [`Keys`]).
+    keys: Keys,
     moments: Vec<Moments>,
     /// Each vertex is stamped with the last visit that saw it.
     stamp: Vec<u32>,
@@ -91,59 +114,83 @@ pub(super) fn build(
     let mut order: Vec<u32> = (0..n as u32).collect();
     let mut nodes: Vec<ObbNode> = Vec::with_capacity(2 * n.div_ceil(b.options.leaf_size));
     nodes.push(PLACEHOLDER);
-    let root = (n > b.options.leaf_size).then(|| b.sum(&order));
+    let root = b.moments(&order);
     let mut stack = vec![Task {
         node: 0,
         start: 0,
         end: n,
-        moments: root,
+        pending: b.pending(&order, root),
     }];
     while let Some(task) = stack.pop() {
         let group = &mut order[task.start..task.end];
-        let (rotation, obb) = b.fit(group, task.moments.as_ref());
-        let split = task.moments.and_then(|_| b.split(group, &obb));
+        let (rotation, obb) = b.fit(group, task.pending);
+        let split = match task.pending {
+            Pending::Leaf => None,
+            _ => b.split(group, &obb),
+        };
         let (first, count) = match split {
             Some((mid, lower, upper)) => {
-                let first = nodes.len() as u32;
-                nodes.push(PLACEHOLDER);
-                nodes.push(PLACEHOLDER);
+                let first = nodes.len();
                 let (start, end) = (task.start, task.end);
-                stack.push(Task {
-                    node: first + 1,
-                    start: start + mid,
-                    end,
-                    moments: upper,
-                });
-                stack.push(Task {
-                    node: first,
-                    start,
-                    end: start + mid,
-                    moments: lower,
-                });
-                (first, 0)
+                let sides = [(start, start + mid, lower), (start + mid, end, upper)];
+                // Leaf-size sides are fitted at once, one after the other
+                // (independent work, side by side in the processor);
+                // the others wait on the stack, the lower one on top.
+                for (s, e, pending) in sides {
+                    nodes.push(match pending {
+                        Pending::Leaf => b.leaf(&order[s..e], s),
+                        _ => PLACEHOLDER,
+                    });
+                }
+                for (child, (start, end, pending)) in sides.into_iter().enumerate().rev() {
+                    if !matches!(pending, Pending::Leaf) {
+                        let node = (first + child) as u32;
+                        stack.push(Task {
+                            node,
+                            start,
+                            end,
+                            pending,
+                        });
+                    }
+                }
+                (first as u32, 0)
             }
             None => (task.start as u32, group.len() as u32),
         };
-        nodes[task.node as usize] = ObbNode {
-            rotation,
-            center: obb.center,
-            half_extents: obb.half_extents,
-            first,
-            count,
-        };
+        nodes[task.node as usize] = obb_node(rotation, &obb, first, count);
     }
     ObbTree { nodes, order }
 }
 
+fn obb_node(rotation: Quat, obb: &Obb, first: u32, count: u32) -> ObbNode {
+    ObbNode {
+        rotation,
+        center: obb.center,
+        half_extents: obb.half_extents,
+        first,
+        count,
+    }
+}
+
 impl<'a> Builder<'a> {
+    /// The leaf over `group`, which starts at `start` in the order.
+    fn leaf(&mut self, group: &[u32], start: usize) -> ObbNode {
+        let (rotation, obb) = self.fit(group, Pending::Leaf);
+        obb_node(rotation, &obb, start as u32, group.len() as u32)
+    }
+
     /// Per-triangle centroids and surface moments, once.
     fn new(positions: &'a [Vec3], triangles: &'a [[u32; 3]], options: &ObbTreeOptions) -> Self {
         let (origin, finite) = bbox_middle(positions).unwrap_or((DVec3::ZERO, 0));
-        let mut centroids = Vec::with_capacity(triangles.len());
+        let all_finite = finite == positions.len();
+        let by_keys = all_finite && options.rule == SplitRule::Mean;
+        let mut centroids = Vec::with_capacity(if by_keys { 0 } else { triangles.len() });
         let mut moments = Vec::with_capacity(triangles.len());
         for t in triangles {
             let [p, q, r] = t.map(|i| positions[i as usize]);
-            centroids.push((p + q + r) / 3.0);
+            if !by_keys {
+                centroids.push((p + q + r) / 3.0);
+            }
             moments.push(if p.is_finite() && q.is_finite() && r.is_finite() {
                 Moments::triangle(
                     p.as_dvec3() - origin,
@@ -163,10 +210,21 @@ impl<'a> Builder<'a> {
             },
             origin,
             centroids,
+            keys: Keys {
+                by_keys,
+                ready: false,
+                per_triangle: vec![Vec4::ZERO; if by_keys { triangles.len() } else { 0 }],
+                positions: if by_keys {
+                    positions.iter().map(|&p| p.into()).collect()
+                } else {
+                    Vec::new()
+                },
+                sums: DVec3::ZERO,
+            },
             moments,
             stamp: vec![0; positions.len()],
             visit: 0,
-            all_finite: finite == positions.len(),
+            all_finite,
             pts: Vec::new(),
         }
     }
@@ -182,7 +240,37 @@ impl<'a> Builder<'a> {
 
     /// The group's box (axes stored as a quaternion, extents measured on the
     /// decoded axes, so the node bounds exactly what was fitted).
-    fn fit(&mut self, group: &[u32], moments: Option<&Moments>) -> (Quat, Obb) {
+    /// The moments of a group that will be split (more than `leaf_size`
+    /// triangles), `None` for a leaf-size one.
+    fn moments(&self, group: &[u32]) -> Option<Moments> {
+        (group.len() > self.options.leaf_size).then(|| self.sum(group))
+    }
+
+    /// What a group with these `moments` (`None`: leaf-size) needs for
+    /// its fit: its covariance axes when it fits on them (neither a hull
+    /// fit nor zero area).
+    fn pending(&self, group: &[u32], moments: Option<Moments>) -> Pending {
+        let Some(moments) = moments else {
+            return Pending::Leaf;
+        };
+        if group.len() < self.options.hull_min_triangles && moments.covariance().is_some() {
+            Pending::Axes(quantized(moments.axes()).0)
+        } else {
+            Pending::Fit
+        }
+    }
+
+    /// Unless `pending` is a leaf (the group will be split), the extents
+    /// pass also fills `keys` for the split when they are in use.
+    fn fit(&mut self, group: &[u32], pending: Pending) -> (Quat, Obb) {
+        self.keys.ready = false;
+        let split = !matches!(pending, Pending::Leaf);
+        if let Pending::Axes(rotation) = pending {
+            return (
+                rotation,
+                self.fitted(group, Mat3::from_quat(rotation), true),
+            );
+        }
         if let [t] = group {
             let tri = self.corners(*t);
             if let Some(axes) = triangle_axes(tri) {
@@ -200,12 +288,14 @@ impl<'a> Builder<'a> {
                 && let Ok(hull) = ConvexHull::new(&self.pts)
             {
                 let (rotation, axes) = quantized(Moments::of_hull(&hull, self.origin).axes());
+                if split && self.keys.by_keys {
+                    // The box is the hull's; the pass is for the keys.
+                    self.extents_and_keys(group, axes);
+                }
                 return (rotation, Obb::from_axes(axes, hull.vertices()));
             }
         }
-        let covariance_axes = moments
-            .copied()
-            .or_else(|| Some(self.sum(group)))
+        let covariance_axes = Some(self.sum(group))
             .filter(|m| m.covariance().is_some())
             .map(|m| m.axes());
         let axes = match covariance_axes {
@@ -217,7 +307,17 @@ impl<'a> Builder<'a> {
             }
         };
         let (rotation, axes) = quantized(axes);
-        (rotation, self.extents(group, axes))
+        (rotation, self.fitted(group, axes, split))
+    }
+
+    /// The box with `axes` around the group; with `keys` in use and
+    /// `split` (the group will be split), the keys too.
+    fn fitted(&mut self, group: &[u32], axes: Mat3, split: bool) -> Obb {
+        if split && self.keys.by_keys {
+            self.extents_and_keys(group, axes)
+        } else {
+            self.extents(group, axes)
+        }
     }
 
     /// A new stamp: vertices stamped with it have been seen in this visit.
@@ -269,25 +369,52 @@ impl<'a> Builder<'a> {
         ext.finish()
     }
 
+    /// [`extents`](Self::extents) of a group of finite triangles that
+    /// also records, for [`partition_by_keys`], each triangle's corner
+    /// projections summed (three times its centroid on the axes, relative
+    /// to the first corner) in `keys`, in the group's order, and their
+    /// sums: the split then reads neither the centroids nor the axes again.
+    fn extents_and_keys(&mut self, group: &[u32], axes: Mat3) -> Obb {
+        let (triangles, positions) = (self.triangles, &self.keys.positions);
+        let corners = |t: u32| triangles[t as usize].map(|v| positions[v as usize]);
+        // A local box and local sums, written to a slice: the loop keeps
+        // them in registers (through a `&mut` they were reloaded and
+        // stored at every triangle).
+        let mut ext = AxisExtents::new(axes, corners(group[0])[0].into());
+        let keys = &mut self.keys.per_triangle[..group.len()];
+        let mut sums = DVec3::ZERO;
+        // Summed in f32 over short runs, then in f64: the mean stays
+        // within a few f32 ulps of the keys' scale for any group size.
+        for (run, out) in group.chunks(KEY_RUN).zip(keys.chunks_mut(KEY_RUN)) {
+            let mut sum = Vec4::ZERO;
+            for (&t, key) in run.iter().zip(out) {
+                *key = ext.add_triangle(corners(t));
+                sum += *key;
+            }
+            sums += sum.truncate().as_dvec3();
+        }
+        self.keys.sums = sums;
+        self.keys.ready = true;
+        ext.finish()
+    }
+
     /// Splits a group of more than `leaf_size` triangles along the box's
     /// longest axis that divides it (then the second, the third): the lower
-    /// side's length and both sides' moments (`None` for leaf-size sides).
+    /// side's length and what each side needs for its own split (`None`
+    /// for leaf-size sides).
     #[allow(clippy::type_complexity)]
-    fn split(
-        &self,
-        group: &mut [u32],
-        obb: &Obb,
-    ) -> Option<(usize, Option<Moments>, Option<Moments>)> {
-        let h = obb.half_extents;
-        let mut by_length = [0usize, 1, 2];
-        by_length.sort_by(|&i, &j| h[j].total_cmp(&h[i]));
-        let mid = by_length
-            .into_iter()
-            .find_map(|k| partition(group, &self.centroids, obb.axes.col(k), self.options.rule))?;
+    fn split(&self, group: &mut [u32], obb: &Obb) -> Option<(usize, Pending, Pending)> {
+        let mid = longest_first(obb.half_extents).into_iter().find_map(|k| {
+            if self.keys.ready {
+                partition_by_keys(group, &self.keys, k)
+            } else {
+                partition(group, &self.centroids, obb.axes.col(k), self.options.rule)
+            }
+        })?;
         let (lower, upper) = group.split_at(mid);
-        let leaf = self.options.leaf_size;
-        let moments = |side: &[u32]| (side.len() > leaf).then(|| self.sum(side));
-        Some((mid, moments(lower), moments(upper)))
+        // Both sums first, then both solves (see `Pending`).
+        let (ml, mu) = (self.moments(lower), self.moments(upper));
+        Some((mid, self.pending(lower, ml), self.pending(upper, mu)))
     }
 }
 
@@ -300,6 +427,48 @@ fn quantized(fitted: Mat3) -> (Quat, Mat3) {
         Quat::IDENTITY
     };
     (rotation, Mat3::from_quat(rotation))
+}
+
+/// Triangles per run of the `f32` key sums in
+/// [`Builder::extents_and_keys`].
+const KEY_RUN: usize = 32;
+
+/// What the extents pass of a group to be split leaves for the split
+/// (mean rule, finite positions).
+struct Keys {
+    /// Whether the build splits by keys at all.
+    by_keys: bool,
+    /// Whether `per_triangle` and `sums` belong to the group being split.
+    ready: bool,
+    /// Per position in the group: its triangle's corners projected on the
+    /// box axes and summed (lane `k`: axis `k`).
+    per_triangle: Vec<Vec4>,
+    /// The positions, each in one 16-byte lane group: a corner is one load.
+    positions: Vec<Vec3A>,
+    /// The sums of `per_triangle`, per axis.
+    sums: DVec3,
+}
+
+/// The mean-rule split along box axis `k` from the extents pass's keys:
+/// moves the triangles whose key is below the mean to the front and
+/// returns their number, or `None` when a side would be empty.
+///
+/// The keys stay in the group's order before the partition: the loop
+/// reads position `j`'s key when it reaches `j`, and every swap so far has
+/// touched only positions before `j`, so the triangle there is still the
+/// one the key was computed for. A failed split (a side empty) swaps
+/// nothing out of place, so the next axis reads the same keys.
+fn partition_by_keys(group: &mut [u32], keys: &Keys, k: usize) -> Option<usize> {
+    let len = group.len();
+    let mean = (keys.sums[k] / len as f64) as f32;
+    let mut i = 0;
+    for (j, key) in keys.per_triangle[..len].iter().enumerate() {
+        if key[k] < mean {
+            group.swap(i, j);
+            i += 1;
+        }
+    }
+    (i > 0 && i < len).then_some(i)
 }
 
 /// Splits `group` by the centroids' projections on `axis`: moves the lower
@@ -334,5 +503,70 @@ fn partition(group: &mut [u32], centroids: &[Vec3], axis: Vec3, rule: SplitRule)
             group.select_nth_unstable_by(mid, |&a, &b| key(a).total_cmp(&key(b)));
             Some(mid)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::{Rng, torus};
+
+    /// The triangles under node `i`.
+    fn under(tree: &ObbTree, i: usize) -> Vec<u32> {
+        let node = tree.nodes[i];
+        if node.count > 0 {
+            return tree.leaf_triangles(i).to_vec();
+        }
+        let mut all = under(tree, node.first as usize);
+        all.extend(under(tree, node.first as usize + 1));
+        all
+    }
+
+    #[test]
+    fn mean_rule_splits_at_the_mean_along_the_longest_axis() {
+        // Against a direct computation at every inner node: the centroids
+        // projected on the node's longest box axis, their mean, and every
+        // triangle of the lower child below it (up to rounding), every one
+        // of the upper child above it. The build reads these keys from its
+        // extents pass, in the group's order through the partition's swaps.
+        let mut rng = Rng::new(5);
+        let (mut pos, tris) = torus(1.0, 0.3, 24, 16);
+        for p in &mut pos {
+            *p += rng.in_cube(0.02);
+        }
+        let tree = ObbTree::build(&pos, &tris, SplitRule::Mean, 1);
+        let centroid = |t: u32| {
+            tris[t as usize]
+                .map(|v| pos[v as usize])
+                .iter()
+                .sum::<Vec3>()
+                / 3.0
+        };
+        let mut checked = 0;
+        for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
+            let axes = Mat3::from_quat(node.rotation);
+            let k = longest_first(node.half_extents)[0];
+            let key = |t: u32| centroid(t).dot(axes.col(k));
+            let (lower, upper) = (
+                under(&tree, node.first as usize),
+                under(&tree, node.first as usize + 1),
+            );
+            let all: Vec<f32> = lower.iter().chain(&upper).map(|&t| key(t)).collect();
+            let (lo, hi) = all
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            let mean = all.iter().map(|&x| f64::from(x)).sum::<f64>() / all.len() as f64;
+            let tol = 1e-4 * f64::from(hi - lo) + 1e-6;
+            assert!(
+                lower.iter().all(|&t| f64::from(key(t)) < mean + tol),
+                "node {i}: lower side"
+            );
+            assert!(
+                upper.iter().all(|&t| f64::from(key(t)) > mean - tol),
+                "node {i}: upper side"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, tris.len() - 1);
     }
 }

@@ -222,10 +222,12 @@ pub fn principal_axes_f32(m: &DMat3) -> Option<Mat3> {
     }
     let k = 1.0 / scale;
     let [xx, yy, zz, xy, xz, yz] = e.map(|x| (x * k) as f32);
-    let q = (xx + yy + zz) / 3.0;
+    // Products by reciprocals, not divisions: the solve is one long
+    // dependency chain, and a division is three or four times the latency.
+    let q = (xx + yy + zz) * (1.0 / 3.0);
     let (bx, by, bz) = (xx - q, yy - q, zz - q);
     let off = xy * xy + xz * xz + yz * yz;
-    let p = ((bx * bx + by * by + bz * bz + 2.0 * off) / 6.0).sqrt();
+    let p = ((bx * bx + by * by + bz * bz + 2.0 * off) * (1.0 / 6.0)).sqrt();
     if p.is_nan() || p < FAST_SPREAD {
         return None;
     }
@@ -236,7 +238,7 @@ pub fn principal_axes_f32(m: &DMat3) -> Option<Mat3> {
         ux * (uy * uz - uyz * uyz) - uxy * (uxy * uz - uyz * uxz) + uxz * (uxy * uyz - uy * uxz);
     let half_det = (det * 0.5).clamp(-1.0, 1.0);
     // φ in [0, π/3]: cos(φ + 2π/3) = −cos φ / 2 − (√3 / 2) sin φ, sin φ ≥ 0.
-    let phi = half_det.acos() / 3.0;
+    let phi = half_det.acos() * (1.0 / 3.0);
     let (c, sn) = (phi.cos(), (1.0 - phi.cos() * phi.cos()).max(0.0).sqrt());
     let max = 2.0 * p * c;
     let min = p * (-c - 3f32.sqrt() * sn);
