@@ -31,6 +31,7 @@ pub mod collide;
 pub mod distance;
 pub mod obb;
 mod obb_build;
+mod obb_leaves;
 pub mod obb_tree;
 pub mod ray;
 mod search;

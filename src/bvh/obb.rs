@@ -248,54 +248,6 @@ impl AxisExtents {
     }
 }
 
-/// Axes for a box around one triangle: the normal, and in the plane the
-/// edge direction that gives the smallest bounding rectangle (the
-/// minimum-area rectangle around a convex polygon has a side along one of
-/// its edges). `None` for a zero-area or non-finite triangle.
-pub(crate) fn triangle_axes(tri: [Vec3; 3]) -> Option<Mat3> {
-    // In f32: any axes give a valid box (it is fitted around the corners
-    // afterwards), and a leaf's box needs no more than f32 axes; the f64
-    // version took 13 % of a 32k-triangle build.
-    let [p, q, r] = tri;
-    let n = (q - p).cross(r - p);
-    let len = n.length();
-    if !(len > 0.0 && len.is_finite()) {
-        return None;
-    }
-    let z = n / len;
-    // The rectangle with a side along the edge `e = b − a` (length `l`) is
-    // `2A / l` high (`A` the area) and `(max(l², d) − min(0, d)) / l` wide,
-    // `d = (c − a)·e`: its area is `2A (max(l², d) − min(0, d)) / l²`, so
-    // the edges compare by that ratio, here cross-multiplied in f64 (no
-    // division, no overflow; a finite triangle's edges are finite).
-    let ratio = |e: Vec3, c: Vec3| {
-        let l2 = e.length_squared();
-        let d = c.dot(e);
-        let width = f64::from(l2.max(d) - d.min(0.0));
-        (width, f64::from(l2))
-    };
-    let (e0, e1, e2) = (q - p, r - q, p - r);
-    let (w0, l0) = ratio(e0, r - p);
-    let (w1, l1) = ratio(e1, p - q);
-    let (w2, l2) = ratio(e2, q - r);
-    // Zero-length edges (two corners equal) have no direction: skipped.
-    let better = |w: f64, l: f64, bw: f64, bl: f64| l > 0.0 && (bl <= 0.0 || w * bl < bw * l);
-    let (mut e, mut bw, mut bl) = (e0, w0, l0);
-    if better(w1, l1, bw, bl) {
-        (e, bw, bl) = (e1, w1, l1);
-    }
-    if better(w2, l2, bw, bl) {
-        (e, bl) = (e2, l2);
-    }
-    if bl <= 0.0 {
-        return None;
-    }
-    // Re-orthogonalised against rounding: x exactly in the plane of z.
-    let x = (e - z * z.dot(e)).normalize();
-    let m = Mat3::from_cols(x, z.cross(x), z);
-    m.is_finite().then_some(m)
-}
-
 /// What the extents are measured on.
 enum Extreme {
     Hull(ConvexHull),
@@ -699,31 +651,6 @@ mod tests {
             let pts: Vec<Vec3> = (0..30).map(|_| rng.vec(-s, s)).collect();
             assert_contains(&Obb::fit(&pts, &[]), &pts);
         }
-    }
-
-    #[test]
-    fn triangle_axes_are_tight() {
-        let mut rng = Rng::new(15);
-        for _ in 0..1000 {
-            let tri = [rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0)];
-            let axes = triangle_axes(tri).unwrap();
-            let obb = Obb::from_axes(axes, &tri);
-            assert_contains(&obb, &tri);
-            let [p, q, r] = tri;
-            let area = 0.5 * (q - p).cross(r - p).length();
-            // Flat, and the rectangle is at most twice the triangle.
-            assert!(obb.half_extents.z < 1e-5);
-            let rect = 4.0 * obb.half_extents.x * obb.half_extents.y;
-            assert!(rect <= 2.0 * area * 1.0001 + 1e-4, "{rect} vs {area}");
-            // No worse than the covariance axes.
-            let mut m = Moments::default();
-            m.add_triangle(p.as_dvec3(), q.as_dvec3(), r.as_dvec3());
-            let cov = Obb::from_axes(m.axes(), &tri);
-            assert!(rect <= 4.0 * cov.half_extents.x * cov.half_extents.y * 1.0001 + 1e-4);
-        }
-        assert!(triangle_axes([Vec3::ZERO, Vec3::X, Vec3::X * 2.0]).is_none());
-        assert!(triangle_axes([Vec3::ZERO; 3]).is_none());
-        assert!(triangle_axes([Vec3::NAN, Vec3::X, Vec3::Y]).is_none());
     }
 
     #[test]

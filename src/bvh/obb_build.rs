@@ -43,7 +43,8 @@
 use glam::{DVec3, Mat3, Quat, Vec3, Vec3A, Vec4};
 
 use super::aabb_build::longest_first;
-use super::obb::{AxisExtents, Moments, Obb, bbox_middle, triangle_axes};
+use super::obb::{AxisExtents, Moments, Obb, bbox_middle};
+use super::obb_leaves::leaf_boxes;
 use super::obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
 use crate::shape::ConvexHull;
 
@@ -92,6 +93,8 @@ struct Builder<'a> {
     /// Whether every position is finite (the common case: no checks).
     all_finite: bool,
     pts: Vec<Vec3>,
+    /// Single-triangle leaves waiting for their box: node, triangle.
+    singles: Vec<(u32, u32)>,
 }
 
 const PLACEHOLDER: ObbNode = ObbNode {
@@ -138,7 +141,7 @@ pub(super) fn build(
                 // the others wait on the stack, the lower one on top.
                 for (s, e, pending) in sides {
                     nodes.push(match pending {
-                        Pending::Leaf => b.leaf(&order[s..e], s),
+                        Pending::Leaf => b.leaf(nodes.len(), &order[s..e], s),
                         _ => PLACEHOLDER,
                     });
                 }
@@ -159,6 +162,7 @@ pub(super) fn build(
         };
         nodes[task.node as usize] = obb_node(rotation, &obb, first, count);
     }
+    b.single_leaves(&mut nodes);
     ObbTree { nodes, order }
 }
 
@@ -174,9 +178,33 @@ fn obb_node(rotation: Quat, obb: &Obb, first: u32, count: u32) -> ObbNode {
 
 impl<'a> Builder<'a> {
     /// The leaf over `group`, which starts at `start` in the order.
-    fn leaf(&mut self, group: &[u32], start: usize) -> ObbNode {
+    /// The leaf node `node` over `group`, which starts at `start` in the
+    /// order. A single triangle's box waits for [`Self::single_leaves`]
+    /// (the node's box is a placeholder until then).
+    fn leaf(&mut self, node: usize, group: &[u32], start: usize) -> ObbNode {
+        if let [t] = group {
+            self.singles.push((node as u32, *t));
+            return obb_node(PLACEHOLDER.rotation, &Obb::default(), start as u32, 1);
+        }
         let (rotation, obb) = self.fit(group, Pending::Leaf);
         obb_node(rotation, &obb, start as u32, group.len() as u32)
+    }
+
+    /// The boxes of the single-triangle leaves, four at a time
+    /// ([`leaf_boxes`]); a triangle without one (zero area, a non-finite
+    /// corner) is fitted like any group.
+    fn single_leaves(&mut self, nodes: &mut [ObbNode]) {
+        let singles = std::mem::take(&mut self.singles);
+        for batch in singles.chunks(4) {
+            // A short last batch repeats its first triangle.
+            let tris = std::array::from_fn(|i| self.corners(batch.get(i).unwrap_or(&batch[0]).1));
+            let boxes = leaf_boxes(tris);
+            for (&(node, t), leaf) in batch.iter().zip(boxes) {
+                let (rotation, obb) = leaf.unwrap_or_else(|| self.fit(&[t], Pending::Leaf));
+                let node = &mut nodes[node as usize];
+                *node = obb_node(rotation, &obb, node.first, node.count);
+            }
+        }
     }
 
     /// Per-triangle centroids and surface moments, once.
@@ -225,6 +253,7 @@ impl<'a> Builder<'a> {
             stamp: vec![0; positions.len()],
             visit: 0,
             all_finite,
+            singles: Vec::with_capacity(triangles.len()),
             pts: Vec::new(),
         }
     }
@@ -271,16 +300,10 @@ impl<'a> Builder<'a> {
                 self.fitted(group, Mat3::from_quat(rotation), true),
             );
         }
-        if let [t] = group {
-            let tri = self.corners(*t);
-            if let Some(axes) = triangle_axes(tri) {
-                // The corners are finite (the axes exist): no checks.
-                let (rotation, axes) = quantized(axes);
-                let mut ext = AxisExtents::new(axes, tri[0]);
-                ext.add(tri[1]);
-                ext.add(tri[2]);
-                return (rotation, ext.finish());
-            }
+        if let [t] = group
+            && let Some(leaf) = leaf_boxes([self.corners(*t); 4])[0]
+        {
+            return leaf;
         }
         if group.len() >= self.options.hull_min_triangles {
             self.gather(group);

@@ -1,0 +1,368 @@
+//! Leaf boxes of the OBB tree, four triangles at a time.
+//!
+//! A leaf of one triangle gets the box of the triangle's own axes: the
+//! normal, and in the plane the direction of the edge that gives the
+//! smallest bounding rectangle (the minimum-area rectangle around a convex
+//! polygon has a side along one of its edges: H. Freeman and R. Shapira,
+//! *Determining the minimum-area encasing rectangle for an arbitrary
+//! closed curve*, CACM 18(7), 1975). The box is flat; its rectangle is at
+//! most twice the triangle.
+//!
+//! The work per leaf is short but one long dependency chain: a normal
+//! (square root, division), the edge choice, an in-plane axis (square
+//! root, division), the rotation stored as a quaternion (DirectXMath's
+//! rule: branches on the matrix' diagonal, a square root, a division, a
+//! normalisation), the axes decoded from it and the corners projected on
+//! them. A build has as many leaves as triangles, so [`leaf_boxes`] runs
+//! four of them in the four lanes of `Vec4`s (structure of arrays, one
+//! triangle per lane): the chains run side by side, and the quaternion's
+//! four cases become selections instead of branches.
+
+use glam::{BVec4A, Mat3, Quat, Vec3, Vec4};
+
+use super::obb::Obb;
+
+/// Three coordinates, each for four triangles.
+#[derive(Clone, Copy)]
+struct V3x4 {
+    x: Vec4,
+    y: Vec4,
+    z: Vec4,
+}
+
+impl V3x4 {
+    fn new(v: [Vec3; 4]) -> Self {
+        Self {
+            x: Vec4::new(v[0].x, v[1].x, v[2].x, v[3].x),
+            y: Vec4::new(v[0].y, v[1].y, v[2].y, v[3].y),
+            z: Vec4::new(v[0].z, v[1].z, v[2].z, v[3].z),
+        }
+    }
+
+    fn lane(&self, i: usize) -> Vec3 {
+        Vec3::new(self.x[i], self.y[i], self.z[i])
+    }
+
+    fn sub(self, o: Self) -> Self {
+        Self {
+            x: self.x - o.x,
+            y: self.y - o.y,
+            z: self.z - o.z,
+        }
+    }
+
+    fn add(self, o: Self) -> Self {
+        Self {
+            x: self.x + o.x,
+            y: self.y + o.y,
+            z: self.z + o.z,
+        }
+    }
+
+    fn scale(self, s: Vec4) -> Self {
+        Self {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+
+    fn dot(self, o: Self) -> Vec4 {
+        self.x * o.x + self.y * o.y + self.z * o.z
+    }
+
+    fn cross(self, o: Self) -> Self {
+        Self {
+            x: self.y * o.z - o.y * self.z,
+            y: self.z * o.x - o.z * self.x,
+            z: self.x * o.y - o.x * self.y,
+        }
+    }
+
+    fn select(mask: BVec4A, a: Self, b: Self) -> Self {
+        Self {
+            x: Vec4::select(mask, a.x, b.x),
+            y: Vec4::select(mask, a.y, b.y),
+            z: Vec4::select(mask, a.z, b.z),
+        }
+    }
+
+    fn is_finite(&self) -> BVec4A {
+        finite(self.x) & finite(self.y) & finite(self.z)
+    }
+}
+
+fn finite(v: Vec4) -> BVec4A {
+    v.abs().cmplt(Vec4::INFINITY)
+}
+
+/// The leaf boxes of four triangles (corners `tris[i]`): for each, the
+/// rotation as stored in the tree and the box on the axes decoded from it
+/// (so the node bounds exactly what was fitted), padded by a few `f32`
+/// ulps. `None` for a triangle with zero area, a non-finite corner, or
+/// axes that do not come out finite: the caller fits those another way.
+/// Each lane is computed on its own: a triangle's box does not depend on
+/// the other three.
+pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<(Quat, Obb)>; 4] {
+    let [p, q, r] = [0, 1, 2].map(|c| V3x4::new(tris.map(|t| t[c])));
+    let (e0, e1, e2) = (q.sub(p), r.sub(q), p.sub(r));
+    let n = e0.cross(r.sub(p));
+    let len = n.dot(n).sqrt();
+    let mut valid = len.cmpgt(Vec4::ZERO) & finite(len);
+    let z = n.scale(len.recip());
+    let (e, bl) = best_edge([(e0, r.sub(p)), (e1, p.sub(q)), (e2, q.sub(r))]);
+    valid &= bl.cmpgt(Vec4::ZERO);
+    // Re-orthogonalised against rounding: x exactly in the plane of z.
+    let x = e.sub(z.scale(z.dot(e)));
+    let x = x.scale(x.dot(x).sqrt().recip());
+    let y = z.cross(x);
+    let rot = rotation([x, y, z]);
+    let axes = decoded(rot);
+    valid &= finite(rot[0]) & finite(rot[1]) & finite(rot[2]) & finite(rot[3]);
+    let boxes = extents(axes, p, [q, r]);
+    valid &= boxes.0.is_finite() & boxes.1.is_finite();
+    std::array::from_fn(|i| {
+        valid.test(i).then(|| {
+            let rotation = Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]);
+            let axes = Mat3::from_cols(axes[0].lane(i), axes[1].lane(i), axes[2].lane(i));
+            let center = boxes.0.lane(i);
+            let half_extents = boxes.1.lane(i);
+            (
+                rotation,
+                Obb {
+                    center,
+                    axes,
+                    half_extents,
+                },
+            )
+        })
+    })
+}
+
+/// Of the three edges `e` (each with the vector `c` from its start to the
+/// opposite corner), the one whose rectangle has the least area, and its
+/// squared length (zero when no edge has a length). The rectangle along
+/// `e` (length `l`) is `2A / l` high (`A` the area) and
+/// `(max(l², d) − min(0, d)) / l` wide, `d = c·e`, so its area is
+/// `2A (max(l², d) − min(0, d)) / l²`: the edges compare by that ratio,
+/// cross-multiplied (no division). Ties go to the first edge.
+fn best_edge(edges: [(V3x4, V3x4); 3]) -> (V3x4, Vec4) {
+    let ratio = |(e, c): (V3x4, V3x4)| {
+        let l2 = e.dot(e);
+        let d = c.dot(e);
+        (l2.max(d) - d.min(Vec4::ZERO), l2)
+    };
+    let (mut best, (mut bw, mut bl)) = (edges[0].0, ratio(edges[0]));
+    for edge in &edges[1..] {
+        let (w, l) = ratio(*edge);
+        // A zero-length edge has no direction: never chosen.
+        let better = l.cmpgt(Vec4::ZERO) & (bl.cmple(Vec4::ZERO) | (w * bl).cmplt(bw * l));
+        best = V3x4::select(better, edge.0, best);
+        bw = Vec4::select(better, w, bw);
+        bl = Vec4::select(better, l, bl);
+    }
+    (best, bl)
+}
+
+/// The unit quaternions (lanes of x, y, z, w) of the rotations with these
+/// columns, by DirectXMath's `XMQuaternionRotationMatrix` (as glam's
+/// `Quat::from_mat3`): the largest of the four squared components is
+/// found from the diagonal and the others from sums and differences of
+/// off-diagonal entries; its four cases are selections per lane. Then
+/// normalised.
+fn rotation([c0, c1, c2]: [V3x4; 3]) -> [Vec4; 4] {
+    let (m00, m01, m02) = (c0.x, c0.y, c0.z);
+    let (m10, m11, m12) = (c1.x, c1.y, c1.z);
+    let (m20, m21, m22) = (c2.x, c2.y, c2.z);
+    let one = Vec4::ONE;
+    let z_or_w = m22.cmpgt(Vec4::ZERO);
+    let dif10 = m11 - m00;
+    let sum10 = m11 + m00;
+    // Cases: x largest (0), y (1), z (2), w (3).
+    let y_case = !z_or_w & dif10.cmpgt(Vec4::ZERO);
+    let w_case = z_or_w & sum10.cmpgt(Vec4::ZERO);
+    let z_case = z_or_w & !w_case;
+    let x_case = !z_or_w & !y_case;
+    let omm22 = one - m22;
+    let opm22 = one + m22;
+    let four_sq = Vec4::select(
+        z_or_w,
+        Vec4::select(w_case, opm22 + sum10, opm22 - sum10),
+        Vec4::select(y_case, omm22 + dif10, omm22 - dif10),
+    );
+    let inv = Vec4::splat(0.5) / four_sq.sqrt();
+    let (s01, s02, s12) = (m01 + m10, m02 + m20, m12 + m21);
+    let (d12, d20, d01) = (m12 - m21, m20 - m02, m01 - m10);
+    let pick = |x: Vec4, y: Vec4, z: Vec4, w: Vec4| {
+        let v = Vec4::select(
+            x_case,
+            x,
+            Vec4::select(y_case, y, Vec4::select(z_case, z, w)),
+        );
+        v * inv
+    };
+    let q = [
+        pick(four_sq, s01, s02, d12),
+        pick(s01, four_sq, s12, d20),
+        pick(s02, s12, four_sq, d01),
+        pick(d12, d20, d01, four_sq),
+    ];
+    let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let k = len.recip();
+    q.map(|c| c * k)
+}
+
+/// The columns of the rotation matrices of unit quaternions (glam's
+/// `Mat3::from_quat`, per lane).
+fn decoded([x, y, z, w]: [Vec4; 4]) -> [V3x4; 3] {
+    let (x2, y2, z2) = (x + x, y + y, z + z);
+    let (xx, xy, xz) = (x * x2, x * y2, x * z2);
+    let (yy, yz, zz) = (y * y2, y * z2, z * z2);
+    let (wx, wy, wz) = (w * x2, w * y2, w * z2);
+    let one = Vec4::ONE;
+    [
+        V3x4 {
+            x: one - (yy + zz),
+            y: xy + wz,
+            z: xz - wy,
+        },
+        V3x4 {
+            x: xy - wz,
+            y: one - (xx + zz),
+            z: yz + wx,
+        },
+        V3x4 {
+            x: xz + wy,
+            y: yz - wx,
+            z: one - (xx + yy),
+        },
+    ]
+}
+
+/// Center and half extents of the boxes with `axes` around `first` and
+/// `others`, measured relative to `first` (rounding relative to the
+/// triangle's size) and padded as [`AxisExtents`](super::obb::AxisExtents)
+/// pads.
+fn extents(axes: [V3x4; 3], first: V3x4, others: [V3x4; 2]) -> (V3x4, V3x4) {
+    let rel = others.map(|o| o.sub(first));
+    let on = |k: usize| {
+        let (a, b) = (axes[k].dot(rel[0]), axes[k].dot(rel[1]));
+        let (lo, hi) = (a.min(b).min(Vec4::ZERO), a.max(b).max(Vec4::ZERO));
+        ((lo + hi) * 0.5, (hi - lo) * 0.5)
+    };
+    let [(m0, h0), (m1, h1), (m2, h2)] = [0, 1, 2].map(on);
+    let center = first
+        .add(axes[0].scale(m0))
+        .add(axes[1].scale(m1))
+        .add(axes[2].scale(m2));
+    let largest = h0.max(h1).max(h2);
+    let far = center.x.abs().max(center.y.abs()).max(center.z.abs());
+    let pad = Vec4::splat(8.0 * f32::EPSILON) * (largest + far);
+    let half = V3x4 {
+        x: h0 + pad,
+        y: h1 + pad,
+        z: h2 + pad,
+    };
+    (center, half)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bvh::obb::Moments;
+    use crate::testkit::Rng;
+
+    fn one(tri: [Vec3; 3]) -> Option<(Quat, Obb)> {
+        leaf_boxes([tri; 4])[0]
+    }
+
+    #[test]
+    fn leaf_boxes_are_tight_and_hold_their_triangle() {
+        let mut rng = Rng::new(15);
+        for _ in 0..1000 {
+            let tri = [rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0)];
+            let (rotation, obb) = one(tri).unwrap();
+            // The box is on the stored rotation, and holds the corners.
+            assert!(obb.axes.abs_diff_eq(Mat3::from_quat(rotation), 1e-6));
+            assert!(rotation.is_normalized());
+            let eps = 1e-6 * 6.0;
+            assert!(
+                tri.iter().all(|&p| obb.contains_point(p, eps)),
+                "{tri:?} {obb:?}"
+            );
+            let [p, q, r] = tri;
+            let area = 0.5 * (q - p).cross(r - p).length();
+            // Flat (up to the pad, 8 ε times the box's size and distance
+            // from the origin, about 1e-5 here), and the rectangle is at
+            // most twice the triangle.
+            assert!(obb.half_extents.z < 2e-5, "{obb:?} {tri:?}");
+            let rect = 4.0 * obb.half_extents.x * obb.half_extents.y;
+            assert!(rect <= 2.0 * area * 1.0001 + 1e-4, "{rect} vs {area}");
+            // No worse than the covariance axes.
+            let mut m = Moments::default();
+            m.add_triangle(p.as_dvec3(), q.as_dvec3(), r.as_dvec3());
+            let cov = Obb::from_axes(m.axes(), &tri);
+            assert!(rect <= 4.0 * cov.half_extents.x * cov.half_extents.y * 1.0001 + 1e-4);
+        }
+    }
+
+    #[test]
+    fn degenerate_triangles_have_no_leaf_box() {
+        let x2 = Vec3::X * 2.0;
+        assert!(one([Vec3::ZERO, Vec3::X, x2]).is_none());
+        assert!(one([Vec3::ZERO; 3]).is_none());
+        assert!(one([Vec3::NAN, Vec3::X, Vec3::Y]).is_none());
+        assert!(one([Vec3::INFINITY, Vec3::X, Vec3::Y]).is_none());
+        // Two corners equal: no area.
+        assert!(one([Vec3::Y, Vec3::X, Vec3::X]).is_none());
+    }
+
+    #[test]
+    fn lanes_are_independent() {
+        // Each triangle's box is the same whatever shares its batch and
+        // whichever lane it takes, degenerate neighbours included.
+        let mut rng = Rng::new(16);
+        let bad = [Vec3::NAN, Vec3::X, Vec3::Y];
+        let flat = [Vec3::ZERO, Vec3::X, Vec3::X * 2.0];
+        for _ in 0..200 {
+            let tris: [[Vec3; 3]; 4] = std::array::from_fn(|_| {
+                let tri = [rng.vec(-3.0, 3.0), rng.vec(-3.0, 3.0), rng.vec(-3.0, 3.0)];
+                match rng.below(6) {
+                    0 => bad,
+                    1 => flat,
+                    _ => tri,
+                }
+            });
+            let batch = leaf_boxes(tris);
+            for (i, tri) in tris.iter().enumerate() {
+                assert_eq!(batch[i], one(*tri), "lane {i}");
+                let mut moved = tris;
+                moved.rotate_left(1);
+                assert_eq!(leaf_boxes(moved)[(i + 3) % 4], batch[i]);
+            }
+        }
+    }
+
+    #[test]
+    fn rotation_matches_glam_for_every_case() {
+        // The four cases of the quaternion (largest component x, y, z, w)
+        // give glam's `Quat::from_mat3`, normalised, up to rounding.
+        let mut rng = Rng::new(17);
+        let mut seen = [false; 4];
+        for _ in 0..2000 {
+            let q = rng.rotation();
+            let m = Mat3::from_quat(q);
+            let cols = [m.x_axis, m.y_axis, m.z_axis].map(|c| V3x4::new([c; 4]));
+            let got = rotation(cols).map(|c| c[0]);
+            let want = Quat::from_mat3(&m).normalize();
+            let got = Quat::from_xyzw(got[0], got[1], got[2], got[3]);
+            assert!(got.abs_diff_eq(want, 1e-6), "{got} vs {want}");
+            let abs = want.to_array().map(f32::abs);
+            let largest = (0..4).max_by(|&a, &b| abs[a].total_cmp(&abs[b])).unwrap();
+            seen[largest] = true;
+            let back = decoded(rotation(cols)).map(|c| c.lane(0));
+            assert!(Mat3::from_cols(back[0], back[1], back[2]).abs_diff_eq(m, 1e-5));
+        }
+        assert_eq!(seen, [true; 4]);
+    }
+}
