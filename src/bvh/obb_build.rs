@@ -44,8 +44,10 @@ use glam::{DVec3, Mat3, Quat, Vec3, Vec3A, Vec4};
 
 use super::aabb_build::longest_first;
 use super::obb::{AxisExtents, Moments, Obb, bbox_middle};
-use super::obb_leaves::leaf_boxes;
+use super::obb_leaves::{leaf_boxes, rotations};
 use super::obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
+use crate::math::eigen::{normalized_entries, principal_axes_lanes};
+use crate::math::vec3x4::finite;
 use crate::shape::ConvexHull;
 
 /// A group waiting to be fitted: node index, range of `order`, and what
@@ -62,11 +64,16 @@ struct Task {
 enum Pending {
     /// A leaf-size group: it will not be split.
     Leaf,
-    /// A group to be split that fits on the covariance of its triangles:
-    /// its axes, stored as a quaternion. Both children's axes are solved
-    /// back to back at the split: two independent eigen-solves, whose long
-    /// dependency chains (square root, division, `acos`, `cos`, cross
-    /// products) the processor then runs side by side.
+    /// A group to be split that fits on the covariance of its triangles,
+    /// not yet solved: the covariance's [`normalized_entries`]. When such
+    /// a group comes off the stack, its axes are solved together with
+    /// those of up to three more waiting near the top of the stack, one
+    /// per lane ([`solve_waiting`]): the eigen-solve is one long
+    /// dependency chain (square roots, divisions, `acos`, `cos`, cross
+    /// products), and four side by side keep the processor busy.
+    Covariance([f32; 6]),
+    /// A group to be split, with its covariance axes solved (stored as a
+    /// quaternion).
     Axes(Quat),
     /// A group to be split whose axes come from elsewhere (a hull, or the
     /// vertices when its triangles have no area): [`Builder::fit`] sums
@@ -124,7 +131,10 @@ pub(super) fn build(
         end: n,
         pending: b.pending(&order, root),
     }];
-    while let Some(task) = stack.pop() {
+    while let Some(mut task) = stack.pop() {
+        if let Pending::Covariance(entries) = task.pending {
+            solve_waiting(&mut task, entries, &mut stack);
+        }
         let group = &mut order[task.start..task.end];
         let (rotation, obb) = b.fit(group, task.pending);
         let split = match task.pending {
@@ -282,10 +292,10 @@ impl<'a> Builder<'a> {
         let Some(moments) = moments else {
             return Pending::Leaf;
         };
-        if group.len() < self.options.hull_min_triangles && moments.covariance().is_some() {
-            Pending::Axes(quantized(moments.axes()).0)
-        } else {
-            Pending::Fit
+        let entries = moments.covariance().and_then(|c| normalized_entries(&c));
+        match entries {
+            Some(e) if group.len() < self.options.hull_min_triangles => Pending::Covariance(e),
+            _ => Pending::Fit,
         }
     }
 
@@ -440,6 +450,46 @@ impl<'a> Builder<'a> {
         Some((mid, self.pending(lower, ml), self.pending(upper, mu)))
     }
 }
+
+/// Solves the covariance axes of `task` and of up to three more groups
+/// waiting for theirs among the top of the stack, four lanes at once
+/// ([`principal_axes_lanes`], then the quaternions by [`rotations`]).
+/// A group whose axes do not come out (a spectrum too clustered for the
+/// `f32` solve) is left to [`Builder::fit`].
+fn solve_waiting(task: &mut Task, entries: [f32; 6], stack: &mut [Task]) {
+    // Lane 0 is `task`; lanes 1 to `n` the stack entries `others`; the
+    // lanes left over repeat lane 0.
+    let mut lanes = [entries; 4];
+    let mut others = [0usize; 3];
+    let mut n = 0;
+    let top = stack.len().saturating_sub(WAITING_SCAN);
+    for i in (top..stack.len()).rev() {
+        if let (Pending::Covariance(e), true) = (stack[i].pending, n < 3) {
+            lanes[n + 1] = e;
+            others[n] = i;
+            n += 1;
+        }
+    }
+    let (axes, mut valid) = principal_axes_lanes(lanes);
+    let q = rotations(axes);
+    valid = q.iter().fold(valid, |v, c| v & finite(*c));
+    let solved = |lane: usize| {
+        if valid.test(lane) {
+            Pending::Axes(Quat::from_xyzw(
+                q[0][lane], q[1][lane], q[2][lane], q[3][lane],
+            ))
+        } else {
+            Pending::Fit
+        }
+    };
+    task.pending = solved(0);
+    for (k, &i) in others[..n].iter().enumerate() {
+        stack[i].pending = solved(k + 1);
+    }
+}
+
+/// How far down the stack [`solve_waiting`] looks for groups to batch.
+const WAITING_SCAN: usize = 8;
 
 /// The axes stored as a unit quaternion, and the axes decoded from it.
 fn quantized(fitted: Mat3) -> (Quat, Mat3) {

@@ -18,83 +18,11 @@
 //! triangle per lane): the chains run side by side, and the quaternion's
 //! four cases become selections instead of branches.
 
-use glam::{BVec4A, Mat3, Quat, Vec3, Vec4};
+use glam::{Mat3, Quat, Vec3, Vec4};
+
+use crate::math::vec3x4::{V3x4, finite};
 
 use super::obb::Obb;
-
-/// Three coordinates, each for four triangles.
-#[derive(Clone, Copy)]
-struct V3x4 {
-    x: Vec4,
-    y: Vec4,
-    z: Vec4,
-}
-
-impl V3x4 {
-    fn new(v: [Vec3; 4]) -> Self {
-        Self {
-            x: Vec4::new(v[0].x, v[1].x, v[2].x, v[3].x),
-            y: Vec4::new(v[0].y, v[1].y, v[2].y, v[3].y),
-            z: Vec4::new(v[0].z, v[1].z, v[2].z, v[3].z),
-        }
-    }
-
-    fn lane(&self, i: usize) -> Vec3 {
-        Vec3::new(self.x[i], self.y[i], self.z[i])
-    }
-
-    fn sub(self, o: Self) -> Self {
-        Self {
-            x: self.x - o.x,
-            y: self.y - o.y,
-            z: self.z - o.z,
-        }
-    }
-
-    fn add(self, o: Self) -> Self {
-        Self {
-            x: self.x + o.x,
-            y: self.y + o.y,
-            z: self.z + o.z,
-        }
-    }
-
-    fn scale(self, s: Vec4) -> Self {
-        Self {
-            x: self.x * s,
-            y: self.y * s,
-            z: self.z * s,
-        }
-    }
-
-    fn dot(self, o: Self) -> Vec4 {
-        self.x * o.x + self.y * o.y + self.z * o.z
-    }
-
-    fn cross(self, o: Self) -> Self {
-        Self {
-            x: self.y * o.z - o.y * self.z,
-            y: self.z * o.x - o.z * self.x,
-            z: self.x * o.y - o.x * self.y,
-        }
-    }
-
-    fn select(mask: BVec4A, a: Self, b: Self) -> Self {
-        Self {
-            x: Vec4::select(mask, a.x, b.x),
-            y: Vec4::select(mask, a.y, b.y),
-            z: Vec4::select(mask, a.z, b.z),
-        }
-    }
-
-    fn is_finite(&self) -> BVec4A {
-        finite(self.x) & finite(self.y) & finite(self.z)
-    }
-}
-
-fn finite(v: Vec4) -> BVec4A {
-    v.abs().cmplt(Vec4::INFINITY)
-}
 
 /// The leaf boxes of four triangles (corners `tris[i]`): for each, the
 /// rotation as stored in the tree and the box on the axes decoded from it
@@ -116,7 +44,7 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<(Quat, Obb)>; 4] {
     let x = e.sub(z.scale(z.dot(e)));
     let x = x.scale(x.dot(x).sqrt().recip());
     let y = z.cross(x);
-    let rot = rotation([x, y, z]);
+    let rot = rotations([x, y, z]);
     let axes = decoded(rot);
     valid &= finite(rot[0]) & finite(rot[1]) & finite(rot[2]) & finite(rot[3]);
     let boxes = extents(axes, p, [q, r]);
@@ -170,7 +98,7 @@ fn best_edge(edges: [(V3x4, V3x4); 3]) -> (V3x4, Vec4) {
 /// found from the diagonal and the others from sums and differences of
 /// off-diagonal entries; its four cases are selections per lane. Then
 /// normalised.
-fn rotation([c0, c1, c2]: [V3x4; 3]) -> [Vec4; 4] {
+pub(super) fn rotations([c0, c1, c2]: [V3x4; 3]) -> [Vec4; 4] {
     let (m00, m01, m02) = (c0.x, c0.y, c0.z);
     let (m10, m11, m12) = (c1.x, c1.y, c1.z);
     let (m20, m21, m22) = (c2.x, c2.y, c2.z);
@@ -353,14 +281,14 @@ mod tests {
             let q = rng.rotation();
             let m = Mat3::from_quat(q);
             let cols = [m.x_axis, m.y_axis, m.z_axis].map(|c| V3x4::new([c; 4]));
-            let got = rotation(cols).map(|c| c[0]);
+            let got = rotations(cols).map(|c| c[0]);
             let want = Quat::from_mat3(&m).normalize();
             let got = Quat::from_xyzw(got[0], got[1], got[2], got[3]);
             assert!(got.abs_diff_eq(want, 1e-6), "{got} vs {want}");
             let abs = want.to_array().map(f32::abs);
             let largest = (0..4).max_by(|&a, &b| abs[a].total_cmp(&abs[b])).unwrap();
             seen[largest] = true;
-            let back = decoded(rotation(cols)).map(|c| c.lane(0));
+            let back = decoded(rotations(cols)).map(|c| c.lane(0));
             assert!(Mat3::from_cols(back[0], back[1], back[2]).abs_diff_eq(m, 1e-5));
         }
         assert_eq!(seen, [true; 4]);

@@ -23,7 +23,9 @@
 //! eigenspace is returned. The zero matrix gives zero eigenvalues and the
 //! identity.
 
-use glam::{DMat3, DVec3, Mat3, Vec3};
+use glam::{BVec4A, DMat3, DVec3, Mat3, Vec4};
+
+use super::vec3x4::{V3x4, finite};
 
 /// Off-diagonal entries below this fraction of the largest entry count as
 /// zero (the residual `‖A v − λ v‖` stays below about `1e-15 ‖A‖`).
@@ -214,6 +216,18 @@ fn null_vector(a: &DMat3, lambda: f64) -> Option<DVec3> {
 /// axes depends on — the OBB build's covariance axes need no more (a box
 /// is fitted around its points on whatever axes it gets).
 pub fn principal_axes_f32(m: &DMat3) -> Option<Mat3> {
+    let e = normalized_entries(m)?;
+    let (axes, valid) = principal_axes_lanes([e; 4]);
+    valid
+        .test(0)
+        .then(|| Mat3::from_cols(axes[0].lane(0), axes[1].lane(0), axes[2].lane(0)))
+}
+
+/// The six entries `xx, yy, zz, xy, xz, yz` of the symmetric part of `m`,
+/// divided by the largest in magnitude and rounded to `f32`: what
+/// [`principal_axes_lanes`] takes. `None` for the zero matrix and one with
+/// a non-finite entry.
+pub(crate) fn normalized_entries(m: &DMat3) -> Option<[f32; 6]> {
     let s = |i: usize, j: usize| 0.5 * (m.col(j)[i] + m.col(i)[j]);
     let e = [s(0, 0), s(1, 1), s(2, 2), s(0, 1), s(0, 2), s(1, 2)];
     let scale = e.iter().fold(0.0f64, |x, y| x.max(y.abs()));
@@ -221,60 +235,78 @@ pub fn principal_axes_f32(m: &DMat3) -> Option<Mat3> {
         return None;
     }
     let k = 1.0 / scale;
-    let [xx, yy, zz, xy, xz, yz] = e.map(|x| (x * k) as f32);
-    // Products by reciprocals, not divisions: the solve is one long
-    // dependency chain, and a division is three or four times the latency.
+    Some(e.map(|x| (x * k) as f32))
+}
+
+/// [`principal_axes_f32`] for four matrices at once, one per lane of
+/// `Vec4`s (their [`normalized_entries`]): the eigenvector columns and
+/// the lanes that have them. The solve is one long dependency chain
+/// (square roots, divisions, `acos`, `cos`, cross products); four side by
+/// side keep the processor busy, and a lane's answer does not depend on
+/// the others.
+pub(crate) fn principal_axes_lanes(entries: [[f32; 6]; 4]) -> ([V3x4; 3], BVec4A) {
+    let [xx, yy, zz, xy, xz, yz] = std::array::from_fn(|k| Vec4::from_array(entries.map(|e| e[k])));
+    // Products by reciprocals, not divisions: a division is three or four
+    // times the latency.
     let q = (xx + yy + zz) * (1.0 / 3.0);
     let (bx, by, bz) = (xx - q, yy - q, zz - q);
     let off = xy * xy + xz * xz + yz * yz;
     let p = ((bx * bx + by * by + bz * bz + 2.0 * off) * (1.0 / 6.0)).sqrt();
-    if p.is_nan() || p < FAST_SPREAD {
-        return None;
-    }
+    // NaN compares false: not valid.
+    let mut valid = p.cmpge(Vec4::splat(FAST_SPREAD));
     // det(B / p) / 2, with B = A − qI.
-    let ip = 1.0 / p;
+    let ip = p.recip();
     let (ux, uy, uz, uxy, uxz, uyz) = (bx * ip, by * ip, bz * ip, xy * ip, xz * ip, yz * ip);
     let det =
         ux * (uy * uz - uyz * uyz) - uxy * (uxy * uz - uyz * uxz) + uxz * (uxy * uyz - uy * uxz);
-    let half_det = (det * 0.5).clamp(-1.0, 1.0);
+    let half_det = (det * 0.5).to_array().map(|h| h.clamp(-1.0, 1.0));
     // φ in [0, π/3]: cos(φ + 2π/3) = −cos φ / 2 − (√3 / 2) sin φ, sin φ ≥ 0.
-    let phi = half_det.acos() * (1.0 / 3.0);
-    let (c, sn) = (phi.cos(), (1.0 - phi.cos() * phi.cos()).max(0.0).sqrt());
+    let c = Vec4::from_array(half_det.map(|h| (h.acos() * (1.0 / 3.0)).cos()));
+    let sn = (Vec4::ONE - c * c).max(Vec4::ZERO).sqrt();
     let max = 2.0 * p * c;
     let min = p * (-c - 3f32.sqrt() * sn);
     let mid = -max - min;
-    if (max - mid).min(mid - min) < FAST_GAP * p {
-        return None;
-    }
+    valid &= (max - mid).min(mid - min).cmpge(FAST_GAP * p);
     // The rows of B − λI span the plane normal to λ's eigenvector.
-    let rows = |l: f32| {
+    let rows = |l: Vec4| {
         [
-            Vec3::new(bx - l, xy, xz),
-            Vec3::new(xy, by - l, yz),
-            Vec3::new(xz, yz, bz - l),
+            V3x4 {
+                x: bx - l,
+                y: xy,
+                z: xz,
+            },
+            V3x4 {
+                x: xy,
+                y: by - l,
+                z: yz,
+            },
+            V3x4 {
+                x: xz,
+                y: yz,
+                z: bz - l,
+            },
         ]
     };
     let [r0, r1, r2] = rows(max);
-    let x = longest([r0.cross(r1), r0.cross(r2), r1.cross(r2)])?;
+    let (x, x_ok) = longest([r0.cross(r1), r0.cross(r2), r1.cross(r2)]);
     // The rows for `mid` lie in the plane of x and the third eigenvector:
     // the longest one, crossed with x, gives y.
-    let y = longest(rows(mid).map(|r| r.cross(x)))?;
-    let r = Mat3::from_cols(x, y, x.cross(y));
-    r.is_finite().then_some(r)
+    let (y, y_ok) = longest(rows(mid).map(|r| r.cross(x)));
+    let z = x.cross(y);
+    valid &= x_ok & y_ok & x.is_finite() & y.is_finite() & z.is_finite();
+    ([x, y, z], valid)
 }
 
-/// The longest of three vectors, normalised (`None` if all are zero or
-/// one is not finite).
-fn longest(v: [Vec3; 3]) -> Option<Vec3> {
-    let l = v.map(Vec3::length_squared);
-    let (best, len2) = if l[0] >= l[1] && l[0] >= l[2] {
-        (v[0], l[0])
-    } else if l[1] >= l[2] {
-        (v[1], l[1])
-    } else {
-        (v[2], l[2])
-    };
-    (len2 > 0.0 && len2.is_finite()).then(|| best / len2.sqrt())
+/// Per lane, the longest of three vectors, normalised, and whether it
+/// exists (not all zero, none infinite or NaN).
+fn longest(v: [V3x4; 3]) -> (V3x4, BVec4A) {
+    let l = v.map(|v| v.dot(v));
+    let first = l[0].cmpge(l[1]) & l[0].cmpge(l[2]);
+    let second = l[1].cmpge(l[2]);
+    let best = V3x4::select(first, v[0], V3x4::select(second, v[1], v[2]));
+    let len2 = Vec4::select(first, l[0], Vec4::select(second, l[1], l[2]));
+    let ok = len2.cmpgt(Vec4::ZERO) & finite(len2);
+    (best.scale(len2.sqrt().recip()), ok)
 }
 
 /// Smallest eigenvalue spread (relative to the largest entry) that
@@ -461,6 +493,34 @@ mod tests {
         assert!(principal_axes_f32(&DMat3::ZERO).is_none());
         assert!(principal_axes_f32(&DMat3::from_diagonal(DVec3::new(1.0, 1.0, 0.5))).is_none());
         assert!(principal_axes_f32(&(DMat3::IDENTITY * f64::NAN)).is_none());
+    }
+
+    #[test]
+    fn lanes_solve_each_matrix_on_its_own() {
+        // Four different matrices (some clustered, one non-finite) in one
+        // call: every lane answers as that matrix alone does.
+        let mut rng = Rng::new(9);
+        let nan = normalized_entries(&DMat3::IDENTITY).map(|e| e.map(|_| f32::NAN));
+        for _ in 0..2_000 {
+            let entries: [[f32; 6]; 4] = std::array::from_fn(|_| {
+                let (clustered, offset) = (rng.unit() < 0.3, rng.range(-1.0, 1.0));
+                let m = rng.spectrum(clustered, 1e-3, 4.0, offset);
+                match (rng.unit() < 0.1, nan) {
+                    (true, Some(nan)) => nan,
+                    _ => normalized_entries(&m).expect("a random spectrum is not zero"),
+                }
+            });
+            let (axes, valid) = principal_axes_lanes(entries);
+            for (i, e) in entries.iter().enumerate() {
+                let (alone, alone_valid) = principal_axes_lanes([*e; 4]);
+                assert_eq!(valid.test(i), alone_valid.test(0), "lane {i}");
+                if valid.test(i) {
+                    for k in 0..3 {
+                        assert_eq!(axes[k].lane(i), alone[k].lane(0), "lane {i}, axis {k}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod eigen;
 mod motion;
 mod pose;
 pub(crate) mod prefetch;
+pub(crate) mod vec3x4;
 
 pub use aabb::Aabb;
 pub use motion::RigidMotion;
