@@ -205,18 +205,24 @@ impl AxisExtents {
     /// Adds a finite point.
     #[inline]
     pub fn add(&mut self, p: Vec3) {
-        self.add_projected(self.project(p.into()));
+        let d = self.project(p.into());
+        self.lo = self.lo.min(d);
+        self.hi = self.hi.max(d);
     }
 
-    /// Adds a finite triangle's corners; returns the sum of their
+    /// Adds a triangle's corners (finite); returns the sum of their
     /// projections (lane `k`: three times the centroid's offset from the
     /// first point along axis `k`), which the build's partition reads.
     #[inline]
     pub fn add_triangle(&mut self, [p, q, r]: [Vec3A; 3]) -> Vec4 {
         let (dp, dq, dr) = (self.project(p), self.project(q), self.project(r));
-        self.add_projected(dp);
-        self.add_projected(dq);
-        self.add_projected(dr);
+        // The triangle's own bounds first, then one `min` and one `max`
+        // into the running bounds: the loop-carried chain is one operation
+        // per triangle, not three (the same bounds: the corners are
+        // finite, and `min` and `max` of finite values do not depend on
+        // the order).
+        self.lo = self.lo.min(dp.min(dq).min(dr));
+        self.hi = self.hi.max(dp.max(dq).max(dr));
         dp + dq + dr
     }
 
@@ -225,12 +231,6 @@ impl AxisExtents {
     fn project(&self, p: Vec3A) -> Vec4 {
         let r = p - self.first;
         self.at[0] * r.x + self.at[1] * r.y + self.at[2] * r.z
-    }
-
-    #[inline]
-    fn add_projected(&mut self, d: Vec4) {
-        self.lo = self.lo.min(d);
-        self.hi = self.hi.max(d);
     }
 
     /// The box, padded by a few `f32` ulps.
