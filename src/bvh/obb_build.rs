@@ -210,9 +210,15 @@ impl<'a> Builder<'a> {
             let tris = std::array::from_fn(|i| self.corners(batch.get(i).unwrap_or(&batch[0]).1));
             let boxes = leaf_boxes(tris);
             for (&(node, t), leaf) in batch.iter().zip(boxes) {
-                let (rotation, obb) = leaf.unwrap_or_else(|| self.fit(&[t], Pending::Leaf));
                 let node = &mut nodes[node as usize];
-                *node = obb_node(rotation, &obb, node.first, node.count);
+                if let Some(leaf) = leaf {
+                    node.rotation = leaf.rotation;
+                    node.center = leaf.center;
+                    node.half_extents = leaf.half_extents;
+                } else {
+                    let (rotation, obb) = self.fit(&[t], Pending::Leaf);
+                    *node = obb_node(rotation, &obb, node.first, node.count);
+                }
             }
         }
     }
@@ -313,7 +319,7 @@ impl<'a> Builder<'a> {
         if let [t] = group
             && let Some(leaf) = leaf_boxes([self.corners(*t); 4])[0]
         {
-            return leaf;
+            return (leaf.rotation, leaf.obb());
         }
         if group.len() >= self.options.hull_min_triangles {
             self.gather(group);
@@ -458,8 +464,10 @@ impl<'a> Builder<'a> {
 /// `f32` solve) is left to [`Builder::fit`].
 fn solve_waiting(task: &mut Task, entries: [f32; 6], stack: &mut [Task]) {
     // Lane 0 is `task`; lanes 1 to `n` the stack entries `others`; the
-    // lanes left over repeat lane 0.
-    let mut lanes = [entries; 4];
+    // lanes left over are NaN, which the solve drops early (a NaN's `acos`
+    // and `cos` return at once).
+    let mut lanes = [[f32::NAN; 6]; 4];
+    lanes[0] = entries;
     let mut others = [0usize; 3];
     let mut n = 0;
     let top = stack.len().saturating_sub(WAITING_SCAN);

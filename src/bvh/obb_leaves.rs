@@ -24,14 +24,34 @@ use crate::math::vec3x4::{V3x4, finite};
 
 use super::obb::Obb;
 
+/// A leaf's box as the tree stores it: the rotation, and the center and
+/// half extents on the axes decoded from it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct LeafBox {
+    pub rotation: Quat,
+    pub center: Vec3,
+    pub half_extents: Vec3,
+}
+
+impl LeafBox {
+    /// The box with its axes.
+    pub fn obb(&self) -> Obb {
+        Obb {
+            center: self.center,
+            axes: Mat3::from_quat(self.rotation),
+            half_extents: self.half_extents,
+        }
+    }
+}
+
 /// The leaf boxes of four triangles (corners `tris[i]`): for each, the
 /// rotation as stored in the tree and the box on the axes decoded from it
-/// (so the node bounds exactly what was fitted), padded by a few `f32`
-/// ulps. `None` for a triangle with zero area, a non-finite corner, or
-/// axes that do not come out finite: the caller fits those another way.
-/// Each lane is computed on its own: a triangle's box does not depend on
-/// the other three.
-pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<(Quat, Obb)>; 4] {
+/// (glam's `Mat3::from_quat`, so the node bounds exactly what was fitted),
+/// padded by a few `f32` ulps. `None` for a triangle with zero area, a
+/// non-finite corner, or axes that do not come out finite: the caller fits
+/// those another way. Each lane is computed on its own: a triangle's box
+/// does not depend on the other three.
+pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<LeafBox>; 4] {
     let [p, q, r] = [0, 1, 2].map(|c| V3x4::new(tris.map(|t| t[c])));
     let (e0, e1, e2) = (q.sub(p), r.sub(q), p.sub(r));
     let n = e0.cross(r.sub(p));
@@ -45,24 +65,14 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<(Quat, Obb)>; 4] {
     let x = x.scale(x.dot(x).sqrt().recip());
     let y = z.cross(x);
     let rot = rotations([x, y, z]);
-    let axes = decoded(rot);
     valid &= finite(rot[0]) & finite(rot[1]) & finite(rot[2]) & finite(rot[3]);
-    let boxes = extents(axes, p, [q, r]);
-    valid &= boxes.0.is_finite() & boxes.1.is_finite();
+    let (center, half) = extents(decoded(rot), p, [q, r]);
+    valid &= center.is_finite() & half.is_finite();
     std::array::from_fn(|i| {
-        valid.test(i).then(|| {
-            let rotation = Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]);
-            let axes = Mat3::from_cols(axes[0].lane(i), axes[1].lane(i), axes[2].lane(i));
-            let center = boxes.0.lane(i);
-            let half_extents = boxes.1.lane(i);
-            (
-                rotation,
-                Obb {
-                    center,
-                    axes,
-                    half_extents,
-                },
-            )
+        valid.test(i).then(|| LeafBox {
+            rotation: Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]),
+            center: center.lane(i),
+            half_extents: half.lane(i),
         })
     })
 }
@@ -200,7 +210,7 @@ mod tests {
     use crate::bvh::obb::Moments;
     use crate::testkit::Rng;
 
-    fn one(tri: [Vec3; 3]) -> Option<(Quat, Obb)> {
+    fn one(tri: [Vec3; 3]) -> Option<LeafBox> {
         leaf_boxes([tri; 4])[0]
     }
 
@@ -209,10 +219,10 @@ mod tests {
         let mut rng = Rng::new(15);
         for _ in 0..1000 {
             let tri = [rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0)];
-            let (rotation, obb) = one(tri).unwrap();
+            let leaf = one(tri).unwrap();
+            let obb = leaf.obb();
             // The box is on the stored rotation, and holds the corners.
-            assert!(obb.axes.abs_diff_eq(Mat3::from_quat(rotation), 1e-6));
-            assert!(rotation.is_normalized());
+            assert!(leaf.rotation.is_normalized());
             let eps = 1e-6 * 6.0;
             assert!(
                 tri.iter().all(|&p| obb.contains_point(p, eps)),

@@ -216,8 +216,9 @@ fn null_vector(a: &DMat3, lambda: f64) -> Option<DVec3> {
 /// axes depends on — the OBB build's covariance axes need no more (a box
 /// is fitted around its points on whatever axes it gets).
 pub fn principal_axes_f32(m: &DMat3) -> Option<Mat3> {
-    let e = normalized_entries(m)?;
-    let (axes, valid) = principal_axes_lanes([e; 4]);
+    let mut lanes = [[f32::NAN; 6]; 4];
+    lanes[0] = normalized_entries(m)?;
+    let (axes, valid) = principal_axes_lanes(lanes);
     valid
         .test(0)
         .then(|| Mat3::from_cols(axes[0].lane(0), axes[1].lane(0), axes[2].lane(0)))
