@@ -9,32 +9,46 @@
 //!   none. (Summing one side and subtracting it from the parent's halves
 //!   the additions, but measured no faster and loses the small side's
 //!   covariance to cancellation on meshes spanning many magnitudes.)
-//! - **No point buffer, no per-vertex bookkeeping.** The axes are known
-//!   before the group's vertices are visited, so every triangle's three
-//!   corners are projected on them as they are read, four lanes at a time
-//!   ([`AxisExtents`]); a shared vertex is projected more than once, which
-//!   gives the same extremes without the per-visit stamp that used to skip
-//!   repeats (a load, a store and a branch per corner). Finiteness is checked once per build, not per corner.
-//! - **Axes in `f32` when the covariance allows.** A node's covariance is
-//!   summed and centred in `f64`, then diagonalised in closed form in
-//!   `f32` ([`principal_axes_f32`](crate::math::eigen::principal_axes_f32)),
-//!   and in `f64` only when two eigenvalues nearly coincide.
-//! - **Leaves skip the general path.** A single triangle's box comes from
-//!   its three corners and [`triangle_axes`] (no eigen-solve).
+//! - **Axes four groups at a time.** A group's covariance is summed and
+//!   centred in `f64` when its parent is split; it waits on the stack as
+//!   six normalised `f32` entries ([`Pending::Covariance`]). The group
+//!   that comes off the stack is solved together with the others waiting
+//!   near the top (in practice its sibling), one per lane of `Vec4`s
+//!   ([`principal_axes_lanes`]: Smith's eigenvalues, eigenvectors from
+//!   cross products), and their quaternions likewise
+//!   ([`rotations`]); the `f64` solve answers only when two eigenvalues
+//!   nearly coincide. The solve is one long chain of dependent square
+//!   roots, divisions and trigonometry: side by side, the chains overlap.
+//! - **One pass per group for the box and the split's keys.** The axes
+//!   are known before the group's triangles are visited, so every
+//!   triangle's three corners (loaded as `Vec3A`, one load each) are
+//!   projected on them as they are read, four lanes at a time
+//!   ([`AxisExtents`]; a shared vertex is projected more than once, which
+//!   gives the same extremes without a per-vertex stamp). The same pass
+//!   keeps each triangle's summed projections ([`Keys`]): the mean-rule
+//!   split reads its keys from there, in the group's order, with no
+//!   centroid array and no second projection. Finiteness is checked once
+//!   per build, not per corner.
+//! - **Leaves after the topology, four at a time.** A single triangle's
+//!   box (its own axes: [`leaf_boxes`], no eigen-solve) depends on nothing
+//!   else, so single-triangle leaves are recorded as the splits make them
+//!   and fitted at the end, one per lane.
 //!
-//! Where the time goes (32k-triangle torus, the `solid` bench's `build`
-//! scene on the 2-core machine, 2026-11-25): 29.2 and 31.6 ms in two runs,
-//! 33.9 and 34.9 ms before the changes above (parry3d's `TriMesh::new`
-//! 9.8–11.2 ms in the same runs); a callgrind count of one build, 141 M
-//! instructions against 184 M before. In a `perf` profile the node axes
-//! (covariance and eigenvectors) take about 20 % of the time, the leaves (axes, quaternion, extents) about 15 %, the per-level
-//! passes over each group (projecting corners, the mean, the partition, the
-//! children's moments) about half, and first-touch page faults of the
-//! build's arrays about 5 %. No single hot spot is left: the 10 ms target
-//! of issue 13 needs fewer passes over the triangles per level (a
-//! structure-of-arrays layout permuted with the partition, so the moments
-//! and corners are read in order) — fusing the sums into the partition was
-//! tried and lost (22 accumulators spill from the registers).
+//! Where the time goes (32k-triangle torus, `cargo bench -p icollide-peers
+//! --bench solid -- solid/build` on the 2-core machine, 2026-11-26): 17.5 ms
+//! before the changes of that day (parry3d's `TriMesh::new` 9.4 ms in the
+//! same run), 13.3 and 13.7 ms after (parry 9.4 and 9.3 ms); the same
+//! trees to rounding (400 random placements of two tori, `All`: 3 153 272
+//! box tests against 3 153 338). A scratch loop of 100 builds, the two
+//! versions alternating: 22.4–23.9 ms before, 13.6–13.9 ms after. In a
+//! `perf` profile the extents pass takes about a quarter of the time (its
+//! samples wait on the corners' loads: computing four triangles per lane
+//! set, with a third fewer instructions, measured no faster), the axes
+//! (covariance, eigenvectors, quaternions) about a fifth, the leaves
+//! about a sixth, the children's moment sums 7 %, the rest the partition
+//! and the loop. Software prefetch of the corners eight triangles ahead
+//! and the library's `acosf`/`cosf` replaced by polynomials measured no
+//! faster. The 10 ms target of issue 13 is not met.
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
