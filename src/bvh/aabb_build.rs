@@ -141,7 +141,7 @@ fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
             }
             SplitRule::Mean => {
                 let mean = group.iter().map(|r| r.center[k]).sum::<f32>() / group.len() as f32;
-                partition_below(group, |r| r.center[k] < mean)
+                partition_below(group, |_, r| r.center[k] < mean)
             }
         };
         if mid > 0 && mid < group.len() {
@@ -261,12 +261,16 @@ pub(super) fn longest_first(extent: Vec3) -> [usize; 3] {
     }
 }
 
-/// Moves the elements for which `below` holds to the front; returns how
-/// many there are.
-fn partition_below<T>(group: &mut [T], below: impl Fn(&T) -> bool) -> usize {
+/// Moves the elements for which `below` holds to the front (Lomuto's
+/// partition); returns how many there are. `below` gets each element with
+/// its position before the partition: every swap so far has touched only
+/// positions before `j`, so the element at `j` is still the one that
+/// started there (the OBB build reads keys kept by position). When no
+/// element or every element is below, nothing moves.
+pub(super) fn partition_below<T>(group: &mut [T], below: impl Fn(usize, &T) -> bool) -> usize {
     let mut i = 0;
     for j in 0..group.len() {
-        if below(&group[j]) {
+        if below(j, &group[j]) {
             group.swap(i, j);
             i += 1;
         }

@@ -30,7 +30,7 @@ mod solid;
 use glam::{Mat3, Quat, Vec3};
 
 use super::aabb_tree::AabbNode;
-use super::obb::{OBB_EPS, obb_overlap};
+use super::obb::{BOX_PAD, OBB_EPS, obb_overlap};
 use super::obb_tree::ObbNode;
 use super::tree::{BvNode, Bvh};
 use crate::geometry::tritri::triangles_intersect;
@@ -219,7 +219,7 @@ pub trait BoxNode: BvNode {
 /// [`BoxNode::scaled_box`]).
 #[inline]
 fn padded(center: Vec3, half: Vec3) -> Vec3 {
-    half + Vec3::splat(8.0 * f32::EPSILON * (center.abs().max_element() + half.max_element()))
+    half + Vec3::splat(BOX_PAD * (center.abs().max_element() + half.max_element()))
 }
 
 impl BoxNode for ObbNode {

@@ -47,6 +47,11 @@ use crate::math::Aabb;
 use crate::math::eigen::{principal_axes_f32, symmetric_eigen_closed_form};
 use crate::shape::ConvexHull;
 
+/// A fitted box's pad per unit of its size plus its distance from the
+/// origin (8 `f32` ulps): it covers the rounding of the projections and of
+/// the center, so the box holds every point it was fitted around.
+pub(crate) const BOX_PAD: f32 = 8.0 * f32::EPSILON;
+
 /// A good `eps` for [`obb_overlap`] with `f32` boxes of unit-ish proportions:
 /// RAPID's `1e-6`, about 8 `f32` ulps of an `|R_ij|`.
 pub const OBB_EPS: f32 = 1e-6;
@@ -239,7 +244,7 @@ impl AxisExtents {
         let mid = (lo + hi) * 0.5;
         let center = Vec3::from(self.first) + self.axes * mid;
         let half = (hi - lo) * 0.5;
-        let pad = 8.0 * f32::EPSILON * (half.max_element() + center.abs().max_element());
+        let pad = BOX_PAD * (half.max_element() + center.abs().max_element());
         Obb {
             center,
             axes: self.axes,

@@ -18,45 +18,26 @@
 //! triangle per lane): the chains run side by side, and the quaternion's
 //! four cases become selections instead of branches.
 
-use glam::{Mat3, Quat, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec4};
 
-use crate::math::vec3x4::{V3x4, finite};
+use super::obb::BOX_PAD;
+use super::obb_tree::ObbNode;
+use crate::math::vec3x4::V3x4;
 
-use super::obb::Obb;
-
-/// A leaf's box as the tree stores it: the rotation, and the center and
-/// half extents on the axes decoded from it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct LeafBox {
-    pub rotation: Quat,
-    pub center: Vec3,
-    pub half_extents: Vec3,
-}
-
-impl LeafBox {
-    /// The box with its axes.
-    pub fn obb(&self) -> Obb {
-        Obb {
-            center: self.center,
-            axes: Mat3::from_quat(self.rotation),
-            half_extents: self.half_extents,
-        }
-    }
-}
-
-/// The leaf boxes of four triangles (corners `tris[i]`): for each, the
-/// rotation as stored in the tree and the box on the axes decoded from it
-/// (glam's `Mat3::from_quat`, so the node bounds exactly what was fitted),
-/// padded by a few `f32` ulps. `None` for a triangle with zero area, a
+/// The leaf nodes of four triangles (corners `tris[i]`; `first` 0 and
+/// `count` 1, for the caller to place): for each, the rotation as stored
+/// in the tree and the box on the axes decoded from it (as glam's
+/// `Mat3::from_quat` decodes it, so the node bounds exactly what was
+/// fitted), padded by [`BOX_PAD`]. `None` for a triangle with zero area, a
 /// non-finite corner, or axes that do not come out finite: the caller fits
 /// those another way. Each lane is computed on its own: a triangle's box
 /// does not depend on the other three.
-pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<LeafBox>; 4] {
+pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
     let [p, q, r] = [0, 1, 2].map(|c| V3x4::new(tris.map(|t| t[c])));
     let (e0, e1, e2) = (q.sub(p), r.sub(q), p.sub(r));
     let n = e0.cross(r.sub(p));
     let len = n.dot(n).sqrt();
-    let mut valid = len.cmpgt(Vec4::ZERO) & finite(len);
+    let mut valid = len.cmpgt(Vec4::ZERO) & len.is_finite_mask();
     let z = n.scale(len.recip());
     let (e, bl) = best_edge([(e0, r.sub(p)), (e1, p.sub(q)), (e2, q.sub(r))]);
     valid &= bl.cmpgt(Vec4::ZERO);
@@ -65,14 +46,16 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<LeafBox>; 4] {
     let x = x.scale(x.dot(x).sqrt().recip());
     let y = z.cross(x);
     let rot = rotations([x, y, z]);
-    valid &= finite(rot[0]) & finite(rot[1]) & finite(rot[2]) & finite(rot[3]);
+    valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
     let (center, half) = extents(decoded(rot), p, [q, r]);
     valid &= center.is_finite() & half.is_finite();
     std::array::from_fn(|i| {
-        valid.test(i).then(|| LeafBox {
+        valid.test(i).then(|| ObbNode {
             rotation: Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]),
             center: center.lane(i),
             half_extents: half.lane(i),
+            first: 0,
+            count: 1,
         })
     })
 }
@@ -82,21 +65,22 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<LeafBox>; 4] {
 /// squared length (zero when no edge has a length). The rectangle along
 /// `e` (length `l`) is `2A / l` high (`A` the area) and
 /// `(max(l², d) − min(0, d)) / l` wide, `d = c·e`, so its area is
-/// `2A (max(l², d) − min(0, d)) / l²`: the edges compare by that ratio,
-/// cross-multiplied (no division). Ties go to the first edge.
+/// `2A (max(l², d) − min(0, d)) / l²`: the edges compare by that ratio
+/// (a quotient per lane: products of the two would overflow `f32` for
+/// edges beyond about 10⁹). Ties go to the first edge.
 fn best_edge(edges: [(V3x4, V3x4); 3]) -> (V3x4, Vec4) {
     let ratio = |(e, c): (V3x4, V3x4)| {
         let l2 = e.dot(e);
         let d = c.dot(e);
-        (l2.max(d) - d.min(Vec4::ZERO), l2)
+        ((l2.max(d) - d.min(Vec4::ZERO)) / l2, l2)
     };
-    let (mut best, (mut bw, mut bl)) = (edges[0].0, ratio(edges[0]));
+    let (mut best, (mut br, mut bl)) = (edges[0].0, ratio(edges[0]));
     for edge in &edges[1..] {
-        let (w, l) = ratio(*edge);
+        let (r, l) = ratio(*edge);
         // A zero-length edge has no direction: never chosen.
-        let better = l.cmpgt(Vec4::ZERO) & (bl.cmple(Vec4::ZERO) | (w * bl).cmplt(bw * l));
+        let better = l.cmpgt(Vec4::ZERO) & (bl.cmple(Vec4::ZERO) | r.cmplt(br));
         best = V3x4::select(better, edge.0, best);
-        bw = Vec4::select(better, w, bw);
+        br = Vec4::select(better, r, br);
         bl = Vec4::select(better, l, bl);
     }
     (best, bl)
@@ -180,7 +164,7 @@ fn decoded([x, y, z, w]: [Vec4; 4]) -> [V3x4; 3] {
 /// Center and half extents of the boxes with `axes` around `first` and
 /// `others`, measured relative to `first` (rounding relative to the
 /// triangle's size) and padded as [`AxisExtents`](super::obb::AxisExtents)
-/// pads.
+/// pads ([`BOX_PAD`]).
 fn extents(axes: [V3x4; 3], first: V3x4, others: [V3x4; 2]) -> (V3x4, V3x4) {
     let rel = others.map(|o| o.sub(first));
     let on = |k: usize| {
@@ -195,7 +179,7 @@ fn extents(axes: [V3x4; 3], first: V3x4, others: [V3x4; 2]) -> (V3x4, V3x4) {
         .add(axes[2].scale(m2));
     let largest = h0.max(h1).max(h2);
     let far = center.x.abs().max(center.y.abs()).max(center.z.abs());
-    let pad = Vec4::splat(8.0 * f32::EPSILON) * (largest + far);
+    let pad = Vec4::splat(BOX_PAD) * (largest + far);
     let half = V3x4 {
         x: h0 + pad,
         y: h1 + pad,
@@ -207,27 +191,34 @@ fn extents(axes: [V3x4; 3], first: V3x4, others: [V3x4; 2]) -> (V3x4, V3x4) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bvh::obb::Moments;
+    use crate::bvh::obb::{Moments, Obb};
     use crate::testkit::Rng;
+    use glam::Mat3;
 
-    fn one(tri: [Vec3; 3]) -> Option<LeafBox> {
+    fn one(tri: [Vec3; 3]) -> Option<ObbNode> {
         leaf_boxes([tri; 4])[0]
     }
 
     #[test]
     fn leaf_boxes_are_tight_and_hold_their_triangle() {
         let mut rng = Rng::new(15);
-        for _ in 0..1000 {
-            let tri = [rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0), rng.vec(-5.0, 5.0)];
+        for i in 0..3000 {
+            // Near the origin, then 1e3 and 1e4 away from it (where the
+            // pad's distance term matters).
+            let offset = rng.vec(-1.0, 1.0) * [0.0, 1e3, 1e4][i % 3];
+            let tri = [0; 3].map(|_| rng.vec(-5.0, 5.0) + offset);
             let leaf = one(tri).unwrap();
             let obb = leaf.obb();
-            // The box is on the stored rotation, and holds the corners.
+            // The box is on the stored rotation, and holds the corners
+            // with no tolerance: the pad covers the rounding.
             assert!(leaf.rotation.is_normalized());
-            let eps = 1e-6 * 6.0;
             assert!(
-                tri.iter().all(|&p| obb.contains_point(p, eps)),
+                tri.iter().all(|&p| obb.contains_point(p, 0.0)),
                 "{tri:?} {obb:?}"
             );
+            if i % 3 > 0 {
+                continue;
+            }
             let [p, q, r] = tri;
             let area = 0.5 * (q - p).cross(r - p).length();
             // Flat (up to the pad, 8 ε times the box's size and distance
@@ -283,23 +274,32 @@ mod tests {
 
     #[test]
     fn rotation_matches_glam_for_every_case() {
-        // The four cases of the quaternion (largest component x, y, z, w)
-        // give glam's `Quat::from_mat3`, normalised, up to rounding.
+        // Each of the four cases of DirectXMath's rule (chosen from m22,
+        // m11 - m00 and m11 + m00, as glam chooses them) gives glam's
+        // `Quat::from_mat3`, normalised, up to rounding; and the decoded
+        // axes are `Mat3::from_quat`'s, bit for bit.
         let mut rng = Rng::new(17);
         let mut seen = [false; 4];
         for _ in 0..2000 {
-            let q = rng.rotation();
-            let m = Mat3::from_quat(q);
+            let m = Mat3::from_quat(rng.rotation());
             let cols = [m.x_axis, m.y_axis, m.z_axis].map(|c| V3x4::new([c; 4]));
             let got = rotations(cols).map(|c| c[0]);
-            let want = Quat::from_mat3(&m).normalize();
             let got = Quat::from_xyzw(got[0], got[1], got[2], got[3]);
+            let want = Quat::from_mat3(&m).normalize();
             assert!(got.abs_diff_eq(want, 1e-6), "{got} vs {want}");
-            let abs = want.to_array().map(f32::abs);
-            let largest = (0..4).max_by(|&a, &b| abs[a].total_cmp(&abs[b])).unwrap();
-            seen[largest] = true;
+            let (m00, m11, m22) = (m.x_axis.x, m.y_axis.y, m.z_axis.z);
+            let case = match (m22 <= 0.0, m11 - m00 <= 0.0, m11 + m00 <= 0.0) {
+                (true, true, _) => 0,
+                (true, false, _) => 1,
+                (false, _, true) => 2,
+                (false, _, false) => 3,
+            };
+            seen[case] = true;
             let back = decoded(rotations(cols)).map(|c| c.lane(0));
-            assert!(Mat3::from_cols(back[0], back[1], back[2]).abs_diff_eq(m, 1e-5));
+            assert_eq!(
+                Mat3::from_cols(back[0], back[1], back[2]),
+                Mat3::from_quat(got)
+            );
         }
         assert_eq!(seen, [true; 4]);
     }

@@ -25,7 +25,7 @@
 
 use glam::{BVec4A, DMat3, DVec3, Mat3, Vec4};
 
-use super::vec3x4::{V3x4, finite};
+use super::vec3x4::V3x4;
 
 /// Off-diagonal entries below this fraction of the largest entry count as
 /// zero (the residual `‖A v − λ v‖` stays below about `1e-15 ‖A‖`).
@@ -203,8 +203,10 @@ fn null_vector(a: &DMat3, lambda: f64) -> Option<DVec3> {
 /// The eigenvectors of a symmetric matrix as an `f32` rotation (columns by
 /// decreasing eigenvalue, right-handed), by the same closed form as
 /// [`symmetric_eigen_closed_form`] carried out in `f32` after an `f64`
-/// normalisation: about half its cost (`f32` trigonometry, no `f64` cross
-/// products; the second vector from one row crossed with the first).
+/// normalisation (`f32` trigonometry, no `f64` cross products; the second
+/// vector from one row crossed with the first), as one lane of the
+/// crate's four-lane solve (the OBB build solves sibling boxes side by
+/// side).
 /// `None` (the caller takes the `f64` path) unless the spectrum is spread:
 /// the eigenvalues' spread `p` at least [`FAST_SPREAD`] of the largest
 /// entry and every gap at least [`FAST_GAP`] `p`. Accuracy: Smith's angle
@@ -241,10 +243,10 @@ pub(crate) fn normalized_entries(m: &DMat3) -> Option<[f32; 6]> {
 
 /// [`principal_axes_f32`] for four matrices at once, one per lane of
 /// `Vec4`s (their [`normalized_entries`]): the eigenvector columns and
-/// the lanes that have them. The solve is one long dependency chain
-/// (square roots, divisions, `acos`, `cos`, cross products); four side by
-/// side keep the processor busy, and a lane's answer does not depend on
-/// the others.
+/// the lanes that have them (a NaN lane is dropped early). The solve is
+/// one long dependency chain (square roots, divisions, `acos`, `cos`,
+/// cross products); side by side, the chains overlap, and a lane's answer
+/// does not depend on the others.
 pub(crate) fn principal_axes_lanes(entries: [[f32; 6]; 4]) -> ([V3x4; 3], BVec4A) {
     let [xx, yy, zz, xy, xz, yz] = std::array::from_fn(|k| Vec4::from_array(entries.map(|e| e[k])));
     // Products by reciprocals, not divisions: a division is three or four
@@ -306,7 +308,7 @@ fn longest(v: [V3x4; 3]) -> (V3x4, BVec4A) {
     let second = l[1].cmpge(l[2]);
     let best = V3x4::select(first, v[0], V3x4::select(second, v[1], v[2]));
     let len2 = Vec4::select(first, l[0], Vec4::select(second, l[1], l[2]));
-    let ok = len2.cmpgt(Vec4::ZERO) & finite(len2);
+    let ok = len2.cmpgt(Vec4::ZERO) & len2.is_finite_mask();
     (best.scale(len2.sqrt().recip()), ok)
 }
 
@@ -501,14 +503,15 @@ mod tests {
         // Four different matrices (some clustered, one non-finite) in one
         // call: every lane answers as that matrix alone does.
         let mut rng = Rng::new(9);
-        let nan = normalized_entries(&DMat3::IDENTITY).map(|e| e.map(|_| f32::NAN));
+
         for _ in 0..2_000 {
             let entries: [[f32; 6]; 4] = std::array::from_fn(|_| {
                 let (clustered, offset) = (rng.unit() < 0.3, rng.range(-1.0, 1.0));
                 let m = rng.spectrum(clustered, 1e-3, 4.0, offset);
-                match (rng.unit() < 0.1, nan) {
-                    (true, Some(nan)) => nan,
-                    _ => normalized_entries(&m).expect("a random spectrum is not zero"),
+                if rng.unit() < 0.1 {
+                    [f32::NAN; 6]
+                } else {
+                    normalized_entries(&m).expect("a random spectrum is not zero")
                 }
             });
             let (axes, valid) = principal_axes_lanes(entries);

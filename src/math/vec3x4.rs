@@ -73,11 +73,6 @@ impl V3x4 {
     }
 
     pub fn is_finite(&self) -> BVec4A {
-        finite(self.x) & finite(self.y) & finite(self.z)
+        self.x.is_finite_mask() & self.y.is_finite_mask() & self.z.is_finite_mask()
     }
-}
-
-/// The lanes that are neither NaN nor infinite.
-pub(crate) fn finite(v: Vec4) -> BVec4A {
-    v.abs().cmplt(Vec4::INFINITY)
 }
