@@ -18,7 +18,7 @@
 //!   the parent's halves the additions, but measured no faster and loses
 //!   the small side's covariance to cancellation on meshes spanning many
 //!   magnitudes. Solving both sides at the split, before either is
-//!   fitted, measured 5–8 % slower than solving them as they come off the
+//!   fitted, measured slower than solving them as they come off the
 //!   stack.)
 //! - **One pass per group for the box and the split's keys.** The axes
 //!   are known before the group's triangles are visited, so every
@@ -38,13 +38,15 @@
 //! Where the time goes (32k-triangle torus, `cargo bench -p icollide-peers
 //! --bench solid -- solid/build` on the 2-core machine, 2026-11-26): 17.5 ms
 //! before the changes of that day (parry3d's `TriMesh::new` 9.4 ms in the
-//! same run), 13.3 and 13.7 ms after them (parry 9.4 and 9.3 ms); the trees
-//! differ only in the rounding of their axes. In a `perf` profile the
-//! extents pass takes about a quarter of the time (its samples wait on the
-//! corners' loads: computing four triangles per set of lanes, with a third
-//! fewer instructions, measured no faster), the axes (covariance,
-//! eigenvectors, quaternions) about a fifth, the leaves about a sixth, the
-//! children's moment sums 7 %, the rest the partition and the loop.
+//! same run), 13.3 and 13.7 ms after them (parry 9.4 and 9.3 ms). The
+//! trees are as tight as before: the OBB rows of the bench's
+//! random-placement table took 502, 416 and 385 µs per query (torus,
+//! wingnut, teapot) against 500, 430 and 388 µs before. In a `perf`
+//! profile of repeated builds the extents pass takes the most time (its
+//! samples wait on the corners' loads: computing four triangles per set of
+//! lanes, with fewer instructions, measured no faster), then the axes
+//! (covariance, eigenvectors, quaternions), then the leaves, then the
+//! children's moment sums; the rest is the partition and the loop.
 //! Software prefetch of the corners eight triangles ahead, partitioning
 //! the corners' vertex indices with the triangles (one dependent load per
 //! corner instead of two), and polynomials for `acosf` and `cosf`
@@ -274,7 +276,6 @@ impl<'a> Builder<'a> {
             centroids,
             keys: Keys {
                 by_keys,
-                ready: false,
                 per_triangle: vec![Vec4::ZERO; if by_keys { triangles.len() } else { 0 }],
                 positions: if by_keys {
                     positions.iter().map(|&p| p.into()).collect()
@@ -325,7 +326,6 @@ impl<'a> Builder<'a> {
     /// Unless `pending` is a leaf (the group will be split), the extents
     /// pass also fills `keys` for the split when they are in use.
     fn fit(&mut self, group: &[u32], pending: Pending) -> (Quat, Obb) {
-        self.keys.ready = false;
         let split = !matches!(pending, Pending::Leaf);
         if let Pending::Axes(rotation) = pending {
             return (
@@ -446,7 +446,6 @@ impl<'a> Builder<'a> {
             sums += sum.truncate().as_dvec3();
         }
         self.keys.sums = sums;
-        self.keys.ready = true;
         ext.finish()
     }
 
@@ -454,8 +453,10 @@ impl<'a> Builder<'a> {
     /// longest axis that divides it (then the second, the third): the lower
     /// side's length and what each side needs for its own fit.
     fn split(&self, group: &mut [u32], obb: &Obb) -> Option<(usize, Pending, Pending)> {
+        // With keys in use, `fit` filled them for this group: every path
+        // of a group to be split ends in `fitted(.., true)`.
         let mid = longest_first(obb.half_extents).into_iter().find_map(|k| {
-            if self.keys.ready {
+            if self.keys.by_keys {
                 partition_by_keys(group, &self.keys, k)
             } else {
                 partition(group, &self.centroids, obb.axes.col(k), self.options.rule)
@@ -524,8 +525,6 @@ const KEY_RUN: usize = 32;
 struct Keys {
     /// Whether the build splits by keys at all.
     by_keys: bool,
-    /// Whether `per_triangle` and `sums` belong to the group being split.
-    ready: bool,
     /// Per position in the group: its triangle's corners projected on the
     /// box axes and summed (lane `k`: axis `k`).
     per_triangle: Vec<Vec4>,
@@ -544,7 +543,7 @@ fn partition_by_keys(group: &mut [u32], keys: &Keys, k: usize) -> Option<usize> 
     let len = group.len();
     let mean = (keys.sums[k] / len as f64) as f32;
     let keys = &keys.per_triangle[..len];
-    let i = partition_below(group, |j, _| keys.get(j).is_some_and(|key| key[k] < mean));
+    let i = partition_below(group, |j, _| keys[j][k] < mean);
     (i > 0 && i < len).then_some(i)
 }
 

@@ -503,7 +503,6 @@ mod tests {
         // Four different matrices (some clustered, one non-finite) in one
         // call: every lane answers as that matrix alone does.
         let mut rng = Rng::new(9);
-
         for _ in 0..2_000 {
             let entries: [[f32; 6]; 4] = std::array::from_fn(|_| {
                 let (clustered, offset) = (rng.unit() < 0.3, rng.range(-1.0, 1.0));
