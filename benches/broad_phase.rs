@@ -43,8 +43,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use bevy_icollide::bounds::{DynamicBox, FixedCube, READ_AHEAD};
+use bevy_icollide::broad_phase::enlarged::DEFAULT_MARGIN;
 use bevy_icollide::broad_phase::{
-    AllowAll, GridSweepAndPrune, PairChanges, ProxyKey, SweepAndPrune, pair_ids,
+    AllowAll, BroadPhase, Enlarged, GridSweepAndPrune, PairChanges, ProxyKey, SweepAndPrune,
+    pair_ids,
 };
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::ConvexHull;
@@ -300,6 +302,45 @@ fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb], changes: &mut PairCh
     grid.drain_changes(changes);
 }
 
+/// The margin of the enlarged-box grid: `ICOLLIDE_BENCH_MARGIN` or
+/// [`DEFAULT_MARGIN`].
+fn margin() -> f32 {
+    std::env::var("ICOLLIDE_BENCH_MARGIN")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_MARGIN)
+}
+
+/// The grid behind enlarged boxes (`Enlarged`, margin [`margin`]) over
+/// frame 0's boxes (`key == i`); the first update's changes are dropped.
+fn new_enlarged(boxes: &[Aabb]) -> Enlarged<GridSweepAndPrune> {
+    let mut bp = Enlarged::new(GridSweepAndPrune::new(None), margin());
+    for (i, b) in boxes.iter().enumerate() {
+        bp.insert(i as ProxyKey, *b, false).expect("valid box");
+    }
+    bp.update(&AllowAll);
+    bp.drain_changes(&mut PairChanges::default());
+    bp
+}
+
+/// One frame of the enlarged-box grid, as [`sap_frame`].
+#[inline]
+fn enlarged_frame(bp: &mut Enlarged<GridSweepAndPrune>, boxes: &[Aabb], changes: &mut PairChanges) {
+    for (i, b) in boxes.iter().enumerate() {
+        bp.set_aabb(i as ProxyKey, *b)
+            .expect("live proxy, valid box");
+    }
+    bp.update(&AllowAll);
+    bp.drain_changes(changes);
+}
+
+fn enlarged_pairs(bp: &Enlarged<GridSweepAndPrune>) -> Vec<(u32, u32)> {
+    let mut v = Vec::new();
+    bp.for_each_active(&mut |k| v.push(pair_ids(k)));
+    v.sort_unstable();
+    v
+}
+
 fn grid_pairs(grid: &GridSweepAndPrune) -> Vec<(u32, u32)> {
     let mut v: Vec<(u32, u32)> = grid.active_pairs().map(pair_ids).collect();
     v.sort_unstable();
@@ -316,6 +357,7 @@ fn sap_pairs(sap: &SweepAndPrune) -> Vec<(u32, u32)> {
 struct BroadPhases {
     sap: SweepAndPrune,
     grid: GridSweepAndPrune,
+    enlarged: Enlarged<GridSweepAndPrune>,
     exact: ParryBvhBroadPhase,
     rapier: ParryBvhBroadPhase,
 }
@@ -333,6 +375,14 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
     let mut grid = new_grid(&boxes[0]);
     let grid_build = t.elapsed();
     assert_eq!(grid_pairs(&grid), sap_pairs(&sap), "grid, frame 0");
+    let mut enlarged = new_enlarged(&boxes[0]);
+    assert_eq!(
+        enlarged_pairs(&enlarged),
+        sap_pairs(&sap),
+        "enlarged, frame 0"
+    );
+    let (mut escaped, mut candidates, mut enlarged_time) = (0u64, 0usize, Duration::ZERO);
+    let mut enlarged_changes = PairChanges::default();
     let (mut grid_swaps, mut grid_time) = (0u64, Duration::ZERO);
     let t = Instant::now();
     let mut exact = ParryBvhBroadPhase::exact(&boxes[0]);
@@ -375,6 +425,17 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         assert_eq!(
             grid_changes.ended, sap_changes.ended,
             "grid ended, step {step}"
+        );
+
+        let t = Instant::now();
+        enlarged_frame(&mut enlarged, &boxes[f], &mut enlarged_changes);
+        enlarged_time += t.elapsed();
+        escaped += u64::from(enlarged.stats().escaped);
+        candidates += enlarged.candidates();
+        assert_eq!(
+            (&enlarged_changes.started, &enlarged_changes.ended),
+            (&sap_changes.started, &sap_changes.ended),
+            "enlarged changes, step {step}"
         );
 
         let t = Instant::now();
@@ -463,6 +524,22 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         grid_build.as_secs_f64() * 1e3,
         per(grid_time.as_secs_f64() * 1e3),
     );
+    assert_eq!(
+        enlarged_pairs(&enlarged),
+        exact_pairs,
+        "enlarged pair set after one period"
+    );
+    println!(
+        "[stats] N={}: enlarged grid (margin {}): {:.0} of {} boxes left their fat box per frame, \
+         {:.1} candidates per frame ({:.1} pairs), check loop mean {:.3} ms/frame",
+        frames.n,
+        enlarged.margin(),
+        per(escaped as f64),
+        frames.n,
+        per(candidates as f64),
+        per(pairs_sum as f64),
+        per(enlarged_time.as_secs_f64() * 1e3),
+    );
     println!(
         "[stats] N={}: build SAP {:.2} ms, BVH {:.2} ms; check loop mean SAP {:.3} ms/frame, \
          exact BVH {:.3} ms/frame",
@@ -486,6 +563,7 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
     BroadPhases {
         sap,
         grid,
+        enlarged,
         exact,
         rapier,
     }
@@ -518,6 +596,7 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     let BroadPhases {
         mut sap,
         mut grid,
+        mut enlarged,
         mut exact,
         mut rapier,
     } = check_broad_phases(frames);
@@ -542,6 +621,15 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
         b.iter(|| {
             grid_frame(&mut grid, &frames.boxes[ring.next()], &mut changes);
+            black_box(changes.started.len() + changes.ended.len())
+        })
+    });
+
+    let mut ring = PingPong::new(RING);
+    let mut changes = PairChanges::default();
+    group.bench_function(BenchmarkId::new("grid_sap_enlarged", n), |b| {
+        b.iter(|| {
+            enlarged_frame(&mut enlarged, &frames.boxes[ring.next()], &mut changes);
             black_box(changes.started.len() + changes.ended.len())
         })
     });
@@ -595,12 +683,28 @@ fn bench_sparse(c: &mut Criterion, frames: &Frames) {
         grid.update(&AllowAll);
         grid.drain_changes(changes);
     };
+    let mut enlarged = new_enlarged(&boxes[0]);
+    let enlarged_step =
+        |bp: &mut Enlarged<GridSweepAndPrune>, b: &[Aabb], changes: &mut PairChanges| {
+            for &i in &moved {
+                bp.set_aabb(i, b[i as usize])
+                    .expect("live proxy, valid box");
+            }
+            bp.update(&AllowAll);
+            bp.drain_changes(changes);
+        };
     let mut changes = PairChanges::default();
-    // One checked period: the grid and the exact BVH agree on every frame.
+    let mut enlarged_changes = PairChanges::default();
+    // One checked period: the grids and the exact BVH agree on every frame.
     let mut ring = PingPong::new(RING);
     for s in 0..ring.period() {
         let f = ring.next();
         step(&mut grid, &boxes[f], &mut changes);
+        enlarged_step(&mut enlarged, &boxes[f], &mut enlarged_changes);
+        assert_eq!(
+            enlarged_changes, changes,
+            "sparse enlarged changes, step {s}"
+        );
         let ch = exact.update_subset(&boxes[f], &moved);
         rapier.update_subset(&boxes[f], &moved);
         assert_eq!(
@@ -626,6 +730,13 @@ fn bench_sparse(c: &mut Criterion, frames: &Frames) {
     group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
         b.iter(|| {
             step(&mut grid, &boxes[ring.next()], &mut changes);
+            black_box(changes.started.len())
+        })
+    });
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("grid_sap_enlarged", n), |b| {
+        b.iter(|| {
+            enlarged_step(&mut enlarged, &boxes[ring.next()], &mut changes);
             black_box(changes.started.len())
         })
     });

@@ -10,6 +10,7 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use bevy_icollide::bounds::{BoundsMode, CLIMB_MIN_VERTICES, DynamicBox};
+use bevy_icollide::broad_phase::{BroadPhase, Enlarged, GridSweepAndPrune};
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, WorldConfig};
@@ -71,8 +72,8 @@ fn dynamic_box_hill_climbing_equals_brute_force() {
     }
 }
 
-struct Run {
-    world: CollisionWorld,
+struct Run<B: BroadPhase> {
+    world: CollisionWorld<B>,
     scene: MultiBodyScene,
     /// scene index → body
     bodies: BTreeMap<usize, BodyHandle>,
@@ -80,7 +81,7 @@ struct Run {
     statics: Vec<bool>,
 }
 
-impl Run {
+impl<B: BroadPhase> Run<B> {
     fn add(&mut self, i: usize) {
         let mut desc = BodyDesc::new(self.scene.shape_of(i).clone());
         desc.bounds = self.modes[i];
@@ -164,17 +165,30 @@ impl Run {
 
 #[test]
 fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
-    world_against_brute_force(true, 2500);
+    world_against_brute_force(true, 2500, |cell| GridSweepAndPrune::new(Some(cell)));
+}
+
+/// The world over enlarged boxes (`Enlarged`): the same pairs and events,
+/// with the grid told of a move only when a box leaves its fat box.
+#[test]
+fn world_over_enlarged_boxes_equals_brute_force() {
+    world_against_brute_force(true, 1200, |cell| {
+        Enlarged::new(GridSweepAndPrune::new(Some(cell)), 0.25)
+    });
 }
 
 /// Without penetration depth (I-COLLIDE's semantics) convex pairs take the
 /// boolean test (GJK from the cached separating axis): the same answers.
 #[test]
 fn boolean_world_pipeline_equals_brute_force() {
-    world_against_brute_force(false, 1500);
+    world_against_brute_force(false, 1500, |cell| GridSweepAndPrune::new(Some(cell)));
 }
 
-fn world_against_brute_force(penetration: bool, frames: usize) {
+fn world_against_brute_force<B: BroadPhase>(
+    penetration: bool,
+    frames: usize,
+    broad_phase: impl Fn(f32) -> B,
+) {
     let params = MultiBodyParams {
         count: 200,
         hull_points: 24,
@@ -205,12 +219,14 @@ fn world_against_brute_force(penetration: bool, frames: usize) {
         }
     }
     let mut run = Run {
-        world: CollisionWorld::new(WorldConfig {
-            margin: 0.05,
-            cell_size: Some(3.0),
-            penetration,
-            ..Default::default()
-        })
+        world: CollisionWorld::with_broad_phase(
+            WorldConfig {
+                margin: 0.05,
+                penetration,
+                ..Default::default()
+            },
+            broad_phase(3.0),
+        )
         .expect("valid config"),
         scene,
         bodies: BTreeMap::new(),

@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 
 use bevy_icollide::broad_phase::{
-    BroadPhase, BruteForce, GridSweepAndPrune, PairChanges, PairFilter, PairKey, ProxyKey,
-    SweepAndPrune, pair_ids, pair_key,
+    BroadPhase, BruteForce, Enlarged, GridSweepAndPrune, PairChanges, PairFilter, PairKey,
+    ProxyKey, SweepAndPrune, pair_ids, pair_key,
 };
 use bevy_icollide::math::Aabb;
 use bevy_icollide::testkit::{Rng, box_pairs};
@@ -383,6 +383,35 @@ fn every_broad_phase(seed: u64, n: usize, frames: usize, half: f32, drain_every:
         drain_every,
     );
     run(BruteForce::new(), seed, n, frames / 4, half, drain_every);
+    // Enlarged boxes: margins from none (every move reaches the inner broad
+    // phase) to wider than the boxes' own motion over many frames.
+    for margin in [0.0, 0.05, 0.5] {
+        let grid = GridSweepAndPrune::new(Some(half / 6.0));
+        run(
+            Enlarged::new(grid, margin),
+            seed,
+            n,
+            frames,
+            half,
+            drain_every,
+        );
+    }
+    run(
+        Enlarged::new(SweepAndPrune::new(), 0.2),
+        seed,
+        n,
+        frames / 2,
+        half,
+        drain_every,
+    );
+    run(
+        Enlarged::new(BruteForce::new(), 0.2),
+        seed,
+        n,
+        frames / 4,
+        half,
+        drain_every,
+    );
 }
 
 #[test]
@@ -435,10 +464,11 @@ fn bulk_insert_rebuild_equals_brute_force() {
 
 #[test]
 fn bad_calls_are_errors() {
-    let mut bps: [Box<dyn BroadPhase>; 3] = [
+    let mut bps: [Box<dyn BroadPhase>; 4] = [
         Box::new(SweepAndPrune::new()),
         Box::new(GridSweepAndPrune::new(None)),
         Box::new(BruteForce::new()),
+        Box::new(Enlarged::new(GridSweepAndPrune::new(None), 0.1)),
     ];
     for bp in &mut bps {
         let bad = Aabb::new(Vec3::ZERO, Vec3::new(f32::NAN, 1.0, 1.0));
@@ -478,6 +508,7 @@ fn filtered_pairs_are_never_stored() {
     for mut bp in [
         Box::new(SweepAndPrune::new()) as Box<dyn BroadPhase>,
         Box::new(GridSweepAndPrune::new(None)),
+        Box::new(Enlarged::new(GridSweepAndPrune::new(None), 0.1)),
     ] {
         let n = 3000u32;
         let mut rng = Rng::new(3);

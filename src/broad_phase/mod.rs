@@ -34,11 +34,13 @@
 //! drain loses nothing; draining twice gives nothing new the second time.
 
 mod brute_force;
+pub mod enlarged;
 pub mod grid;
 mod pairs;
 pub mod sap;
 
 pub use brute_force::BruteForce;
+pub use enlarged::Enlarged;
 pub use grid::{GridSweepAndPrune, MAX_CELLS};
 pub use pairs::{PairBuildHasher, PairKey, PairMap, PairSet, pair_ids, pair_key};
 pub use sap::SweepAndPrune;
@@ -144,6 +146,9 @@ pub struct BroadPhaseStats {
     pub swaps: [u64; 3],
     /// Proxies whose box moved.
     pub moved: u32,
+    /// Moved proxies whose box left its enlarged box ([`Enlarged`] only):
+    /// the moves the inner broad phase heard of.
+    pub escaped: u32,
     /// Whether the update sorted from scratch (many insertions, or a
     /// re-sort over its swap budget).
     pub rebuilt: bool,

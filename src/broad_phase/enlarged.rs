@@ -1,0 +1,384 @@
+//! Enlarged boxes ("fat AABBs"): any broad phase, told of a move only when
+//! a box leaves a grown copy of itself, with the exact pairs of the tight
+//! boxes kept on top.
+//!
+//! **Why.** When every body moves a little each frame, a sweep and prune
+//! spends its time refreshing endpoints that barely moved: 2–3 swaps per
+//! body per frame, but a fixed cost per moved proxy in every list. Box2D
+//! (`b2_aabbMargin`), Bullet's `btDbvtBroadphase` and rapier's BVH
+//! (prediction margin) store each proxy's box grown by a margin and touch
+//! the structure only when the real box leaves the grown one. Those crates
+//! then report the pairs of the grown boxes, a superset. Here the pairs stay
+//! exact: the inner broad phase keeps the pairs of the grown ("fat") boxes,
+//! and this layer keeps, for each fat pair, whether the tight boxes
+//! overlap. A fat pair is a candidate; the active pairs are the candidates
+//! whose tight boxes overlap, which is exactly the set of overlapping tight
+//! boxes, because a tight box lies inside its fat box (two overlapping tight
+//! boxes have overlapping fat boxes).
+//!
+//! **An update**, after `set_aabb` calls:
+//!
+//! 1. each moved box that left its fat box gets a new one, `margin` times
+//!    its largest extent wider on every side, and is moved in the inner
+//!    broad phase (the others cost one containment test);
+//! 2. the inner broad phase updates; its started and ended fat pairs are
+//!    added to and dropped from the candidates (a started candidate is
+//!    tested at once);
+//! 3. every candidate with a moved proxy is tested again (six comparisons;
+//!    the pass over the candidates reads one flag each for the rest).
+//!
+//! The active pairs live in a [`PairTable`] like every broad phase's, so
+//! the net changes, their order and `is_active` mean the same thing.
+//!
+//! **The margin** trades the inner structure's work (boxes leaving their fat
+//! boxes) against candidates (fat pairs whose tight boxes do not overlap).
+//! The broad-phase bench prints both; see the README for measured margins.
+
+use glam::{Vec3, Vec3A};
+
+use super::pairs::{PairTable, pair_ids};
+use super::{
+    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
+    ProxyKey, check_insert, ray_box,
+};
+use crate::math::Aabb;
+
+/// Default margin, relative to each box's largest extent.
+pub const DEFAULT_MARGIN: f32 = 0.1;
+
+/// [`Aabb::overlaps`] without branches: most candidates' boxes are apart
+/// on some axis, which one varies, and a short-circuit test mispredicts.
+#[inline]
+fn overlap(p: &Aabb, q: &Aabb) -> bool {
+    let (p_min, p_max) = (Vec3A::from(p.min), Vec3A::from(p.max));
+    let (q_min, q_max) = (Vec3A::from(q.min), Vec3A::from(q.max));
+    (p_min.cmple(q_max) & q_min.cmple(p_max)).all()
+}
+
+/// A fat pair and whether its tight boxes overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Candidate {
+    key: PairKey,
+    on: bool,
+}
+
+/// A broad phase over enlarged boxes with exact pairs. See the module docs.
+pub struct Enlarged<B> {
+    inner: B,
+    margin: f32,
+    /// Tight boxes by key (`Aabb::EMPTY` for free keys).
+    tight: Vec<Aabb>,
+    /// Fat boxes by key, as the inner broad phase holds them.
+    fat: Vec<Aabb>,
+    /// Whether the key's tight box moved (or it was inserted) since the
+    /// last update.
+    moved: Vec<bool>,
+    /// The keys whose `moved` flag is set.
+    moved_keys: Vec<ProxyKey>,
+    /// The candidates: the inner broad phase's pairs, sorted by key, with
+    /// whether their tight boxes overlap (as of the last update).
+    candidates: Vec<Candidate>,
+    /// Scratch for merging changes into `candidates`.
+    merged: Vec<Candidate>,
+    /// The active pairs and their change log.
+    table: PairTable,
+    /// Scratch for the inner broad phase's changes.
+    inner_changes: PairChanges,
+    /// Moves passed to the inner broad phase since the last update.
+    escaped: u32,
+    stats: BroadPhaseStats,
+}
+
+impl<B: BroadPhase> Enlarged<B> {
+    /// Wraps an empty broad phase; `margin` (relative to each box's largest
+    /// extent, finite and non-negative, else [`DEFAULT_MARGIN`]) is how far
+    /// a box may move before the inner broad phase hears of it.
+    pub fn new(inner: B, margin: f32) -> Self {
+        let margin = if margin.is_finite() && margin >= 0.0 {
+            margin
+        } else {
+            DEFAULT_MARGIN
+        };
+        Self {
+            inner,
+            margin,
+            tight: Vec::new(),
+            fat: Vec::new(),
+            moved: Vec::new(),
+            moved_keys: Vec::new(),
+            candidates: Vec::new(),
+            merged: Vec::new(),
+            table: PairTable::default(),
+            inner_changes: PairChanges::default(),
+            escaped: 0,
+            stats: BroadPhaseStats::default(),
+        }
+    }
+
+    /// The inner broad phase (it holds the fat boxes and their pairs).
+    pub fn inner(&self) -> &B {
+        &self.inner
+    }
+
+    /// The margin, relative to each box's largest extent.
+    pub fn margin(&self) -> f32 {
+        self.margin
+    }
+
+    /// Number of candidates: fat pairs, whose tight boxes may not overlap.
+    pub fn candidates(&self) -> usize {
+        self.candidates.len()
+    }
+
+    /// `aabb` grown by the margin.
+    fn fatten(&self, aabb: &Aabb) -> Aabb {
+        let extent = (aabb.max - aabb.min).max_element();
+        aabb.padded(self.margin * extent)
+    }
+
+    fn is_live(&self, key: ProxyKey) -> bool {
+        self.inner.aabb(key).is_some()
+    }
+
+    fn mark_moved(&mut self, key: ProxyKey) {
+        let m = &mut self.moved[key as usize];
+        if !*m {
+            *m = true;
+            self.moved_keys.push(key);
+        }
+    }
+
+    /// Whether the tight boxes of the pair overlap.
+    #[inline]
+    fn tight_overlap(&self, key: PairKey) -> bool {
+        let (a, b) = pair_ids(key);
+        overlap(&self.tight[a as usize], &self.tight[b as usize])
+    }
+
+    /// Steps 2 and 3 of an update (module docs): the inner changes, then
+    /// the candidates of moved proxies.
+    fn refresh_candidates(&mut self) {
+        self.inner.drain_changes(&mut self.inner_changes);
+        if !self.inner_changes.is_empty() {
+            self.merge_changes();
+        }
+        if self.moved_keys.is_empty() {
+            return;
+        }
+        let (tight, moved, table) = (&self.tight, &self.moved, &mut self.table);
+        for c in &mut self.candidates {
+            let (a, b) = pair_ids(c.key);
+            let (a, b) = (a as usize, b as usize);
+            if !(moved[a] || moved[b]) {
+                continue;
+            }
+            let now = overlap(&tight[a], &tight[b]);
+            if now != c.on {
+                c.on = now;
+                if now {
+                    table.add(c.key);
+                } else {
+                    table.remove(c.key);
+                }
+            }
+        }
+    }
+
+    /// Merges the inner broad phase's sorted changes into the sorted
+    /// candidates: ended ones leave (and their active pair ends), started
+    /// ones come in tested.
+    fn merge_changes(&mut self) {
+        let Self {
+            candidates,
+            merged,
+            inner_changes: PairChanges { started, ended },
+            tight,
+            table,
+            ..
+        } = self;
+        merged.clear();
+        merged.reserve(candidates.len() + started.len());
+        let mut new = started.iter().copied().peekable();
+        let mut gone = ended.iter().copied().peekable();
+        let start = |table: &mut PairTable, key: PairKey| {
+            let (a, b) = pair_ids(key);
+            let on = overlap(&tight[a as usize], &tight[b as usize]);
+            if on {
+                table.add(key);
+            }
+            Candidate { key, on }
+        };
+        for c in candidates.iter() {
+            while let Some(key) = new.next_if(|&k| k < c.key) {
+                merged.push(start(table, key));
+            }
+            while gone.next_if(|&k| k < c.key).is_some() {}
+            if gone.next_if_eq(&c.key).is_some() {
+                if c.on {
+                    table.remove(c.key);
+                }
+                continue;
+            }
+            merged.push(*c);
+        }
+        merged.extend(new.map(|key| start(table, key)));
+        std::mem::swap(candidates, merged);
+    }
+}
+
+impl<B: BroadPhase> BroadPhase for Enlarged<B> {
+    fn insert(
+        &mut self,
+        key: ProxyKey,
+        aabb: Aabb,
+        is_static: bool,
+    ) -> Result<(), BroadPhaseError> {
+        check_insert(key, &aabb)?;
+        let fat = self.fatten(&aabb);
+        self.inner.insert(key, fat, is_static)?;
+        let i = key as usize;
+        if i >= self.tight.len() {
+            self.tight.resize(i + 1, Aabb::EMPTY);
+            self.fat.resize(i + 1, Aabb::EMPTY);
+            self.moved.resize(i + 1, false);
+        }
+        self.tight[i] = aabb;
+        self.fat[i] = fat;
+        self.mark_moved(key);
+        Ok(())
+    }
+
+    fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {
+        self.inner.remove(key)
+    }
+
+    fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
+        if !aabb.is_valid() {
+            return Err(BroadPhaseError::InvalidAabb);
+        }
+        if !self.is_live(key) {
+            return Err(BroadPhaseError::UnknownProxy(key));
+        }
+        let i = key as usize;
+        if !self.fat[i].contains(&aabb) {
+            let fat = self.fatten(&aabb);
+            self.inner.set_aabb(key, fat)?;
+            self.fat[i] = fat;
+            self.escaped += 1;
+        }
+        self.tight[i] = aabb;
+        self.mark_moved(key);
+        Ok(())
+    }
+
+    fn set_static(&mut self, key: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError> {
+        self.inner.set_static(key, is_static)
+    }
+
+    fn refilter(&mut self, key: ProxyKey) {
+        self.inner.refilter(key);
+    }
+
+    fn refilter_pair(&mut self, a: ProxyKey, b: ProxyKey) {
+        self.inner.refilter_pair(a, b);
+    }
+
+    fn update(&mut self, filter: &dyn PairFilter) {
+        self.inner.update(filter);
+        self.refresh_candidates();
+        let inner = self.inner.stats();
+        self.stats = BroadPhaseStats {
+            moved: self.moved_keys.len() as u32,
+            escaped: std::mem::take(&mut self.escaped),
+            ..inner
+        };
+        for &k in &self.moved_keys {
+            self.moved[k as usize] = false;
+        }
+        self.moved_keys.clear();
+    }
+
+    fn drain_changes(&mut self, out: &mut PairChanges) {
+        self.table.drain(out);
+    }
+
+    fn is_active(&self, a: ProxyKey, b: ProxyKey) -> bool {
+        self.table.is_active(a, b)
+    }
+
+    fn for_each_active(&self, visit: &mut dyn FnMut(PairKey)) {
+        self.table.active().for_each(visit);
+    }
+
+    fn box_pairs(&self) -> usize {
+        self.table.len()
+    }
+
+    fn aabb(&self, key: ProxyKey) -> Option<Aabb> {
+        self.is_live(key).then(|| self.tight[key as usize])
+    }
+
+    fn query_aabb(&self, aabb: &Aabb, visit: &mut dyn FnMut(ProxyKey)) {
+        self.inner.query_aabb(aabb, &mut |k| {
+            if self.tight[k as usize].overlaps(aabb) {
+                visit(k);
+            }
+        });
+    }
+
+    fn query_ray(
+        &self,
+        origin: Vec3,
+        dir: Vec3,
+        max_toi: f32,
+        visit: &mut dyn FnMut(ProxyKey, f32) -> f32,
+    ) {
+        let mut limit = max_toi;
+        self.inner.query_ray(origin, dir, max_toi, &mut |k, _| {
+            if let Some((t, _)) = ray_box(origin, dir, &self.tight[k as usize], limit) {
+                limit = visit(k, t);
+            }
+            limit
+        });
+    }
+
+    fn stats(&self) -> BroadPhaseStats {
+        self.stats
+    }
+
+    fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
+        self.inner.validate(filter)?;
+        self.table.validate().map_err(InvariantError)?;
+        let mut fat_pairs = Vec::new();
+        self.inner.for_each_active(&mut |key| fat_pairs.push(key));
+        fat_pairs.sort_unstable();
+        let keys: Vec<PairKey> = self.candidates.iter().map(|c| c.key).collect();
+        if keys != fat_pairs {
+            return Err(InvariantError(
+                "the candidates are not the inner pairs, sorted".into(),
+            ));
+        }
+        for c in &self.candidates {
+            let on = self.tight_overlap(c.key);
+            if c.on != on || self.table.contains(c.key) != on {
+                return Err(InvariantError(format!(
+                    "candidate {:?} out of date",
+                    pair_ids(c.key)
+                )));
+            }
+        }
+        let on = self.candidates.iter().filter(|c| c.on).count();
+        if on != self.table.len() {
+            return Err(InvariantError("an active pair is not a candidate".into()));
+        }
+        for (k, (tight, fat)) in self.tight.iter().zip(&self.fat).enumerate() {
+            let live = self.inner.aabb(k as ProxyKey);
+            if live.is_some_and(|inner| inner != *fat || !fat.contains(tight)) {
+                return Err(InvariantError(format!(
+                    "proxy {k}: the fat box is stale or does not hold the tight one"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
