@@ -3,16 +3,17 @@
 //!
 //! - `static_stack`: 100 000 static unit cubes stacked in one spot and
 //!   1 000 movers random-walking around it (a cube of half-size 50). Per
-//!   frame: the movers' `set_aabb`, `update`, drain. Ours: the grid (what
-//!   the world uses) and one sweep and prune, statics flagged static.
+//!   frame: the movers' `set_aabb`, `update`, drain. Ours: the grid over
+//!   enlarged boxes (what the world uses), the grid alone and one sweep and
+//!   prune, statics flagged static.
 //!   parry: its `Bvh` driven like rapier's `BroadPhaseBvh` with change
 //!   detection (margin 1e-2), fixed–fixed pairs never stored, built without
 //!   the first full traversal (which would visit the stack's 5 · 10^9
 //!   pairs); only the movers' leaves are updated.
 //! - `filtered_crowd`: 10 000 bodies in one spot, every pair refused by
 //!   their layers (one layer that does not collide with itself), every body
-//!   jittering every frame. Ours: the grid with the layers as the filter's
-//!   group. parry: the same tree driver, every pair refused before it is
+//!   jittering every frame. Ours: the grid, alone and over enlarged boxes,
+//!   with the layers as the filter's group. parry: the same tree driver, every pair refused before it is
 //!   stored (its traversal still visits each overlapping pair).
 //!
 //! Before the timing, the first update of each of ours is timed once and
@@ -24,9 +25,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use bevy_icollide::broad_phase::enlarged::DEFAULT_MARGIN;
 use bevy_icollide::broad_phase::{
-    AllowAll, BroadPhase, GridSweepAndPrune, PairChanges, PairFilter, ProxyKey, SweepAndPrune,
-    pair_key,
+    AllowAll, BroadPhase, Enlarged, GridSweepAndPrune, PairChanges, PairFilter, ProxyKey,
+    SweepAndPrune, pair_key,
 };
 use bevy_icollide::math::Aabb;
 use bevy_icollide::testkit::Rng;
@@ -162,6 +164,13 @@ fn static_stack(c: &mut Criterion) {
         &AllowAll,
         "static_stack sap",
     );
+    let mut enlarged = first_update(
+        Enlarged::new(GridSweepAndPrune::new(None), DEFAULT_MARGIN),
+        &frames[0],
+        STACK,
+        &AllowAll,
+        "static_stack grid_sap_enlarged",
+    );
     let t = Instant::now();
     let mut parry =
         ParryBvhBroadPhase::crowd(&frames[0], RAPIER_MARGIN, |a, b| a.max(b) as usize >= STACK);
@@ -188,15 +197,23 @@ fn static_stack(c: &mut Criterion) {
             &AllowAll,
             &mut changes,
         );
+        frame(
+            &mut enlarged,
+            &frames[f],
+            movers.clone(),
+            &AllowAll,
+            &mut changes,
+        );
         let moved: Vec<u32> = movers.clone().map(|i| i as u32).collect();
         parry.update_subset(&frames[f], &moved);
         let want = stack_pairs(&frames[f]);
         assert_eq!(sorted_active(&grid), want, "grid, step {s}");
         assert_eq!(sorted_active(&sap), want, "sap, step {s}");
+        assert_eq!(sorted_active(&enlarged), want, "enlarged, step {s}");
         total += want.len();
     }
     println!(
-        "[check] static_stack: grid and sap equal brute force on {} frames ({total} pairs in all); parry holds {} (margin: a superset)",
+        "[check] static_stack: grid, sap and enlarged grid equal brute force on {} frames ({total} pairs in all); parry holds {} (margin: a superset)",
         ring.period(),
         parry.pair_count()
     );
@@ -210,6 +227,19 @@ fn static_stack(c: &mut Criterion) {
         b.iter(|| {
             frame(
                 &mut grid,
+                &frames[ring.next()],
+                movers.clone(),
+                &AllowAll,
+                &mut changes,
+            );
+            black_box(changes.started.len())
+        })
+    });
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("grid_sap_enlarged", STACK), |b| {
+        b.iter(|| {
+            frame(
+                &mut enlarged,
                 &frames[ring.next()],
                 movers.clone(),
                 &AllowAll,
@@ -267,6 +297,13 @@ fn filtered_crowd(c: &mut Criterion) {
         &filter,
         "filtered_crowd grid_sap",
     );
+    let mut enlarged = first_update(
+        Enlarged::new(GridSweepAndPrune::new(None), DEFAULT_MARGIN),
+        &frames[0],
+        0,
+        &filter,
+        "filtered_crowd grid_sap_enlarged",
+    );
     let mut parry = ParryBvhBroadPhase::crowd(&frames[0], RAPIER_MARGIN, |_, _| false);
     let mut changes = PairChanges::default();
     let mut group = c.benchmark_group("filtered_crowd");
@@ -289,13 +326,27 @@ fn filtered_crowd(c: &mut Criterion) {
         })
     });
     let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("grid_sap_enlarged", CROWD), |b| {
+        b.iter(|| {
+            frame(
+                &mut enlarged,
+                &frames[ring.next()],
+                0..CROWD,
+                &filter,
+                &mut changes,
+            );
+            black_box(enlarged.box_pairs())
+        })
+    });
+    let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("bvh_rapier_cd", CROWD), |b| {
         b.iter(|| black_box(parry.update(&frames[ring.next()])))
     });
     group.finish();
     println!(
-        "[memory] filtered_crowd: {} pairs stored by the grid, {} by parry",
+        "[memory] filtered_crowd: {} pairs stored by the grid, {} candidates by the enlarged grid, {} by parry",
         grid.box_pairs(),
+        enlarged.candidates(),
         parry.pair_count()
     );
 }

@@ -8,7 +8,7 @@
 //! ```text
 //! cargo run --release --example multibody -- [--n 1000] [--faces 76] [--rot 10]
 //!     [--trans 1.5] [--density 0.05] [--bounds box|cube] [--frames 300]
-//!     [--seed 1] [--shapes 32] [--threads K] [--depth] [--ttc] [--overlap]
+//!     [--seed 1] [--shapes 32] [--bp-margin 0.25] [--threads K] [--depth] [--ttc] [--overlap]
 //!     [--sweep DIR] [--sweep-ttc DIR]
 //! ```
 //!
@@ -16,7 +16,9 @@
 //! `--rot` is in degrees per frame, `--trans` in percent of the radius per
 //! frame, `--density` the fraction of the box the bounding spheres fill,
 //! `--shapes` how many distinct hulls the bodies share (`--shapes N`: every
-//! body its own, a working set that leaves the cache).
+//! body its own, a working set that leaves the cache); `--bp-margin` how far
+//! a box may move, relative to its size, before the grid hears of it (0:
+//! every move, as before enlarged boxes).
 //! Objects start with their bounding spheres apart (as far as random draws
 //! find room); `--overlap` places them uniformly, overlaps included.
 //! `--threads` sizes Bevy's compute task pool (default: all cores), which the
@@ -51,7 +53,8 @@ use bevy_icollide::testkit::MultiBodyParams;
 use sim::{RunParams, Summary, ms};
 
 const USAGE: &str = "usage: multibody [--n N] [--faces F] [--rot DEG] [--trans PERCENT] \
-[--density FRACTION] [--bounds box|cube] [--frames K] [--seed S] [--shapes K] [--threads T] [--depth] \
+[--density FRACTION] [--bounds box|cube] [--frames K] [--seed S] [--shapes K] [--bp-margin M] \
+[--threads T] [--depth] \
 [--ttc] [--overlap] [--sweep DIR] [--sweep-ttc DIR]";
 
 /// The command line.
@@ -158,6 +161,15 @@ fn set(cli: &mut Cli, flag: &str, value: &str) -> Result<(), String> {
         "--density" => p.density = num(flag, value)?,
         "--seed" => p.seed = num(flag, value)?,
         "--shapes" => p.distinct_shapes = num(flag, value)?,
+        "--bp-margin" => {
+            let m: f32 = num(flag, value)?;
+            if !(m.is_finite() && m >= 0.0) {
+                return Err(format!(
+                    "--bp-margin takes a finite value >= 0, not {value}"
+                ));
+            }
+            cli.run.broad_phase_margin = m;
+        }
         "--frames" => cli.frames = Some(num(flag, value)?),
         "--threads" => cli.threads = Some(num(flag, value)?),
         "--sweep" => cli.sweep = Some(value.into()),

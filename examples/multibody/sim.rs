@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
+use bevy_icollide::broad_phase::enlarged::DEFAULT_MARGIN;
 use bevy_icollide::plugin::StageTimes;
 use bevy_icollide::prelude::*;
 use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
@@ -28,6 +29,8 @@ pub struct RunParams {
     /// Time-to-collision scheduling (I-COLLIDE §3.4): every body declares
     /// the scene's largest speed and spin per frame (`MaxFrameMotion`).
     pub ttc: bool,
+    /// The broad phase's margin (`CollisionPlugin::with_broad_phase_margin`).
+    pub broad_phase_margin: f32,
 }
 
 impl Default for RunParams {
@@ -42,6 +45,7 @@ impl Default for RunParams {
             warmup: 5,
             depth: false,
             ttc: false,
+            broad_phase_margin: DEFAULT_MARGIN,
         }
     }
 }
@@ -111,7 +115,9 @@ pub fn run(p: &RunParams) -> Summary {
     let plugin = CollisionPlugin::default()
         .with_messages_for_all_pairs()
         .with_penetration(p.depth)
-        .with_time_to_collision(p.ttc);
+        .with_time_to_collision(p.ttc)
+        .with_broad_phase_margin(p.broad_phase_margin)
+        .expect("the command line checks the margin");
     let bound = MaxFrameMotion {
         linear: scene
             .bodies

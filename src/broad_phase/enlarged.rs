@@ -44,7 +44,7 @@ use super::{
 use crate::math::Aabb;
 
 /// Default margin, relative to each box's largest extent.
-pub const DEFAULT_MARGIN: f32 = 0.1;
+pub const DEFAULT_MARGIN: f32 = 0.25;
 
 /// [`Aabb::overlaps`] without branches: most candidates' boxes are apart
 /// on some axis, which one varies, and a short-circuit test mispredicts.

@@ -13,6 +13,12 @@
 //!   the other two are checked against (Jolt keeps `BroadPhaseBruteForce`
 //!   beside its quad tree for the same reason).
 //!
+//! and one layer over any of them, [`Enlarged`] ([`enlarged`]): the inner
+//! broad phase holds each box grown by a margin and hears of a move only
+//! when the box leaves its grown copy, while the layer keeps the exact
+//! pairs of the tight boxes (the world's broad phase is
+//! `Enlarged<GridSweepAndPrune>`).
+//!
 //! **Keys.** A proxy is named by the caller's key, a small dense integer
 //! (the world uses its body slot index), so there is no second id space:
 //! the pairs a broad phase reports are pairs of the caller's keys. Internal

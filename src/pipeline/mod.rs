@@ -79,8 +79,9 @@ pub use ttc::SpeedBound;
 use body::Body;
 
 use crate::bounds::BoundsMode;
+use crate::broad_phase::enlarged::DEFAULT_MARGIN;
 use crate::broad_phase::{
-    BroadPhase, GridSweepAndPrune, PairChanges, PairKey, PairSet, pair_ids, pair_key,
+    BroadPhase, Enlarged, GridSweepAndPrune, PairChanges, PairKey, PairSet, pair_ids, pair_key,
 };
 use crate::collider::SharedShape;
 use crate::math::{Aabb, Pose, PoseError};
@@ -95,6 +96,11 @@ pub struct WorldConfig {
     /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`]);
     /// `None` chooses 8 × the median box size at the first update.
     pub cell_size: Option<f32>,
+    /// How far a body's box may move before the grid hears of it, as a
+    /// fraction of the box's largest extent (finite, >= 0; see
+    /// [`Enlarged`]). The pairs stay exact whatever the value; 0 passes
+    /// every move to the grid.
+    pub broad_phase_margin: f32,
     /// Compute contact data: closest features and distance (Lin–Canny) for
     /// separated convex pairs, penetration depth, normal and deepest points
     /// (EPA) for overlapping ones. Off: pairs only report whether they
@@ -114,6 +120,7 @@ impl Default for WorldConfig {
         Self {
             margin: 0.0,
             cell_size: None,
+            broad_phase_margin: DEFAULT_MARGIN,
             penetration: true,
             time_to_collision: false,
         }
@@ -129,6 +136,8 @@ pub enum WorldError {
     InvalidPose(PoseError),
     /// The margin is NaN, infinite or negative.
     InvalidMargin(f32),
+    /// The broad phase's margin is NaN, infinite or negative.
+    InvalidBroadPhaseMargin(f32),
     /// A speed bound is NaN, infinite or negative.
     InvalidSpeedBound(SpeedBound),
     /// Only a triangle-mesh body can deform (the kind given).
@@ -157,6 +166,12 @@ impl std::fmt::Display for WorldError {
             WorldError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
             WorldError::InvalidMargin(m) => {
                 write!(f, "invalid margin {m}: it must be finite and >= 0")
+            }
+            WorldError::InvalidBroadPhaseMargin(m) => {
+                write!(
+                    f,
+                    "invalid broad-phase margin {m}: it must be finite and >= 0"
+                )
             }
             WorldError::InvalidSpeedBound(b) => write!(
                 f,
@@ -221,7 +236,7 @@ pub struct WorldStats {
 /// The collision world, generic over its broad phase (the grid of sweep and
 /// prunes by default; [`crate::broad_phase::SweepAndPrune`] and the
 /// brute-force reference work the same). See the module docs.
-pub struct CollisionWorld<B: BroadPhase = GridSweepAndPrune> {
+pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
     config: WorldConfig,
     bodies: Vec<Body>,
     free: Vec<u32>,
@@ -248,17 +263,21 @@ pub struct CollisionWorld<B: BroadPhase = GridSweepAndPrune> {
 }
 
 impl CollisionWorld {
-    /// An empty world with the grid broad phase. Errors: a NaN, infinite or
-    /// negative margin.
+    /// An empty world with the grid broad phase over enlarged boxes.
+    /// Errors: a NaN, infinite or negative margin or broad-phase margin.
     pub fn new(config: WorldConfig) -> Result<Self, WorldError> {
-        Self::with_broad_phase(config, GridSweepAndPrune::new(config.cell_size))
+        let m = config.broad_phase_margin;
+        if !m.is_finite() || m < 0.0 {
+            return Err(WorldError::InvalidBroadPhaseMargin(m));
+        }
+        let grid = GridSweepAndPrune::new(config.cell_size);
+        Self::with_broad_phase(config, Enlarged::new(grid, m))
     }
 }
 
 impl Default for CollisionWorld {
     fn default() -> Self {
-        Self::with_broad_phase(WorldConfig::default(), GridSweepAndPrune::default())
-            .expect("the default margin is valid")
+        Self::new(WorldConfig::default()).expect("the default margins are valid")
     }
 }
 

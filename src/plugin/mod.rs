@@ -146,6 +146,19 @@ impl CollisionPlugin {
         self
     }
 
+    /// How far a collider's box may move, as a fraction of its largest
+    /// extent, before the broad phase's grid hears of it (default
+    /// [`DEFAULT_MARGIN`](crate::broad_phase::enlarged::DEFAULT_MARGIN); see
+    /// [`Enlarged`](crate::broad_phase::Enlarged)). Events stay exact
+    /// whatever the value. Errors: a NaN, infinite or negative margin.
+    pub fn with_broad_phase_margin(mut self, margin: f32) -> Result<Self, WorldError> {
+        if !margin.is_finite() || margin < 0.0 {
+            return Err(WorldError::InvalidBroadPhaseMargin(margin));
+        }
+        self.config.broad_phase_margin = margin;
+        Ok(self)
+    }
+
     /// Pads every box by `margin` (world units) before the broad phase.
     /// Errors: a NaN, infinite or negative margin.
     pub fn with_margin(mut self, margin: f32) -> Result<Self, WorldError> {
@@ -159,7 +172,8 @@ impl CollisionPlugin {
 
 impl Plugin for CollisionPlugin {
     fn build(&self, app: &mut App) {
-        // The margin was checked by `with_margin`; the rest cannot fail.
+        // The margins were checked by `with_margin` and
+        // `with_broad_phase_margin`; the rest cannot fail.
         let world = CollisionWorld::new(self.config).unwrap_or_default();
         app.insert_resource(CollisionState {
             world,
