@@ -460,8 +460,9 @@ fn shape_size_limits_are_named_and_what_is_accepted_works() {
     }
 }
 
-/// A NaN, infinite or negative margin is refused, in the world and the
-/// plugin (issue 14, item 5); 0 and large finite margins are fine.
+/// A NaN, infinite or negative margin (the boxes' padding or the broad
+/// phase's enlargement) is refused, in the world and the plugin (issue 14,
+/// item 5); 0 and large finite margins are fine.
 #[test]
 fn bad_margins_are_refused() {
     for m in [f32::NAN, f32::INFINITY, -1.0, -f32::MIN_POSITIVE] {
@@ -472,11 +473,25 @@ fn bad_margins_are_refused() {
         assert!(matches!(world, Err(WorldError::InvalidMargin(_))), "{m}");
         let plugin = bevy_icollide::plugin::CollisionPlugin::default().with_margin(m);
         assert!(matches!(plugin, Err(WorldError::InvalidMargin(_))), "{m}");
+        let world = CollisionWorld::new(WorldConfig {
+            broad_phase_margin: m,
+            ..Default::default()
+        });
+        assert!(
+            matches!(world, Err(WorldError::InvalidBroadPhaseMargin(_))),
+            "{m}"
+        );
+        let plugin = bevy_icollide::plugin::CollisionPlugin::default().with_broad_phase_margin(m);
+        assert!(
+            matches!(plugin, Err(WorldError::InvalidBroadPhaseMargin(_))),
+            "{m}"
+        );
     }
     for m in [0.0, 1e-30, 1e6] {
         assert!(
             CollisionWorld::new(WorldConfig {
                 margin: m,
+                broad_phase_margin: m,
                 ..Default::default()
             })
             .is_ok()
