@@ -27,12 +27,24 @@
 //! 3. every candidate with a moved proxy is tested again (six comparisons;
 //!    the pass over the candidates reads one flag each for the rest).
 //!
-//! The active pairs live in a [`PairTable`] like every broad phase's, so
+//! The active pairs live in a pair table like every broad phase's, so
 //! the net changes, their order and `is_active` mean the same thing.
 //!
 //! **The margin** trades the inner structure's work (boxes leaving their fat
 //! boxes) against candidates (fat pairs whose tight boxes do not overlap).
 //! The broad-phase bench prints both; see the README for measured margins.
+//! With the default, in one run of `--bench broad_phase` (10 000 hulls
+//! turning 10° and moving 1.5 % of their radius per frame), the grid behind
+//! this layer took 0.370 ms per frame with every body moving against 1.007
+//! ms for the grid alone and 0.865 ms for parry3d's BVH, and 0.074 ms with
+//! one body in ten moving (0.284 and 0.826 ms). Fast movers pay: a box that
+//! leaves its fat box every few frames jumps by the margin each time, and
+//! at 10–20 % of the radius per frame the grid made more swaps than without
+//! the layer (the README's translation graph).
+//!
+//! **Why not the fat pairs** as Box2D and rapier do: the narrow phase would
+//! test three times as many pairs (11 499 candidates for 3 313 overlapping
+//! boxes in that run).
 
 use glam::{Vec3, Vec3A};
 
