@@ -299,6 +299,10 @@ fn run<B: BroadPhase>(bp: B, seed: u64, n: usize, frames: usize, half: f32, drai
     let mut total_pairs = 0;
     for frame in 0..frames {
         sim.move_all();
+        if frame % 13 == 6 {
+            // Queries see the latest boxes before the update too.
+            sim.check_queries();
+        }
         if frame % 7 == 0 {
             sim.spawn();
         }
@@ -484,6 +488,32 @@ fn bad_calls_are_errors() {
         assert!(bp.remove(7).is_err());
         bp.update(&|_, _| true);
         bp.validate(&|_, _| true).expect("valid");
+    }
+}
+
+/// Boxes wider than `f32::MAX` and margins that would overflow: the
+/// enlarged broad phase takes the box as it is instead of refusing it.
+#[test]
+fn enlarged_boxes_never_overflow() {
+    let huge = Aabb::new(Vec3::splat(-3e38), Vec3::splat(3e38));
+    let big = Aabb::new(Vec3::splat(-1e30), Vec3::splat(1e30));
+    let unit = Aabb::new(Vec3::ZERO, Vec3::ONE);
+    for margin in [0.0, 0.25, 1e6, 1e30] {
+        let mut bp = Enlarged::new(GridSweepAndPrune::new(None), margin);
+        bp.insert(0, huge, false).expect("a valid box");
+        bp.insert(1, big, false).expect("a valid box");
+        bp.insert(2, unit, false).expect("a valid box");
+        bp.update(&|_, _| true);
+        bp.validate(&|_, _| true).expect("valid");
+        assert_eq!(bp.box_pairs(), 3, "margin {margin}");
+        let far = Aabb::new(Vec3::splat(2e30), Vec3::splat(2e30 + 1e24));
+        bp.set_aabb(1, far).expect("a valid box");
+        bp.set_aabb(2, huge).expect("a valid box");
+        bp.update(&|_, _| true);
+        bp.validate(&|_, _| true).expect("valid");
+        assert_eq!(bp.is_active(0, 1), huge.overlaps(&far));
+        assert!(bp.is_active(0, 2) && bp.is_active(1, 2), "margin {margin}");
+        assert_eq!(bp.aabb(1), Some(far));
     }
 }
 

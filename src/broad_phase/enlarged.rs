@@ -20,12 +20,14 @@
 //!
 //! 1. each moved box that left its fat box gets a new one, `margin` times
 //!    its largest extent wider on every side, and is moved in the inner
-//!    broad phase (the others cost one containment test);
+//!    broad phase (the others cost one containment test); a proxy inserted
+//!    static starts with its tight box as its fat box;
 //! 2. the inner broad phase updates; its started and ended fat pairs are
 //!    added to and dropped from the candidates (a started candidate is
 //!    tested at once);
 //! 3. every candidate with a moved proxy is tested again (six comparisons;
-//!    the pass over the candidates reads one flag each for the rest).
+//!    the pass over the candidates reads the two proxies' moved flags for
+//!    the rest).
 //!
 //! The active pairs live in a pair table like every broad phase's, so
 //! the net changes, their order and `is_active` mean the same thing.
@@ -78,7 +80,7 @@ struct Candidate {
 pub struct Enlarged<B> {
     inner: B,
     margin: f32,
-    /// Tight boxes by key (`Aabb::EMPTY` for free keys).
+    /// Tight boxes by key (stale for removed keys: liveness is the inner's).
     tight: Vec<Aabb>,
     /// Fat boxes by key, as the inner broad phase holds them.
     fat: Vec<Aabb>,
@@ -142,10 +144,17 @@ impl<B: BroadPhase> Enlarged<B> {
         self.candidates.len()
     }
 
-    /// `aabb` grown by the margin.
+    /// `aabb` grown by the margin; the box itself where growing it would
+    /// leave the finite numbers (a box wider than `f32::MAX`, or a margin
+    /// that large).
     fn fatten(&self, aabb: &Aabb) -> Aabb {
         let extent = (aabb.max - aabb.min).max_element();
-        aabb.padded(self.margin * extent)
+        let fat = aabb.padded(self.margin * extent);
+        if self.margin > 0.0 && fat.is_valid() {
+            fat
+        } else {
+            *aabb
+        }
     }
 
     fn is_live(&self, key: ProxyKey) -> bool {
@@ -246,7 +255,9 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         is_static: bool,
     ) -> Result<(), BroadPhaseError> {
         check_insert(key, &aabb)?;
-        let fat = self.fatten(&aabb);
+        // A static box is not expected to move: grown, it would only make
+        // candidates. If it does move, it is grown when it leaves.
+        let fat = if is_static { aabb } else { self.fatten(&aabb) };
         self.inner.insert(key, fat, is_static)?;
         let i = key as usize;
         if i >= self.tight.len() {
@@ -338,6 +349,11 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         });
     }
 
+    /// The inner broad phase's ray query on the fat boxes, each hit tested
+    /// again on its tight box. A ray that reaches a tight box reaches its
+    /// fat box, so none is lost; only the rounding pad differs (a ray
+    /// within about 1e-5 of the tight box's size outside it may not be
+    /// reported, where `ray_box` alone would pad the tight box for it).
     fn query_ray(
         &self,
         origin: Vec3,

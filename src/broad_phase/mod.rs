@@ -152,8 +152,8 @@ pub struct BroadPhaseStats {
     pub swaps: [u64; 3],
     /// Proxies whose box moved.
     pub moved: u32,
-    /// Moved proxies whose box left its enlarged box ([`Enlarged`] only):
-    /// the moves the inner broad phase heard of.
+    /// Moves passed on to the inner broad phase ([`Enlarged`] only): the
+    /// `set_aabb` calls whose box left its enlarged box.
     pub escaped: u32,
     /// Whether the update sorted from scratch (many insertions, or a
     /// re-sort over its swap budget).

@@ -99,7 +99,9 @@ pub struct WorldConfig {
     /// How far a body's box may move before the grid hears of it, as a
     /// fraction of the box's largest extent (finite, >= 0; see
     /// [`Enlarged`]). The pairs stay exact whatever the value; 0 passes
-    /// every move to the grid.
+    /// every move to the grid. Static bodies are not grown. Used by
+    /// [`CollisionWorld::new`]; [`CollisionWorld::with_broad_phase`] takes
+    /// its broad phase as given.
     pub broad_phase_margin: f32,
     /// Compute contact data: closest features and distance (Lin–Canny) for
     /// separated convex pairs, penetration depth, normal and deepest points
@@ -233,8 +235,9 @@ pub struct WorldStats {
     pub refit_nodes: u64,
 }
 
-/// The collision world, generic over its broad phase (the grid of sweep and
-/// prunes by default; [`crate::broad_phase::SweepAndPrune`] and the
+/// The collision world, generic over its broad phase (by default the grid
+/// of sweep and prunes over enlarged boxes, [`Enlarged`]`<`[`GridSweepAndPrune`]`>`;
+/// [`crate::broad_phase::SweepAndPrune`], the grid alone and the
 /// brute-force reference work the same). See the module docs.
 pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
     config: WorldConfig,

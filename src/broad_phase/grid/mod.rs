@@ -174,10 +174,16 @@ struct Proxy {
     slots: SmallVec<[Slot; MAX_INLINE_CELLS]>,
 }
 
+/// Automatic cells are this many times the median largest box extent.
+pub const CELL_FACTOR: f32 = 8.0;
+
 /// Sweep and prune per grid cell. See the module docs.
 #[derive(Default)]
 pub struct GridSweepAndPrune {
     cell: f32,
+    /// Automatic cells: this times the median largest extent (0: the
+    /// default, [`CELL_FACTOR`]).
+    cell_factor: f32,
     /// `1 / cell`.
     inv_cell: f32,
     regions: Vec<Region>,
@@ -230,6 +236,21 @@ impl GridSweepAndPrune {
             inv_cell: if cell > 0.0 { 1.0 / cell } else { 0.0 },
             ..Default::default()
         }
+    }
+
+    /// Automatic cells (no `cell_size` given) will be `factor` times the
+    /// median largest box extent at the first update (default
+    /// [`CELL_FACTOR`]; a factor that is not finite and positive keeps the
+    /// default). Behind [`Enlarged`](super::Enlarged) with margin `m` the
+    /// grid sees boxes `1 + 2m` times as large: `CELL_FACTOR / (1 + 2m)`
+    /// gives the cells the tight boxes would have had.
+    pub fn with_cell_factor(mut self, factor: f32) -> Self {
+        self.cell_factor = if factor.is_finite() && factor > 0.0 {
+            factor
+        } else {
+            0.0
+        };
+        self
     }
 
     /// The cell size (0 until chosen).
@@ -417,7 +438,12 @@ impl GridSweepAndPrune {
         }
         let mid = extents.len() / 2;
         let median = *extents.select_nth_unstable_by(mid, f32::total_cmp).1;
-        self.cell = (8.0 * median).max(f32::MIN_POSITIVE.sqrt());
+        let factor = if self.cell_factor > 0.0 {
+            self.cell_factor
+        } else {
+            CELL_FACTOR
+        };
+        self.cell = (factor * median).max(f32::MIN_POSITIVE.sqrt());
         self.inv_cell = 1.0 / self.cell;
     }
 
