@@ -314,7 +314,7 @@ fn margin() -> f32 {
 /// The grid behind enlarged boxes (`Enlarged`, margin [`margin`]) over
 /// frame 0's boxes (`key == i`); the first update's changes are dropped.
 fn new_enlarged(boxes: &[Aabb]) -> Enlarged<GridSweepAndPrune> {
-    let mut bp = Enlarged::new(GridSweepAndPrune::new(None), margin());
+    let mut bp = Enlarged::over_grid(None, margin());
     for (i, b) in boxes.iter().enumerate() {
         bp.insert(i as ProxyKey, *b, false).expect("valid box");
     }
@@ -382,6 +382,7 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         "enlarged, frame 0"
     );
     let (mut escaped, mut candidates, mut enlarged_time) = (0u64, 0usize, Duration::ZERO);
+    let mut enlarged_swaps = 0u64;
     let mut enlarged_changes = PairChanges::default();
     let (mut grid_swaps, mut grid_time) = (0u64, Duration::ZERO);
     let t = Instant::now();
@@ -431,6 +432,7 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         enlarged_frame(&mut enlarged, &boxes[f], &mut enlarged_changes);
         enlarged_time += t.elapsed();
         escaped += u64::from(enlarged.stats().escaped);
+        enlarged_swaps += enlarged.stats().swaps.iter().sum::<u64>();
         candidates += enlarged.candidates();
         assert_eq!(
             (&enlarged_changes.started, &enlarged_changes.ended),
@@ -530,12 +532,15 @@ fn check_broad_phases(frames: &Frames) -> BroadPhases {
         "enlarged pair set after one period"
     );
     println!(
-        "[stats] N={}: enlarged grid (margin {}): {:.0} of {} boxes left their fat box per frame, \
-         {:.1} candidates per frame ({:.1} pairs), check loop mean {:.3} ms/frame",
+        "[stats] N={}: enlarged grid (margin {}, cells of {:.2}): {:.0} of {} boxes left their fat \
+         box per frame, swaps/frame {:.0}, {:.1} candidates per frame ({:.1} pairs), \
+         check loop mean {:.3} ms/frame",
         frames.n,
         enlarged.margin(),
+        enlarged.inner().cell_size(),
         per(escaped as f64),
         frames.n,
+        per(enlarged_swaps as f64),
         per(candidates as f64),
         per(pairs_sum as f64),
         per(enlarged_time.as_secs_f64() * 1e3),

@@ -165,7 +165,7 @@ fn static_stack(c: &mut Criterion) {
         "static_stack sap",
     );
     let mut enlarged = first_update(
-        Enlarged::new(GridSweepAndPrune::new(None), DEFAULT_MARGIN),
+        Enlarged::over_grid(None, DEFAULT_MARGIN),
         &frames[0],
         STACK,
         &AllowAll,
@@ -298,7 +298,7 @@ fn filtered_crowd(c: &mut Criterion) {
         "filtered_crowd grid_sap",
     );
     let mut enlarged = first_update(
-        Enlarged::new(GridSweepAndPrune::new(None), DEFAULT_MARGIN),
+        Enlarged::over_grid(None, DEFAULT_MARGIN),
         &frames[0],
         0,
         &filter,

@@ -517,6 +517,35 @@ fn enlarged_boxes_never_overflow() {
     }
 }
 
+/// The world's grid behind enlarged boxes sizes its automatic cells by the
+/// tight boxes: the same cells as the grid alone.
+#[test]
+fn the_enlarged_grid_sizes_its_cells_by_the_tight_boxes() {
+    for margin in [0.0, 0.25, 1.0] {
+        let mut alone = GridSweepAndPrune::new(None);
+        let mut enlarged = Enlarged::over_grid(None, margin);
+        for k in 0..9u32 {
+            let b = Aabb::from_center_half_extents(Vec3::splat(k as f32 * 3.0), Vec3::ONE);
+            alone.insert(k, b, false).expect("valid");
+            enlarged.insert(k, b, false).expect("valid");
+        }
+        alone.update(&|_, _| true);
+        enlarged.update(&|_, _| true);
+        let (a, e) = (alone.cell_size(), enlarged.inner().cell_size());
+        assert!(
+            (a - e).abs() <= 1e-5 * a,
+            "margin {margin}: {a} against {e}"
+        );
+    }
+    // An explicit cell size is kept.
+    let mut given = Enlarged::over_grid(Some(5.0), 0.25);
+    given
+        .insert(0, Aabb::new(Vec3::ZERO, Vec3::ONE), false)
+        .expect("valid");
+    given.update(&|_, _| true);
+    assert_eq!(given.inner().cell_size(), 5.0);
+}
+
 #[test]
 fn sweep_and_prune_lists_stay_sorted() {
     let mut sap = SweepAndPrune::new();

@@ -50,10 +50,11 @@
 
 use glam::{Vec3, Vec3A};
 
+use super::grid::CELL_FACTOR;
 use super::pairs::{PairTable, pair_ids};
 use super::{
-    BroadPhase, BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey,
-    ProxyKey, check_insert, ray_box,
+    BroadPhase, BroadPhaseError, BroadPhaseStats, GridSweepAndPrune, InvariantError, PairChanges,
+    PairFilter, PairKey, ProxyKey, check_insert, ray_box,
 };
 use crate::math::Aabb;
 
@@ -67,6 +68,15 @@ fn overlap(p: &Aabb, q: &Aabb) -> bool {
     let (p_min, p_max) = (Vec3A::from(p.min), Vec3A::from(p.max));
     let (q_min, q_max) = (Vec3A::from(q.min), Vec3A::from(q.max));
     (p_min.cmple(q_max) & q_min.cmple(p_max)).all()
+}
+
+/// `margin` if it is finite and non-negative, else [`DEFAULT_MARGIN`].
+fn usable_margin(margin: f32) -> f32 {
+    if margin.is_finite() && margin >= 0.0 {
+        margin
+    } else {
+        DEFAULT_MARGIN
+    }
 }
 
 /// A fat pair and whether its tight boxes overlap.
@@ -103,19 +113,31 @@ pub struct Enlarged<B> {
     stats: BroadPhaseStats,
 }
 
+impl Enlarged<GridSweepAndPrune> {
+    /// The grid behind enlarged boxes, as the world uses it. With automatic
+    /// cells (`cell_size` `None`) the grid is told that its boxes are grown
+    /// ([`GridSweepAndPrune::with_cell_factor`]), so its cells are sized by
+    /// the tight boxes: cells sized by the grown ones are `1 + 2 margin`
+    /// times as wide, with more endpoints per unit of length in each list
+    /// to swap with (see the README's broad-phase section).
+    pub fn over_grid(cell_size: Option<f32>, margin: f32) -> Self {
+        let margin = usable_margin(margin);
+        let factor = CELL_FACTOR / (1.0 + 2.0 * margin);
+        Self::new(
+            GridSweepAndPrune::new(cell_size).with_cell_factor(factor),
+            margin,
+        )
+    }
+}
+
 impl<B: BroadPhase> Enlarged<B> {
     /// Wraps an empty broad phase; `margin` (relative to each box's largest
     /// extent, finite and non-negative, else [`DEFAULT_MARGIN`]) is how far
     /// a box may move before the inner broad phase hears of it.
     pub fn new(inner: B, margin: f32) -> Self {
-        let margin = if margin.is_finite() && margin >= 0.0 {
-            margin
-        } else {
-            DEFAULT_MARGIN
-        };
         Self {
             inner,
-            margin,
+            margin: usable_margin(margin),
             tight: Vec::new(),
             fat: Vec::new(),
             moved: Vec::new(),

@@ -273,8 +273,7 @@ impl CollisionWorld {
         if !m.is_finite() || m < 0.0 {
             return Err(WorldError::InvalidBroadPhaseMargin(m));
         }
-        let grid = GridSweepAndPrune::new(config.cell_size);
-        Self::with_broad_phase(config, Enlarged::new(grid, m))
+        Self::with_broad_phase(config, Enlarged::over_grid(config.cell_size, m))
     }
 }
 
