@@ -92,8 +92,6 @@ pub struct Enlarged<B> {
     margin: f32,
     /// Tight boxes by key (stale for removed keys: liveness is the inner's).
     tight: Vec<Aabb>,
-    /// Fat boxes by key, as the inner broad phase holds them.
-    fat: Vec<Aabb>,
     /// Whether the key's tight box moved (or it was inserted) since the
     /// last update.
     moved: Vec<bool>,
@@ -139,7 +137,6 @@ impl<B: BroadPhase> Enlarged<B> {
             inner,
             margin: usable_margin(margin),
             tight: Vec::new(),
-            fat: Vec::new(),
             moved: Vec::new(),
             moved_keys: Vec::new(),
             candidates: Vec::new(),
@@ -284,11 +281,9 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         let i = key as usize;
         if i >= self.tight.len() {
             self.tight.resize(i + 1, Aabb::EMPTY);
-            self.fat.resize(i + 1, Aabb::EMPTY);
             self.moved.resize(i + 1, false);
         }
         self.tight[i] = aabb;
-        self.fat[i] = fat;
         self.mark_moved(key);
         Ok(())
     }
@@ -301,17 +296,16 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         if !aabb.is_valid() {
             return Err(BroadPhaseError::InvalidAabb);
         }
-        if !self.is_live(key) {
-            return Err(BroadPhaseError::UnknownProxy(key));
-        }
-        let i = key as usize;
-        if !self.fat[i].contains(&aabb) {
-            let fat = self.fatten(&aabb);
-            self.inner.set_aabb(key, fat)?;
-            self.fat[i] = fat;
+        // The inner broad phase holds the fat box (and knows the live keys).
+        let fat = self
+            .inner
+            .aabb(key)
+            .ok_or(BroadPhaseError::UnknownProxy(key))?;
+        if !fat.contains(&aabb) {
+            self.inner.set_aabb(key, self.fatten(&aabb))?;
             self.escaped += 1;
         }
-        self.tight[i] = aabb;
+        self.tight[key as usize] = aabb;
         self.mark_moved(key);
         Ok(())
     }
@@ -421,11 +415,11 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         if on != self.table.len() {
             return Err(InvariantError("an active pair is not a candidate".into()));
         }
-        for (k, (tight, fat)) in self.tight.iter().zip(&self.fat).enumerate() {
-            let live = self.inner.aabb(k as ProxyKey);
-            if live.is_some_and(|inner| inner != *fat || !fat.contains(tight)) {
+        for (k, tight) in self.tight.iter().enumerate() {
+            let fat = self.inner.aabb(k as ProxyKey);
+            if fat.is_some_and(|fat| !fat.contains(tight)) {
                 return Err(InvariantError(format!(
-                    "proxy {k}: the fat box is stale or does not hold the tight one"
+                    "proxy {k}: the fat box does not hold the tight one"
                 )));
             }
         }
