@@ -5,8 +5,8 @@ use smallvec::SmallVec;
 
 use super::{
     CELL_CAPACITY, Cell, GridSweepAndPrune, MAX_CELLS, MAX_INLINE_CELLS, Meta, Moved, PairFilter,
-    Proxy, ProxyKey, Region, Slot, State, cell_key, cell_max, cell_min, mark_dirty, pair_ids,
-    pair_key,
+    Proxy, ProxyKey, Region, Slot, State, cell_count, cell_key, cell_max, cell_min, mark_dirty,
+    pair_ids, pair_key,
 };
 
 impl GridSweepAndPrune {
@@ -77,10 +77,7 @@ impl GridSweepAndPrune {
             }
             return;
         }
-        let cells: usize = (0..3)
-            .map(|k| (new[1][k] - new[0][k]) as usize + 1)
-            .product();
-        if cells > MAX_CELLS {
+        if cell_count(new) > MAX_CELLS {
             self.make_oversized(id, filter);
             return;
         }

@@ -459,6 +459,14 @@ impl GridSweepAndPrune {
     }
 }
 
+/// The number of cells in a range, saturating (a box wider than 2.6 million
+/// cells per axis would overflow the product).
+fn cell_count([lo, hi]: [Cell; 2]) -> usize {
+    (0..3).fold(1usize, |n, k| {
+        n.saturating_mul((i64::from(hi[k]) - i64::from(lo[k]) + 1) as usize)
+    })
+}
+
 /// `floor` for values within ±1e9 (the libm call does not inline).
 #[inline]
 fn fast_floor(x: f32) -> i32 {
@@ -522,9 +530,7 @@ impl GridSweepAndPrune {
             if self.meta[key].state != State::Live {
                 continue;
             }
-            let cells: usize = p.range.map_or(0, |[lo, hi]| {
-                (0..3).map(|k| (hi[k] - lo[k]) as usize + 1).product()
-            });
+            let cells = p.range.map_or(0, cell_count);
             if p.slots.len() != cells || oversized != p.range.is_none() {
                 return err(format!(
                     "proxy {key}: {} slots for {cells} cells",
