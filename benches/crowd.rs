@@ -32,7 +32,10 @@ use bevy_icollide::broad_phase::{
 };
 use bevy_icollide::math::Aabb;
 use bevy_icollide::testkit::Rng;
-use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main,
+};
 use glam::Vec3;
 use icollide_peers::{ParryBvhBroadPhase, PingPong};
 
@@ -147,6 +150,26 @@ fn frame<B: BroadPhase>(
     bp.drain_changes(changes);
 }
 
+/// Times [`frame`] as `id` on consecutive frames of the ring (there and
+/// back), each timed frame following the last.
+fn bench_frames<B: BroadPhase>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    bp: &mut B,
+    frames: &[Vec<Aabb>],
+    moved: std::ops::Range<usize>,
+    filter: &dyn PairFilter,
+    changes: &mut PairChanges,
+) {
+    let mut ring = PingPong::new(RING);
+    group.bench_function(id, |b| {
+        b.iter(|| {
+            frame(bp, &frames[ring.next()], moved.clone(), filter, changes);
+            black_box(bp.box_pairs())
+        })
+    });
+}
+
 fn static_stack(c: &mut Criterion) {
     let frames = stack_frames();
     let movers = STACK..STACK + MOVERS;
@@ -222,45 +245,33 @@ fn static_stack(c: &mut Criterion) {
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("grid_sap", STACK), |b| {
-        b.iter(|| {
-            frame(
-                &mut grid,
-                &frames[ring.next()],
-                movers.clone(),
-                &AllowAll,
-                &mut changes,
-            );
-            black_box(changes.started.len())
-        })
-    });
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("grid_sap_enlarged", STACK), |b| {
-        b.iter(|| {
-            frame(
-                &mut enlarged,
-                &frames[ring.next()],
-                movers.clone(),
-                &AllowAll,
-                &mut changes,
-            );
-            black_box(changes.started.len())
-        })
-    });
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("sap", STACK), |b| {
-        b.iter(|| {
-            frame(
-                &mut sap,
-                &frames[ring.next()],
-                movers.clone(),
-                &AllowAll,
-                &mut changes,
-            );
-            black_box(changes.started.len())
-        })
-    });
+    bench_frames(
+        &mut group,
+        BenchmarkId::new("grid_sap", STACK),
+        &mut grid,
+        &frames,
+        movers.clone(),
+        &AllowAll,
+        &mut changes,
+    );
+    bench_frames(
+        &mut group,
+        BenchmarkId::new("grid_sap_enlarged", STACK),
+        &mut enlarged,
+        &frames,
+        movers.clone(),
+        &AllowAll,
+        &mut changes,
+    );
+    bench_frames(
+        &mut group,
+        BenchmarkId::new("sap", STACK),
+        &mut sap,
+        &frames,
+        movers.clone(),
+        &AllowAll,
+        &mut changes,
+    );
     let moved: Vec<u32> = movers.clone().map(|i| i as u32).collect();
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("bvh_rapier_cd", STACK), |b| {
@@ -312,32 +323,24 @@ fn filtered_crowd(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("grid_sap", CROWD), |b| {
-        b.iter(|| {
-            frame(
-                &mut grid,
-                &frames[ring.next()],
-                0..CROWD,
-                &filter,
-                &mut changes,
-            );
-            black_box(grid.box_pairs())
-        })
-    });
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("grid_sap_enlarged", CROWD), |b| {
-        b.iter(|| {
-            frame(
-                &mut enlarged,
-                &frames[ring.next()],
-                0..CROWD,
-                &filter,
-                &mut changes,
-            );
-            black_box(enlarged.box_pairs())
-        })
-    });
+    bench_frames(
+        &mut group,
+        BenchmarkId::new("grid_sap", CROWD),
+        &mut grid,
+        &frames,
+        0..CROWD,
+        &filter,
+        &mut changes,
+    );
+    bench_frames(
+        &mut group,
+        BenchmarkId::new("grid_sap_enlarged", CROWD),
+        &mut enlarged,
+        &frames,
+        0..CROWD,
+        &filter,
+        &mut changes,
+    );
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("bvh_rapier_cd", CROWD), |b| {
         b.iter(|| black_box(parry.update(&frames[ring.next()])))

@@ -176,10 +176,6 @@ impl<B: BroadPhase> Enlarged<B> {
         }
     }
 
-    fn is_live(&self, key: ProxyKey) -> bool {
-        self.inner.aabb(key).is_some()
-    }
-
     fn mark_moved(&mut self, key: ProxyKey) {
         let m = &mut self.moved[key as usize];
         if !*m {
@@ -354,7 +350,8 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
     }
 
     fn aabb(&self, key: ProxyKey) -> Option<Aabb> {
-        self.is_live(key).then(|| self.tight[key as usize])
+        // The inner broad phase knows the live keys.
+        self.inner.aabb(key).map(|_| self.tight[key as usize])
     }
 
     fn query_aabb(&self, aabb: &Aabb, visit: &mut dyn FnMut(ProxyKey)) {
