@@ -29,6 +29,7 @@
 //!
 //! - `broad_phase_sparse`: the same scene where only 1 body in 10 moves
 //!   (a game-like frame): each broad phase is told only about the movers.
+//!   `ICOLLIDE_BENCH_SPARSE=100` makes it 1 in 100 (time against movers).
 //!
 //! Run: `cargo bench -p icollide-peers --bench broad_phase`.
 //! `ICOLLIDE_BENCH_HULL_POINTS` and `ICOLLIDE_BENCH_ROTATION_DEG` change the
@@ -651,16 +652,24 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
     group.finish();
 }
 
-/// Every `SPARSE`-th body moves; the others rest where frame 0 put them.
-const SPARSE: usize = 10;
+/// Every `sparse()`-th body moves; the others rest where frame 0 put them.
+/// `ICOLLIDE_BENCH_SPARSE` or 10.
+fn sparse() -> usize {
+    std::env::var("ICOLLIDE_BENCH_SPARSE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&k| k > 0)
+        .unwrap_or(10)
+}
 
-/// The sparse scene: a game-like frame where 1 body in `SPARSE` moves.
+/// The sparse scene: a game-like frame where 1 body in `sparse()` moves.
 /// Sweep and prune and the grid get `set_aabb` for the moving bodies only;
 /// the BVH updates only their leaves (`update_subset`).
 fn bench_sparse(c: &mut Criterion, frames: &Frames) {
     let n = frames.n;
+    let every = sparse();
     let moved: Vec<u32> = (0..n as u32)
-        .filter(|i| (*i as usize).is_multiple_of(SPARSE))
+        .filter(|i| (*i as usize).is_multiple_of(every))
         .collect();
     let boxes: Vec<Vec<Aabb>> = frames
         .boxes
@@ -668,7 +677,7 @@ fn bench_sparse(c: &mut Criterion, frames: &Frames) {
         .map(|f| {
             (0..n)
                 .map(|i| {
-                    if i.is_multiple_of(SPARSE) {
+                    if i.is_multiple_of(every) {
                         f[i]
                     } else {
                         frames.boxes[0][i]

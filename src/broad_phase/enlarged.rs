@@ -25,9 +25,16 @@
 //! 2. the inner broad phase updates; its started and ended fat pairs are
 //!    added to and dropped from the candidates (a started candidate is
 //!    tested at once);
-//! 3. every candidate with a moved proxy is tested again (six comparisons;
-//!    the pass over the candidates reads the two proxies' moved flags for
-//!    the rest).
+//! 3. every candidate of a moved proxy is tested again (six comparisons).
+//!    When few proxies moved, they are found through each moved proxy's
+//!    list of its candidates (a pair of two moved proxies is tested once);
+//!    when many moved, by one pass over all the candidates, which reads
+//!    the two moved flags of each in order: walking the lists then cost
+//!    more, on branches that depend on the data.
+//!
+//! So steps 2 and 3 cost time in the changes and in the moved proxies'
+//! candidates, not in all the candidates: a frame where few bodies move
+//! costs little however many rest.
 //!
 //! The active pairs live in a pair table like every broad phase's, so
 //! the net changes, their order and `is_active` mean the same thing.
@@ -50,6 +57,7 @@
 
 use glam::{Vec3, Vec3A};
 
+use super::candidates::CandidateIndex;
 use super::grid::CELL_FACTOR;
 use super::pairs::{PairTable, pair_ids};
 use super::{
@@ -70,6 +78,11 @@ fn overlap(p: &Aabb, q: &Aabb) -> bool {
     (p_min.cmple(q_max) & q_min.cmple(p_max)).all()
 }
 
+/// An update walks the moved proxies' candidate lists when fewer than one
+/// proxy in `WALK_BELOW` moved, else it passes over all the candidates,
+/// which costs less per candidate (module docs).
+const WALK_BELOW: usize = 4;
+
 /// `margin` if it is finite and non-negative, else [`DEFAULT_MARGIN`].
 fn usable_margin(margin: f32) -> f32 {
     if margin.is_finite() && margin >= 0.0 {
@@ -77,13 +90,6 @@ fn usable_margin(margin: f32) -> f32 {
     } else {
         DEFAULT_MARGIN
     }
-}
-
-/// A fat pair and whether its tight boxes overlap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Candidate {
-    key: PairKey,
-    on: bool,
 }
 
 /// A broad phase over enlarged boxes with exact pairs. See the module docs.
@@ -97,11 +103,11 @@ pub struct Enlarged<B> {
     moved: Vec<bool>,
     /// The keys whose `moved` flag is set.
     moved_keys: Vec<ProxyKey>,
-    /// The candidates: the inner broad phase's pairs, sorted by key, with
-    /// whether their tight boxes overlap (as of the last update).
-    candidates: Vec<Candidate>,
-    /// Scratch for merging changes into `candidates`.
-    merged: Vec<Candidate>,
+    /// The candidates: the inner broad phase's pairs, listed per proxy,
+    /// with whether their tight boxes overlap (as of the last update).
+    index: CandidateIndex,
+    /// Scratch: where the candidates whose overlap flipped are.
+    flips: Vec<u32>,
     /// The active pairs and their change log.
     table: PairTable,
     /// Scratch for the inner broad phase's changes.
@@ -139,8 +145,8 @@ impl<B: BroadPhase> Enlarged<B> {
             tight: Vec::new(),
             moved: Vec::new(),
             moved_keys: Vec::new(),
-            candidates: Vec::new(),
-            merged: Vec::new(),
+            index: CandidateIndex::default(),
+            flips: Vec::new(),
             table: PairTable::default(),
             inner_changes: PairChanges::default(),
             escaped: 0,
@@ -160,7 +166,7 @@ impl<B: BroadPhase> Enlarged<B> {
 
     /// Number of candidates: fat pairs, whose tight boxes may not overlap.
     pub fn candidates(&self) -> usize {
-        self.candidates.len()
+        self.index.len()
     }
 
     /// `aabb` grown by the margin; the box itself where growing it would
@@ -195,70 +201,78 @@ impl<B: BroadPhase> Enlarged<B> {
     /// the candidates of moved proxies.
     fn refresh_candidates(&mut self) {
         self.inner.drain_changes(&mut self.inner_changes);
-        if !self.inner_changes.is_empty() {
-            self.merge_changes();
+        self.apply_inner_changes();
+        self.flips.clear();
+        if self.moved_keys.len() * WALK_BELOW >= self.index.proxies() {
+            self.find_flips_in_one_pass();
+        } else {
+            self.find_flips_by_walking();
         }
-        if self.moved_keys.is_empty() {
-            return;
-        }
-        let (tight, moved, table) = (&self.tight, &self.moved, &mut self.table);
-        for c in &mut self.candidates {
-            let (a, b) = pair_ids(c.key);
-            let (a, b) = (a as usize, b as usize);
-            if !(moved[a] || moved[b]) {
-                continue;
+        for &s in &self.flips {
+            let c = self.index.all()[s as usize];
+            self.index.set_on(s, !c.on);
+            if c.on {
+                self.table.remove(c.key());
+            } else {
+                self.table.add(c.key());
             }
-            let now = overlap(&tight[a], &tight[b]);
-            if now != c.on {
-                c.on = now;
-                if now {
-                    table.add(c.key);
-                } else {
-                    table.remove(c.key);
+        }
+    }
+
+    /// The candidates of moved proxies whose overlap changed, by one pass
+    /// over all the candidates.
+    fn find_flips_in_one_pass(&mut self) {
+        let (tight, moved) = (&self.tight, &self.moved);
+        for (s, c) in self.index.all().iter().enumerate() {
+            let (a, b) = (c.a as usize, c.b as usize);
+            if (moved[a] || moved[b]) && overlap(&tight[a], &tight[b]) != c.on {
+                self.flips.push(s as u32);
+            }
+        }
+    }
+
+    /// The same, by the moved proxies' lists (a pair of two moved proxies
+    /// from the smaller).
+    fn find_flips_by_walking(&mut self) {
+        let (tight, moved, index) = (&self.tight, &self.moved, &self.index);
+        for &a in &self.moved_keys {
+            for &s in index.list(a) {
+                let c = &index.all()[s as usize];
+                let b = c.other(a);
+                if b < a && moved[b as usize] {
+                    continue;
+                }
+                if overlap(&tight[a as usize], &tight[b as usize]) != c.on {
+                    self.flips.push(s);
                 }
             }
         }
     }
 
-    /// Merges the inner broad phase's sorted changes into the sorted
-    /// candidates: ended ones leave (and their active pair ends), started
-    /// ones come in tested.
-    fn merge_changes(&mut self) {
+    /// The inner broad phase's changes: ended candidates leave (and their
+    /// active pair ends), started ones come in tested.
+    fn apply_inner_changes(&mut self) {
         let Self {
-            candidates,
-            merged,
             inner_changes: PairChanges { started, ended },
             tight,
+            index,
             table,
             ..
         } = self;
-        merged.clear();
-        merged.reserve(candidates.len() + started.len());
-        let mut new = started.iter().copied().peekable();
-        let mut gone = ended.iter().copied().peekable();
-        let start = |table: &mut PairTable, key: PairKey| {
+        for &key in ended.iter() {
+            let (a, b) = pair_ids(key);
+            if index.remove(a, b) == Some(true) {
+                table.remove(key);
+            }
+        }
+        for &key in started.iter() {
             let (a, b) = pair_ids(key);
             let on = overlap(&tight[a as usize], &tight[b as usize]);
+            index.insert(a, b, on);
             if on {
                 table.add(key);
             }
-            Candidate { key, on }
-        };
-        for c in candidates.iter() {
-            while let Some(key) = new.next_if(|&k| k < c.key) {
-                merged.push(start(table, key));
-            }
-            while gone.next_if(|&k| k < c.key).is_some() {}
-            if gone.next_if_eq(&c.key).is_some() {
-                if c.on {
-                    table.remove(c.key);
-                }
-                continue;
-            }
-            merged.push(*c);
         }
-        merged.extend(new.map(|key| start(table, key)));
-        std::mem::swap(candidates, merged);
     }
 }
 
@@ -390,25 +404,29 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
     fn validate(&self, filter: &dyn PairFilter) -> Result<(), InvariantError> {
         self.inner.validate(filter)?;
         self.table.validate().map_err(InvariantError)?;
+        self.index.validate().map_err(InvariantError)?;
         let mut fat_pairs = Vec::new();
         self.inner.for_each_active(&mut |key| fat_pairs.push(key));
         fat_pairs.sort_unstable();
-        let keys: Vec<PairKey> = self.candidates.iter().map(|c| c.key).collect();
-        if keys != fat_pairs {
-            return Err(InvariantError(
-                "the candidates are not the inner pairs, sorted".into(),
-            ));
-        }
-        for c in &self.candidates {
-            let on = self.tight_overlap(c.key);
-            if c.on != on || self.table.contains(c.key) != on {
+        let mut keys = Vec::new();
+        let mut on = 0;
+        for c in self.index.all() {
+            let now = self.tight_overlap(c.key());
+            if c.on != now || self.table.contains(c.key()) != now {
                 return Err(InvariantError(format!(
                     "candidate {:?} out of date",
-                    pair_ids(c.key)
+                    (c.a, c.b)
                 )));
             }
+            keys.push(c.key());
+            on += usize::from(now);
         }
-        let on = self.candidates.iter().filter(|c| c.on).count();
+        keys.sort_unstable();
+        if keys != fat_pairs {
+            return Err(InvariantError(
+                "the candidates are not the inner pairs".into(),
+            ));
+        }
         if on != self.table.len() {
             return Err(InvariantError("an active pair is not a candidate".into()));
         }
