@@ -1,36 +1,41 @@
 //! The candidate pairs of [`Enlarged`](super::Enlarged): one dense array,
-//! and each proxy's list of its places in it.
+//! and each proxy's list of its candidates threaded through it.
 //!
 //! A frame where every body moved tests the array in one pass, with the
 //! two moved flags of each candidate read in order (predictable branches,
 //! sequential loads). A frame where few moved walks the moved proxies'
 //! lists instead, so it costs time in what moved, not in all the
-//! candidates. Each candidate records its position in both lists, so adding
-//! or removing one takes constant time besides finding it (a search of the
-//! shorter of its two lists): a removal swap-removes from both lists and
-//! from the array and tells the entries moved into the holes where they
-//! now are.
+//! candidates.
+//!
+//! The lists are intrusive and doubly linked: each candidate keeps, for
+//! each of its two proxies, the next and the previous candidate of that
+//! proxy (`Links`, an array beside the candidates, which the one pass does
+//! not read). So the index allocates nothing but its two arrays' growth,
+//! however the candidates come and go (per-proxy `SmallVec`s spilled to
+//! the heap as proxies gained candidates: allocations in steady-state
+//! frames), and a candidate is unlinked in constant time once found;
+//! finding one walks its two proxies' lists in turn, so costs the shorter.
+//! A removal moves the last candidate into the hole and relinks its
+//! neighbours.
 //!
 //! Walking per proxy when every body moved was slower than the one pass
 //! (about 1.4× in a scratch run at 10 000 bodies): a pair of moved proxies
 //! sits in two lists and is skipped in one of them on a data-dependent
 //! branch, and each list ends at a different length.
 
-use smallvec::SmallVec;
-
 use super::ProxyKey;
 use super::pairs::{PairKey, pair_key};
 
-/// A candidate: a pair of proxies, its positions in their lists, and
-/// whether the tight boxes overlap.
+/// The end of a list.
+pub(super) const NIL: u32 = u32::MAX;
+
+/// A candidate: a pair of proxies and whether their tight boxes overlap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Candidate {
     /// The smaller proxy.
     pub(super) a: ProxyKey,
     /// The larger proxy.
     pub(super) b: ProxyKey,
-    /// Where this candidate is in `a`'s list and in `b`'s.
-    at: [u32; 2],
     /// Whether the tight boxes overlap, as of the last update.
     pub(super) on: bool,
 }
@@ -48,24 +53,28 @@ impl Candidate {
         self.a ^ self.b ^ p
     }
 
-    /// Which list (0 for `a`'s, 1 for `b`'s) `p`'s is.
+    /// Which of the two lists (0 for `a`'s, 1 for `b`'s) is `p`'s.
     #[inline]
     fn side(&self, p: ProxyKey) -> usize {
         usize::from(p == self.b)
     }
 }
 
-/// Places kept in a proxy's slot before its list spills to the heap: in
-/// the broad-phase bench a proxy has about two candidates.
-const INLINE: usize = 4;
-
-type List = SmallVec<[u32; INLINE]>;
+/// A candidate's neighbours in its two proxies' lists (by side, as
+/// [`Candidate::side`]).
+#[derive(Clone, Copy, Debug)]
+struct Links {
+    next: [u32; 2],
+    prev: [u32; 2],
+}
 
 /// The candidates and the per-proxy lists. See the module docs.
 #[derive(Default)]
 pub(super) struct CandidateIndex {
     all: Vec<Candidate>,
-    lists: Vec<List>,
+    links: Vec<Links>,
+    /// Each proxy's first candidate, or [`NIL`].
+    heads: Vec<u32>,
 }
 
 impl CandidateIndex {
@@ -76,7 +85,7 @@ impl CandidateIndex {
 
     /// Number of proxies that have had a list.
     pub(super) fn proxies(&self) -> usize {
-        self.lists.len()
+        self.heads.len()
     }
 
     /// Every candidate, in no particular order.
@@ -85,57 +94,113 @@ impl CandidateIndex {
         &self.all
     }
 
-    /// Where proxy `p`'s candidates are in [`all`](Self::all).
+    /// Where proxy `p`'s first candidate is in [`all`](Self::all), or
+    /// [`NIL`].
     #[inline]
-    pub(super) fn list(&self, p: ProxyKey) -> &[u32] {
-        self.lists.get(p as usize).map_or(&[], |l| l.as_slice())
+    pub(super) fn head(&self, p: ProxyKey) -> u32 {
+        self.heads.get(p as usize).copied().unwrap_or(NIL)
     }
 
-    /// Adds the candidate `{a, b}`, `a < b`, which must not be one yet.
+    /// The candidate after the one at `s` in `p`'s list, or [`NIL`].
+    #[inline]
+    pub(super) fn next(&self, s: u32, p: ProxyKey) -> u32 {
+        self.links[s as usize].next[self.all[s as usize].side(p)]
+    }
+
+    /// Where `p`'s candidates are, in list order.
+    #[cfg(test)]
+    pub(super) fn list(&self, p: ProxyKey) -> impl Iterator<Item = u32> + '_ {
+        let mut s = self.head(p);
+        std::iter::from_fn(move || {
+            let here = s;
+            (here != NIL).then(|| {
+                s = self.next(here, p);
+                here
+            })
+        })
+    }
+
+    /// Adds the candidate `{a, b}`, `a < b`, which must not be one yet, at
+    /// the front of both lists.
     pub(super) fn insert(&mut self, a: ProxyKey, b: ProxyKey, on: bool) {
         debug_assert!(a < b);
-        if self.lists.len() <= b as usize {
-            self.lists.resize_with(b as usize + 1, List::new);
+        if self.heads.len() <= b as usize {
+            self.heads.resize(b as usize + 1, NIL);
         }
-        let at = [a, b].map(|p| self.lists[p as usize].len() as u32);
         let s = self.all.len() as u32;
-        self.lists[a as usize].push(s);
-        self.lists[b as usize].push(s);
-        self.all.push(Candidate { a, b, at, on });
+        let c = Candidate { a, b, on };
+        let next = [a, b].map(|p| self.heads[p as usize]);
+        for (side, p) in [a, b].into_iter().enumerate() {
+            if next[side] != NIL {
+                self.set_prev(next[side], p, s);
+            }
+            self.heads[p as usize] = s;
+        }
+        self.all.push(c);
+        self.links.push(Links {
+            next,
+            prev: [NIL; 2],
+        });
     }
 
-    /// Removes the candidate `{a, b}`, `a < b`; its `on` flag, or `None`
-    /// if it was not one.
-    pub(super) fn remove(&mut self, a: ProxyKey, b: ProxyKey) -> Option<bool> {
-        let p = if self.list(a).len() <= self.list(b).len() {
-            a
-        } else {
-            b
-        };
-        let s = *self
-            .list(p)
-            .iter()
-            .find(|&&s| self.all[s as usize].other(p) == a ^ b ^ p)?;
-        let c = self.all[s as usize];
-        self.unlink(c.a, c.at[0]);
-        self.unlink(c.b, c.at[1]);
-        self.all.swap_remove(s as usize);
-        if let Some(&moved) = self.all.get(s as usize) {
-            for (side, p) in [moved.a, moved.b].into_iter().enumerate() {
-                self.lists[p as usize][moved.at[side] as usize] = s;
+    fn set_prev(&mut self, s: u32, p: ProxyKey, to: u32) {
+        let side = self.all[s as usize].side(p);
+        self.links[s as usize].prev[side] = to;
+    }
+
+    fn set_next(&mut self, s: u32, p: ProxyKey, to: u32) {
+        let side = self.all[s as usize].side(p);
+        self.links[s as usize].next[side] = to;
+    }
+
+    /// Where the candidate `{a, b}` is: `a`'s and `b`'s lists walked in
+    /// turn, so the shorter decides the cost.
+    fn find(&self, a: ProxyKey, b: ProxyKey) -> Option<u32> {
+        let (mut x, mut y) = (self.head(a), self.head(b));
+        while x != NIL || y != NIL {
+            for (s, p) in [(&mut x, a), (&mut y, b)] {
+                if *s != NIL {
+                    if self.all[*s as usize].other(p) == a ^ b ^ p {
+                        return Some(*s);
+                    }
+                    *s = self.next(*s, p);
+                }
             }
+        }
+        None
+    }
+
+    /// Removes the candidate `{a, b}`; its `on` flag, or `None` if it was
+    /// not one.
+    pub(super) fn remove(&mut self, a: ProxyKey, b: ProxyKey) -> Option<bool> {
+        let s = self.find(a, b)?;
+        let c = self.all[s as usize];
+        self.relink(s, true);
+        self.all.swap_remove(s as usize);
+        self.links.swap_remove(s as usize);
+        if (s as usize) < self.all.len() {
+            // The last candidate moved to `s`: its neighbours learn where.
+            self.relink(s, false);
         }
         Some(c.on)
     }
 
-    /// Swap-removes place `i` of `p`'s list and tells the candidate whose
-    /// place moved into the hole.
-    fn unlink(&mut self, p: ProxyKey, i: u32) {
-        let list = &mut self.lists[p as usize];
-        list.swap_remove(i as usize);
-        if let Some(&t) = list.get(i as usize) {
-            let c = &mut self.all[t as usize];
-            c.at[c.side(p)] = i;
+    /// Points the neighbours of the candidate at `s`, in both its lists,
+    /// past it (`unlink`) or at `s` (after a move).
+    fn relink(&mut self, s: u32, unlink: bool) {
+        let c = self.all[s as usize];
+        let l = self.links[s as usize];
+        for (side, p) in [c.a, c.b].into_iter().enumerate() {
+            let (next, prev) = (l.next[side], l.prev[side]);
+            let (to_next, to_prev) = if unlink { (next, prev) } else { (s, s) };
+            if prev == NIL {
+                self.heads[p as usize] = to_next;
+            } else {
+                self.set_next(prev, p, to_next);
+            }
+            if next != NIL {
+                self.set_prev(next, p, to_prev);
+            }
         }
     }
 
@@ -145,22 +210,30 @@ impl CandidateIndex {
         self.all[s as usize].on = on;
     }
 
-    /// Checks that each candidate is where its proxies' lists say, and
-    /// each list entry points at a candidate of that proxy.
+    /// Checks that each proxy's list holds only its candidates, linked
+    /// both ways, and that every candidate is in both its lists once.
     pub(super) fn validate(&self) -> Result<(), String> {
-        for (s, c) in self.all.iter().enumerate() {
-            for (side, p) in [c.a, c.b].into_iter().enumerate() {
-                if self.list(p).get(c.at[side] as usize) != Some(&(s as u32)) || c.a >= c.b {
-                    return Err(format!("candidate ({}, {}) is not in its lists", c.a, c.b));
+        let mut seen = vec![[false; 2]; self.all.len()];
+        for p in 0..self.heads.len() as ProxyKey {
+            let (mut prev, mut s) = (NIL, self.head(p));
+            while s != NIL {
+                let c = self
+                    .all
+                    .get(s as usize)
+                    .ok_or("a list points past the candidates")?;
+                let side = c.side(p);
+                if (c.a != p && c.b != p) || c.a >= c.b || seen[s as usize][side] {
+                    return Err(format!("proxy {p}'s list is broken at ({}, {})", c.a, c.b));
                 }
+                if self.links[s as usize].prev[side] != prev {
+                    return Err(format!("({}, {}) has a wrong back link", c.a, c.b));
+                }
+                seen[s as usize][side] = true;
+                (prev, s) = (s, self.next(s, p));
             }
         }
-        let places: usize = self.lists.iter().map(|l| l.len()).sum();
-        if places != 2 * self.all.len() {
-            return Err(format!(
-                "{places} list places for {} candidates",
-                self.all.len()
-            ));
+        if seen.iter().any(|both| !both[0] || !both[1]) {
+            return Err("a candidate is missing from a list".into());
         }
         Ok(())
     }
@@ -199,7 +272,7 @@ mod tests {
             assert_eq!(index.len(), set.len());
             for (&(a, b), &on) in &set {
                 for p in [a, b] {
-                    let found = index.list(p).iter().map(|&s| index.all()[s as usize]);
+                    let found = index.list(p).map(|s| index.all()[s as usize]);
                     let c = found
                         .filter(|c| c.other(p) == a ^ b ^ p)
                         .collect::<Vec<_>>();

@@ -58,7 +58,7 @@
 
 use glam::{Vec3, Vec3A};
 
-use super::candidates::CandidateIndex;
+use super::candidates::{CandidateIndex, NIL};
 use super::grid::CELL_FACTOR;
 use super::pairs::{PairTable, pair_ids};
 use super::{
@@ -237,15 +237,16 @@ impl<B: BroadPhase> Enlarged<B> {
     fn find_flips_by_walking(&mut self) {
         let (tight, moved, index) = (&self.tight, &self.moved, &self.index);
         for &a in &self.moved_keys {
-            for &s in index.list(a) {
+            let mut s = index.head(a);
+            while s != NIL {
                 let c = &index.all()[s as usize];
                 let b = c.other(a);
-                if b < a && moved[b as usize] {
-                    continue;
-                }
-                if overlap(&tight[a as usize], &tight[b as usize]) != c.on {
+                // A pair of two moved proxies is tested from the smaller.
+                let tested_from_b = b < a && moved[b as usize];
+                if !tested_from_b && overlap(&tight[a as usize], &tight[b as usize]) != c.on {
                     self.flips.push(s);
                 }
+                s = index.next(s, a);
             }
         }
     }
