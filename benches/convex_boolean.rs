@@ -6,7 +6,8 @@
 //! convex hulls of random points on the unit sphere (every body its own
 //! hull), each body turning 1° about its own axis and moving 0.01 per frame;
 //! with radius at most 1 the pairs overlap on some frames and not on others
-//! (the check prints the mix). Per hull size (100 and 1 000 points), one
+//! (the check prints the mix). Per hull size (40, 100 and 1 000 points: 40
+//! is the multi-body benchmark's hulls), one
 //! criterion iteration is one frame of all 1 000 pairs:
 //!
 //! - `gjk_warm`: `gjk::gjk_intersect`, one `GjkCache` per pair kept across
@@ -52,7 +53,7 @@ const RING: usize = 64;
 /// Pairs (queries per frame).
 const PAIRS: usize = 1_000;
 /// Points per hull.
-const SIZES: [usize; 2] = [100, 1_000];
+const SIZES: [usize; 3] = [40, 100, 1_000];
 /// How close to touching a pair must be for a disagreement to be excused.
 const NEAR: f32 = 1e-4;
 /// The methods, in timing and summary order.

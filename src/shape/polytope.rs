@@ -517,6 +517,13 @@ impl SupportMap for ConvexPolytope {
     /// Hill-climbing over the polytope's edge graph from `hint`.
     #[inline]
     fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        if (*hint as usize) >= self.vertices.len() && self.vertices.len() < SCAN_BELOW {
+            // A whole-hull scan: the point from the lanes it just read,
+            // not from the vertex array, which may not be in the cache.
+            let (i, v) = self.lanes.support(dir);
+            *hint = i;
+            return v;
+        }
         *hint = self.support_vertex(dir, *hint);
         self.vertex(*hint)
     }
