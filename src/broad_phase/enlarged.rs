@@ -44,9 +44,9 @@
 //! The broad-phase bench prints both; see the README for measured margins.
 //! With the default, in one run of `--bench broad_phase` (10 000 hulls
 //! turning 10° and moving 1.5 % of their radius per frame), the grid behind
-//! this layer took 0.317 ms per frame with every body moving against 0.863
-//! ms for parry3d's BVH, 0.050 ms with one body in ten moving (0.823 ms)
-//! and 0.29 µs with one in a thousand (0.786 ms); the grid alone took
+//! this layer took 0.314 ms per frame with every body moving against 0.836
+//! ms for parry3d's BVH, 0.054 ms with one body in ten moving (0.785 ms)
+//! and 0.33 µs with one in a thousand (0.760 ms); the grid alone took
 //! 0.984 and 0.303 ms in an earlier run. Fast movers pay: a box that
 //! leaves its fat box every few frames jumps by the margin each time, and
 //! at 10–20 % of the radius per frame the grid made more swaps than without
