@@ -1,9 +1,9 @@
 //! The candidate pairs of [`Enlarged`](super::Enlarged): one dense array,
 //! and each proxy's list of its candidates threaded through it.
 //!
-//! A frame where every body moved tests the array in one pass, with the
-//! two moved flags of each candidate read in order (predictable branches,
-//! sequential loads). A frame where few moved walks the moved proxies'
+//! A frame where every body moved tests the array in one pass, reading
+//! the candidates in order and the two moved flags of each (branches that
+//! predict well when nearly every flag is set). A frame where few moved walks the moved proxies'
 //! lists instead, so it costs time in what moved, not in all the
 //! candidates.
 //!
@@ -14,7 +14,8 @@
 //! however the candidates come and go (per-proxy `SmallVec`s spilled to
 //! the heap as proxies gained candidates: allocations in steady-state
 //! frames), and a candidate is unlinked in constant time once found;
-//! finding one walks its two proxies' lists in turn, so costs the shorter.
+//! finding one walks its two proxies' lists in turn, so costs at most
+//! twice the shorter.
 //! A removal moves the last candidate into the hole and relinks its
 //! neighbours.
 //!
@@ -47,13 +48,15 @@ impl Candidate {
         pair_key(self.a, self.b)
     }
 
-    /// The proxy other than `p` (one of the two).
+    /// The proxy other than `p`, which must be one of the two (`a ^ b ^ p`
+    /// is `b` for `a` and `a` for `b`).
     #[inline]
     pub(super) fn other(&self, p: ProxyKey) -> ProxyKey {
         self.a ^ self.b ^ p
     }
 
-    /// Which of the two lists (0 for `a`'s, 1 for `b`'s) is `p`'s.
+    /// Which of the two lists (0 for `a`'s, 1 for `b`'s) is `p`'s; `p` must
+    /// be one of the two.
     #[inline]
     fn side(&self, p: ProxyKey) -> usize {
         usize::from(p == self.b)
@@ -81,11 +84,6 @@ impl CandidateIndex {
     /// Number of candidates.
     pub(super) fn len(&self) -> usize {
         self.all.len()
-    }
-
-    /// Number of proxies that have had a list.
-    pub(super) fn proxies(&self) -> usize {
-        self.heads.len()
     }
 
     /// Every candidate, in no particular order.
@@ -123,7 +121,11 @@ impl CandidateIndex {
     /// Adds the candidate `{a, b}`, `a < b`, which must not be one yet, at
     /// the front of both lists.
     pub(super) fn insert(&mut self, a: ProxyKey, b: ProxyKey, on: bool) {
-        debug_assert!(a < b);
+        debug_assert!(
+            a < b && self.find(a, b).is_none(),
+            "({a}, {b}) is a candidate"
+        );
+        debug_assert!(self.all.len() < NIL as usize);
         if self.heads.len() <= b as usize {
             self.heads.resize(b as usize + 1, NIL);
         }
@@ -160,6 +162,8 @@ impl CandidateIndex {
         while x != NIL || y != NIL {
             for (s, p) in [(&mut x, a), (&mut y, b)] {
                 if *s != NIL {
+                    // The candidate at `s` is `p`'s; is its other proxy
+                    // the other of `a` and `b`?
                     if self.all[*s as usize].other(p) == a ^ b ^ p {
                         return Some(*s);
                     }

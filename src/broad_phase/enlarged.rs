@@ -80,8 +80,9 @@ fn overlap(p: &Aabb, q: &Aabb) -> bool {
 }
 
 /// An update walks the moved proxies' candidate lists when fewer than one
-/// proxy in `WALK_BELOW` moved, else it passes over all the candidates,
-/// which costs less per candidate (module docs).
+/// live proxy in `WALK_BELOW` (static ones included: the pass's cost
+/// follows all the candidates) moved, else it passes over all the
+/// candidates, which costs less per candidate (module docs).
 const WALK_BELOW: usize = 4;
 
 /// `margin` if it is finite and non-negative, else [`DEFAULT_MARGIN`].
@@ -107,6 +108,8 @@ pub struct Enlarged<B> {
     /// The candidates: the inner broad phase's pairs, listed per proxy,
     /// with whether their tight boxes overlap (as of the last update).
     index: CandidateIndex,
+    /// Live proxies (inserted and not removed).
+    live: usize,
     /// Scratch: where the candidates whose overlap flipped are.
     flips: Vec<u32>,
     /// The active pairs and their change log.
@@ -148,6 +151,7 @@ impl<B: BroadPhase> Enlarged<B> {
             moved_keys: Vec::new(),
             index: CandidateIndex::default(),
             flips: Vec::new(),
+            live: 0,
             table: PairTable::default(),
             inner_changes: PairChanges::default(),
             escaped: 0,
@@ -204,7 +208,7 @@ impl<B: BroadPhase> Enlarged<B> {
         self.inner.drain_changes(&mut self.inner_changes);
         self.apply_inner_changes();
         self.flips.clear();
-        if self.moved_keys.len() * WALK_BELOW >= self.index.proxies() {
+        if self.moved_keys.len() * WALK_BELOW >= self.live {
             self.find_flips_in_one_pass();
         } else {
             self.find_flips_by_walking();
@@ -263,7 +267,9 @@ impl<B: BroadPhase> Enlarged<B> {
         } = self;
         for &key in ended.iter() {
             let (a, b) = pair_ids(key);
-            if index.remove(a, b) == Some(true) {
+            let was = index.remove(a, b);
+            debug_assert!(was.is_some(), "an ended inner pair was not a candidate");
+            if was == Some(true) {
                 table.remove(key);
             }
         }
@@ -290,6 +296,7 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         // candidates. If it does move, it is grown when it leaves.
         let fat = if is_static { aabb } else { self.fatten(&aabb) };
         self.inner.insert(key, fat, is_static)?;
+        self.live += 1;
         let i = key as usize;
         if i >= self.tight.len() {
             self.tight.resize(i + 1, Aabb::EMPTY);
@@ -301,7 +308,9 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
     }
 
     fn remove(&mut self, key: ProxyKey) -> Result<(), BroadPhaseError> {
-        self.inner.remove(key)
+        self.inner.remove(key)?;
+        self.live -= 1;
+        Ok(())
     }
 
     fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
@@ -407,6 +416,11 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         self.inner.validate(filter)?;
         self.table.validate().map_err(InvariantError)?;
         self.index.validate().map_err(InvariantError)?;
+        let flagged = self.moved.iter().filter(|&&m| m).count();
+        let listed = self.moved_keys.iter().all(|&k| self.moved[k as usize]);
+        if !listed || flagged != self.moved_keys.len() {
+            return Err(InvariantError("moved flags and moved keys differ".into()));
+        }
         let mut fat_pairs = Vec::new();
         self.inner.for_each_active(&mut |key| fat_pairs.push(key));
         fat_pairs.sort_unstable();

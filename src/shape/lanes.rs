@@ -110,7 +110,7 @@ impl VertexLanes {
     }
 
     /// The first vertex maximizing `dir · v` (0 when there are none, or
-    /// when `dir` is not finite). Four lanes, each chunk as two halves,
+    /// when `dir` has a NaN). Four lanes, each chunk as two halves,
     /// each half with its own running maximum: two independent chains of
     /// compare-and-select, half the latency of one.
     pub fn argmax(&self, dir: Vec3) -> u32 {
@@ -150,9 +150,12 @@ impl VertexLanes {
         (i, self.vertex(i))
     }
 
-    /// Vertex `i` (`i` below the number of vertices), from the lanes.
+    /// Vertex `i` (`i` below the number of vertices), from the lanes. An
+    /// index past the vertices gives a padding copy of the last vertex, or
+    /// zero past the chunks.
     #[inline]
     pub fn vertex(&self, i: u32) -> Vec3 {
+        debug_assert!((i as usize) < self.chunks.len() * CHUNK);
         let (c, k) = (i as usize / CHUNK, i as usize % CHUNK);
         self.chunks
             .get(c)

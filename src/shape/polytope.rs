@@ -514,7 +514,10 @@ fn add_vertex_adjacency(p: &mut ConvexPolytope) {
 }
 
 impl SupportMap for ConvexPolytope {
-    /// Hill-climbing over the polytope's edge graph from `hint`.
+    /// Hill-climbing over the polytope's edge graph from `hint`; without a
+    /// hint (not a vertex index), a whole-hull scan below `SCAN_BELOW`
+    /// vertices, whose point is read from the scanned lanes (the same
+    /// value as `vertex(hint)`).
     #[inline]
     fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
         if (*hint as usize) >= self.vertices.len() && self.vertices.len() < SCAN_BELOW {
@@ -664,6 +667,12 @@ mod tests {
                         got >= best - 1e-5 * best.abs().max(1.0),
                         "n {n} start {start}"
                     );
+                    // The support map's point is its hint's vertex, bit for
+                    // bit, whether it came from a scan or a walk.
+                    let mut hint = start;
+                    let point = SupportMap::support(&p, dir, &mut hint);
+                    assert_eq!(point, p.vertex(hint), "n {n} start {start}");
+                    assert_eq!(hint, p.support_vertex(dir, start), "n {n} start {start}");
                 }
             }
         }
