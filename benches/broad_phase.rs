@@ -56,7 +56,7 @@ use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
-use icollide_peers::{ParryBvhBroadPhase, PingPong, brute_force_aabb};
+use icollide_peers::{ParryBvhBroadPhase, PingPong, brute_force_aabb, env_or};
 
 /// Consecutive frames precomputed per N.
 const RING: usize = 64;
@@ -77,19 +77,13 @@ struct Frames {
 
 impl Frames {
     fn new(n: usize) -> Self {
-        let env = |name: &str, default: f32| {
-            std::env::var(name)
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(default)
-        };
         let params = MultiBodyParams {
             count: n,
-            hull_points: env("ICOLLIDE_BENCH_HULL_POINTS", 40.0) as usize,
+            hull_points: env_or("ICOLLIDE_BENCH_HULL_POINTS", 40),
             density: 0.05,
-            rotation_deg: env("ICOLLIDE_BENCH_ROTATION_DEG", 10.0),
+            rotation_deg: env_or("ICOLLIDE_BENCH_ROTATION_DEG", 10.0),
             translation: 0.015,
-            distinct_shapes: env("ICOLLIDE_BENCH_SHAPES", 32.0) as usize,
+            distinct_shapes: env_or("ICOLLIDE_BENCH_SHAPES", 32),
             ..Default::default()
         };
         println!(
@@ -306,10 +300,7 @@ fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb], changes: &mut PairCh
 /// The margin of the enlarged-box grid: `ICOLLIDE_BENCH_MARGIN` or
 /// [`DEFAULT_MARGIN`].
 fn margin() -> f32 {
-    std::env::var("ICOLLIDE_BENCH_MARGIN")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_MARGIN)
+    env_or("ICOLLIDE_BENCH_MARGIN", DEFAULT_MARGIN)
 }
 
 /// The grid behind enlarged boxes (`Enlarged`, margin [`margin`]) over
@@ -655,11 +646,7 @@ fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
 /// Every `sparse()`-th body moves; the others rest where frame 0 put them.
 /// `ICOLLIDE_BENCH_SPARSE` or 10.
 fn sparse() -> usize {
-    std::env::var("ICOLLIDE_BENCH_SPARSE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|&k| k > 0)
-        .unwrap_or(10)
+    env_or("ICOLLIDE_BENCH_SPARSE", 10usize).max(1)
 }
 
 /// The sparse scene: a game-like frame where 1 body in `sparse()` moves.

@@ -135,39 +135,43 @@ fn first_update<B: BroadPhase>(
     bp
 }
 
-/// One frame: the listed boxes moved, update, drain.
-fn frame<B: BroadPhase>(
-    bp: &mut B,
-    boxes: &[Aabb],
+/// What the frames of one scene share: the ring of boxes, which proxies
+/// move, and the pair filter.
+struct Scene<'a> {
+    frames: &'a [Vec<Aabb>],
     moved: std::ops::Range<usize>,
-    filter: &dyn PairFilter,
-    changes: &mut PairChanges,
-) {
-    for i in moved {
-        bp.set_aabb(i as ProxyKey, boxes[i]).expect("live proxy");
-    }
-    bp.update(filter);
-    bp.drain_changes(changes);
+    filter: &'a dyn PairFilter,
 }
 
-/// Times [`frame`] as `id` on consecutive frames of the ring (there and
-/// back), each timed frame following the last.
-fn bench_frames<B: BroadPhase>(
-    group: &mut BenchmarkGroup<'_, WallTime>,
-    id: BenchmarkId,
-    bp: &mut B,
-    frames: &[Vec<Aabb>],
-    moved: std::ops::Range<usize>,
-    filter: &dyn PairFilter,
-    changes: &mut PairChanges,
-) {
-    let mut ring = PingPong::new(RING);
-    group.bench_function(id, |b| {
-        b.iter(|| {
-            frame(bp, &frames[ring.next()], moved.clone(), filter, changes);
-            black_box(bp.box_pairs())
-        })
-    });
+impl Scene<'_> {
+    /// One frame on ring frame `f`: the movers' boxes set, update, drain.
+    fn frame<B: BroadPhase>(&self, bp: &mut B, f: usize, changes: &mut PairChanges) {
+        let boxes = &self.frames[f];
+        for i in self.moved.clone() {
+            bp.set_aabb(i as ProxyKey, boxes[i]).expect("live proxy");
+        }
+        bp.update(self.filter);
+        bp.drain_changes(changes);
+    }
+
+    /// Times [`frame`](Self::frame) as `name`/`n` on consecutive frames of
+    /// the ring (there and back), each timed frame following the last.
+    fn bench<B: BroadPhase>(
+        &self,
+        group: &mut BenchmarkGroup<'_, WallTime>,
+        name: &str,
+        n: usize,
+        bp: &mut B,
+    ) {
+        let mut ring = PingPong::new(RING);
+        let mut changes = PairChanges::default();
+        group.bench_function(BenchmarkId::new(name, n), |b| {
+            b.iter(|| {
+                self.frame(bp, ring.next(), &mut changes);
+                black_box(bp.box_pairs())
+            })
+        });
+    }
 }
 
 fn static_stack(c: &mut Criterion) {
@@ -201,32 +205,19 @@ fn static_stack(c: &mut Criterion) {
         "[first] static_stack parry bvh_rapier_cd: tree built in {:.1} ms",
         t.elapsed().as_secs_f64() * 1e3
     );
+    let scene = Scene {
+        frames: &frames,
+        moved: movers.clone(),
+        filter: &AllowAll,
+    };
     let mut changes = PairChanges::default();
     let mut ring = PingPong::new(RING);
     let mut total = 0;
     for s in 0..ring.period() {
         let f = ring.next();
-        frame(
-            &mut grid,
-            &frames[f],
-            movers.clone(),
-            &AllowAll,
-            &mut changes,
-        );
-        frame(
-            &mut sap,
-            &frames[f],
-            movers.clone(),
-            &AllowAll,
-            &mut changes,
-        );
-        frame(
-            &mut enlarged,
-            &frames[f],
-            movers.clone(),
-            &AllowAll,
-            &mut changes,
-        );
+        scene.frame(&mut grid, f, &mut changes);
+        scene.frame(&mut sap, f, &mut changes);
+        scene.frame(&mut enlarged, f, &mut changes);
         let moved: Vec<u32> = movers.clone().map(|i| i as u32).collect();
         parry.update_subset(&frames[f], &moved);
         let want = stack_pairs(&frames[f]);
@@ -245,33 +236,9 @@ fn static_stack(c: &mut Criterion) {
         .sample_size(20)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    bench_frames(
-        &mut group,
-        BenchmarkId::new("grid_sap", STACK),
-        &mut grid,
-        &frames,
-        movers.clone(),
-        &AllowAll,
-        &mut changes,
-    );
-    bench_frames(
-        &mut group,
-        BenchmarkId::new("grid_sap_enlarged", STACK),
-        &mut enlarged,
-        &frames,
-        movers.clone(),
-        &AllowAll,
-        &mut changes,
-    );
-    bench_frames(
-        &mut group,
-        BenchmarkId::new("sap", STACK),
-        &mut sap,
-        &frames,
-        movers.clone(),
-        &AllowAll,
-        &mut changes,
-    );
+    scene.bench(&mut group, "grid_sap", STACK, &mut grid);
+    scene.bench(&mut group, "grid_sap_enlarged", STACK, &mut enlarged);
+    scene.bench(&mut group, "sap", STACK, &mut sap);
     let moved: Vec<u32> = movers.clone().map(|i| i as u32).collect();
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("bvh_rapier_cd", STACK), |b| {
@@ -316,31 +283,19 @@ fn filtered_crowd(c: &mut Criterion) {
         "filtered_crowd grid_sap_enlarged",
     );
     let mut parry = ParryBvhBroadPhase::crowd(&frames[0], RAPIER_MARGIN, |_, _| false);
-    let mut changes = PairChanges::default();
     let mut group = c.benchmark_group("filtered_crowd");
     group
         .sample_size(10)
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    bench_frames(
-        &mut group,
-        BenchmarkId::new("grid_sap", CROWD),
-        &mut grid,
-        &frames,
-        0..CROWD,
-        &filter,
-        &mut changes,
-    );
-    bench_frames(
-        &mut group,
-        BenchmarkId::new("grid_sap_enlarged", CROWD),
-        &mut enlarged,
-        &frames,
-        0..CROWD,
-        &filter,
-        &mut changes,
-    );
+    let scene = Scene {
+        frames: &frames,
+        moved: 0..CROWD,
+        filter: &filter,
+    };
+    scene.bench(&mut group, "grid_sap", CROWD, &mut grid);
+    scene.bench(&mut group, "grid_sap_enlarged", CROWD, &mut enlarged);
     let mut ring = PingPong::new(RING);
     group.bench_function(BenchmarkId::new("bvh_rapier_cd", CROWD), |b| {
         b.iter(|| black_box(parry.update(&frames[ring.next()])))

@@ -619,6 +619,15 @@ pub fn log_log_slope(points: &[(f64, f64)]) -> f64 {
     sxy / sxx
 }
 
+/// The value of the environment variable `var`, or `default` when it is
+/// unset or does not parse.
+pub fn env_or<T: std::str::FromStr>(var: &str, default: T) -> T {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A comma-separated list of sizes from the environment variable `var`
 /// (underscores allowed: `10_000`), or `default` when it is unset.
 pub fn env_sizes(var: &str, default: &[usize]) -> Vec<usize> {

@@ -19,10 +19,11 @@
 //! A removal moves the last candidate into the hole and relinks its
 //! neighbours.
 //!
-//! Walking per proxy when every body moved was slower than the one pass
-//! (about 1.4× in a scratch run at 10 000 bodies): a pair of moved proxies
-//! sits in two lists and is skipped in one of them on a data-dependent
-//! branch, and each list ends at a different length.
+//! Walking per proxy when every body moved was slower than one pass: in
+//! `--bench broad_phase` at 10 000 bodies, 0.51 ms per frame against 0.33
+//! ms for the sorted vector before it (separate runs of the same day). A
+//! pair of moved proxies sits in two lists and is skipped in one of them
+//! on a data-dependent branch, and each list ends at a different length.
 
 use super::ProxyKey;
 use super::pairs::{PairKey, pair_key};

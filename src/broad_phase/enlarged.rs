@@ -195,13 +195,6 @@ impl<B: BroadPhase> Enlarged<B> {
         }
     }
 
-    /// Whether the tight boxes of the pair overlap.
-    #[inline]
-    fn tight_overlap(&self, key: PairKey) -> bool {
-        let (a, b) = pair_ids(key);
-        overlap(&self.tight[a as usize], &self.tight[b as usize])
-    }
-
     /// Steps 2 and 3 of an update (module docs): the inner changes, then
     /// the candidates of moved proxies.
     fn refresh_candidates(&mut self) {
@@ -427,7 +420,7 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         let mut keys = Vec::new();
         let mut on = 0;
         for c in self.index.all() {
-            let now = self.tight_overlap(c.key());
+            let now = overlap(&self.tight[c.a as usize], &self.tight[c.b as usize]);
             if c.on != now || self.table.contains(c.key()) != now {
                 return Err(InvariantError(format!(
                     "candidate {:?} out of date",

@@ -240,26 +240,35 @@ impl ConvexPolytope {
     /// best of the extreme vertices of 26 fixed directions, a few steps
     /// from the answer.
     pub fn support_vertex(&self, dir: Vec3, start: u32) -> u32 {
+        self.support_point(dir, start).0
+    }
+
+    /// [`support_vertex`](Self::support_vertex) and its point. A scan
+    /// reads the point from the lanes it has just read, not from the
+    /// vertex array, which may not be in the cache (a cold GJK query on
+    /// hulls that each pair owns waited there; see `lanes.rs`).
+    fn support_point(&self, dir: Vec3, start: u32) -> (u32, Vec3) {
         let mut best = if (start as usize) < self.vertices.len() {
             start
         } else if self.vertices.len() < SCAN_BELOW {
-            return self.lanes.argmax(dir);
+            return self.lanes.support(dir);
         } else {
             self.seeds.start(dir)
         };
-        let mut best_val = dir.dot(self.vertex(best));
+        let mut point = self.vertex(best);
+        let mut best_val = dir.dot(point);
         loop {
             let mut improved = false;
             for &n in self.neighbors(best) {
-                let val = dir.dot(self.vertex(n));
+                let v = self.vertex(n);
+                let val = dir.dot(v);
                 if val > best_val {
-                    best_val = val;
-                    best = n;
+                    (best, point, best_val) = (n, v, val);
                     improved = true;
                 }
             }
             if !improved {
-                return best;
+                return (best, point);
             }
         }
     }
@@ -514,21 +523,12 @@ fn add_vertex_adjacency(p: &mut ConvexPolytope) {
 }
 
 impl SupportMap for ConvexPolytope {
-    /// Hill-climbing over the polytope's edge graph from `hint`; without a
-    /// hint (not a vertex index), a whole-hull scan below `SCAN_BELOW`
-    /// vertices, whose point is read from the scanned lanes (the same
-    /// value as `vertex(hint)`).
+    /// [`ConvexPolytope::support_vertex`] from `hint`, and its point.
     #[inline]
     fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
-        if (*hint as usize) >= self.vertices.len() && self.vertices.len() < SCAN_BELOW {
-            // A whole-hull scan: the point from the lanes it just read,
-            // not from the vertex array, which may not be in the cache.
-            let (i, v) = self.lanes.support(dir);
-            *hint = i;
-            return v;
-        }
-        *hint = self.support_vertex(dir, *hint);
-        self.vertex(*hint)
+        let (i, point) = self.support_point(dir, *hint);
+        *hint = i;
+        point
     }
 }
 
