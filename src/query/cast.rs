@@ -436,9 +436,9 @@ fn supporting_feature(poly: &ConvexPolytope, dir: Vec3, hint: u32) -> Feature {
     let v = poly.support_vertex(dir, hint);
     let top = dir.dot(poly.vertex(v));
     let eps = 2e-3 * poly.radius() * dir.length();
-    let on_plane = |e: &&u32| dir.dot(poly.vertex(poly.other_vertex(**e, v))) >= top - eps;
-    let mut edges = poly.vertex_edges(v).iter().filter(on_plane);
-    let (Some(&first), second) = (edges.next(), edges.next()) else {
+    let on_plane = |e: &u32| dir.dot(poly.vertex(poly.other_vertex(*e, v))) >= top - eps;
+    let mut edges = poly.vertex_edges(v).filter(on_plane);
+    let (Some(first), second) = (edges.next(), edges.next()) else {
         return Feature::Vertex(v);
     };
     if second.is_none() {
@@ -446,9 +446,8 @@ fn supporting_feature(poly: &ConvexPolytope, dir: Vec3, hint: u32) -> Feature {
     }
     let faces = poly
         .vertex_edges(v)
-        .iter()
         .filter(on_plane)
-        .flat_map(|&e| poly.edge(e).faces);
+        .flat_map(|e| poly.edge(e).faces);
     let best = faces.max_by(|&f, &g| {
         let (nf, ng) = (poly.face(f).normal.dot(dir), poly.face(g).normal.dot(dir));
         nf.total_cmp(&ng)

@@ -40,8 +40,8 @@ impl FeatureView<'_> {
 
     #[inline]
     fn segment(&self, e: u32) -> (Vec3, Vec3) {
-        let ed = self.poly.edge(e);
-        (self.point(ed.v[0]), self.point(ed.v[1]))
+        let [p0, p1] = self.poly.edge(e).ends;
+        (self.common_point(p0), self.common_point(p1))
     }
 }
 
@@ -79,18 +79,19 @@ impl<'a> FaceView<'a> {
         self.xf.map_or(p, |(xf, _)| xf.transform_point3(p))
     }
 
-    /// The boundary edges as local segments.
+    /// The boundary edges as local segments, in loop order (from the
+    /// slots alone: no edge record is read).
     fn local_edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
-        self.poly.face_loop(self.face).map(|(e, _, _)| {
-            let ed = self.poly.edge(e);
-            (self.poly.vertex(ed.v[0]), self.poly.vertex(ed.v[1]))
-        })
+        let slots = self.poly.face_slots(self.face);
+        let next = slots.iter().cycle().skip(1);
+        slots.iter().zip(next).map(|(s, t)| (s.pos, t.pos))
     }
 
     fn contains_projection(&self, q: Vec3) -> bool {
         self.poly
-            .face_loop(self.face)
-            .all(|(_, v, m)| (q - self.poly.vertex(v)).dot(m) >= 0.0)
+            .face_slots(self.face)
+            .iter()
+            .all(|s| (q - s.pos).dot(s.side) >= 0.0)
     }
 
     /// Closest point of the face to local point `p` (local frame).

@@ -87,14 +87,13 @@ fn test_region(poly: &ConvexPolytope, f: Feature, p: Vec3, tol: f32) -> Region {
     match f {
         Feature::Vertex(v) => {
             let pv = poly.vertex(v);
-            let (edges, away) = poly.vertex_region(v);
-            for (&e, &u) in edges.iter().zip(away) {
-                consider(-(p - pv).dot(u), Feature::Edge(e));
+            for link in poly.vertex_region(v) {
+                consider(-(p - pv).dot(link.away), Feature::Edge(link.edge));
             }
         }
         Feature::Edge(e) => {
             let ed = poly.edge(e);
-            let (v0, v1) = (poly.vertex(ed.v[0]), poly.vertex(ed.v[1]));
+            let [v0, v1] = ed.ends;
             consider(-(p - v0).dot(ed.dir), Feature::Vertex(ed.v[0]));
             consider((p - v1).dot(ed.dir), Feature::Vertex(ed.v[1]));
             for k in 0..2 {
@@ -102,8 +101,8 @@ fn test_region(poly: &ConvexPolytope, f: Feature, p: Vec3, tol: f32) -> Region {
             }
         }
         Feature::Face(face) => {
-            for (e, v, m) in poly.face_loop(face) {
-                consider(-(p - poly.vertex(v)).dot(m), Feature::Edge(e));
+            for slot in poly.face_slots(face) {
+                consider(-(p - slot.pos).dot(slot.side), Feature::Edge(slot.edge));
             }
             if worst.1.is_none() && poly.face_distance(face, p) < -tol {
                 return Region::BelowFace;
@@ -290,18 +289,22 @@ pub struct ConvexCache {
     pub gjk: GjkCache,
     /// Walks that hit their bound (answered by GJK).
     pub fallbacks: u32,
+    /// Where the regions of the cached features start
+    /// ([`ConvexPolytope::region_start`]): what [`prefetch_pair`] hints
+    /// without a load. A hint only.
+    pub region_starts: [u32; 2],
 }
 
 /// Starts loading what [`closest_features`] of the pair reads first (its
-/// cached features' records): a batch of pairs calls it a pair or two
+/// cached features' records and their regions' planes): a batch of pairs calls it a pair or two
 /// ahead, so that pairs of shapes that have left the cache overlap their
 /// waits, and `ConvexPolytope::prefetch_fields` a few pairs earlier still. A hint: no
 /// result changes.
 #[inline]
 pub fn prefetch_pair(a: &ConvexPolytope, b: &ConvexPolytope, cache: &ConvexCache) {
     let [fa, fb] = cache.features.map_or([None; 2], |f| f.map(Some));
-    a.prefetch(fa);
-    b.prefetch(fb);
+    a.prefetch(fa, cache.region_starts[0]);
+    b.prefetch(fb, cache.region_starts[1]);
 }
 
 /// Closest features with coherence: Lin–Canny from the cached pair, GJK if
@@ -320,6 +323,8 @@ pub fn closest_features(
         .or_else(|| warm.and_then(|_| walk(a, pose_a, b, pose_b, None)));
     if let Some(r) = walked {
         cache.features = Some(r.features);
+        let [fa, fb] = r.features;
+        cache.region_starts = [a.region_start(fa), b.region_start(fb)];
         return r;
     }
     cache.fallbacks += 1;

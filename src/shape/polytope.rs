@@ -55,15 +55,35 @@ pub struct PolyEdge {
     pub dir: Vec3,
     /// In-plane normal of the edge pointing into each face.
     pub sides: [Vec3; 2],
+    /// The positions of `v[0]` and `v[1]` (copies: a region test or a
+    /// closest-point computation on the edge reads one record).
+    pub ends: [Vec3; 2],
 }
 
-/// One step of a face's boundary loop.
+/// One step of a face's boundary loop: the edge from this slot's vertex to
+/// the next slot's. The vertex's position is a copy, so that a face's
+/// region test and closest points read the face's slots and nothing else.
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct FaceSlot {
-    edge: u32,
-    vert: u32,
+pub struct FaceSlot {
     /// In-plane normal of the edge pointing into the face.
-    side: Vec3,
+    pub side: Vec3,
+    /// The edge.
+    pub edge: u32,
+    /// Position of the edge's start vertex in the loop.
+    pub pos: Vec3,
+    /// The edge's start vertex in the loop.
+    pub vert: u32,
+}
+
+/// One edge at a vertex, with the normal of the vertex's Voronoi plane
+/// across it (unit `v - w`, `w` the edge's other vertex): a vertex's
+/// region test reads one contiguous run of these.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VertexLink {
+    /// Normal of the Voronoi plane.
+    pub away: Vec3,
+    /// The edge.
+    pub edge: u32,
 }
 
 /// A planar convex face: outward unit normal, plane offset (`n · x = offset`
@@ -88,13 +108,11 @@ pub struct ConvexPolytope {
     faces: Vec<PolyFace>,
     /// The faces' boundary loops, one after another.
     face_slots: Vec<FaceSlot>,
-    /// CSR: edges incident to each vertex.
+    /// CSR: edges incident to each vertex, with its Voronoi planes.
     vert_edge_start: Vec<u32>,
-    vert_edges: Vec<u32>,
-    /// CSR, aligned with `vert_edges`: unit `v - w` for the edge's other
-    /// vertex `w`, the normal of the vertex's Voronoi plane for that edge.
-    vert_away: Vec<Vec3>,
-    /// CSR: neighbors of each vertex (for hill-climbing supports).
+    vert_links: Vec<VertexLink>,
+    /// CSR, aligned with `vert_links`: neighbors of each vertex (for
+    /// hill-climbing supports).
     vert_neighbors: Vec<u32>,
     centroid: Vec3,
     radius: f32,
@@ -112,22 +130,45 @@ impl ConvexPolytope {
         build(hull, &groups)
     }
 
-    /// Starts loading what a Lin–Canny walk from `feature` reads first:
-    /// the feature's record (a cache hint that changes no result; see
-    /// `math::prefetch`). Reads the polytope's own fields, which
+    /// Starts loading what a Lin–Canny walk from `feature` reads: the
+    /// feature's record and, from `start` (its
+    /// [`region_start`](Self::region_start), kept by the pair so that no
+    /// load stands between the hint and the data), the run of its region's
+    /// planes. A cache hint that changes no result (see `math::prefetch`);
+    /// reads the polytope's own fields, which
     /// [`prefetch_fields`](Self::prefetch_fields) a little earlier brings in.
     #[inline]
-    pub fn prefetch(&self, feature: Option<Feature>) {
+    pub fn prefetch(&self, feature: Option<Feature>, start: u32) {
+        let start = start as usize;
         match feature {
-            Some(Feature::Vertex(v)) => self.prefetch_vertex(v),
-            Some(Feature::Edge(e)) => {
-                prefetch_slice(self.edges.get(e as usize..).unwrap_or(&[]), LINE)
+            Some(Feature::Vertex(v)) => {
+                self.prefetch_vertex(v);
+                prefetch_slice(self.vert_links.get(start..).unwrap_or(&[]), 2 * LINE);
             }
+            Some(Feature::Edge(e)) => prefetch_slice(
+                self.edges.get(e as usize..).unwrap_or(&[]),
+                std::mem::size_of::<PolyEdge>(),
+            ),
             Some(Feature::Face(f)) => {
-                prefetch_slice(self.faces.get(f as usize..).unwrap_or(&[]), LINE)
+                prefetch_slice(self.faces.get(f as usize..).unwrap_or(&[]), LINE);
+                prefetch_slice(self.face_slots.get(start..).unwrap_or(&[]), 2 * LINE);
             }
             None => {}
         }
+    }
+
+    /// Where the planes of `feature`'s Voronoi region start: a vertex's
+    /// first link, a face's first loop slot (0 for an edge, whose planes
+    /// are in its record, and for an index out of range). What
+    /// [`prefetch`](Self::prefetch) needs to reach them without a load.
+    #[inline]
+    pub fn region_start(&self, feature: Feature) -> u32 {
+        match feature {
+            Feature::Vertex(v) => self.vert_edge_start.get(v as usize).copied(),
+            Feature::Face(f) => self.faces.get(f as usize).map(|f| f.first),
+            Feature::Edge(_) => None,
+        }
+        .unwrap_or(0)
     }
 
     /// Starts loading vertex `v` and the start of its adjacency (what a
@@ -181,10 +222,14 @@ impl ConvexPolytope {
     /// The loop of face `f`: `(edge, start vertex, in-plane normal into the face)`.
     #[inline]
     pub fn face_loop(&self, f: u32) -> impl Iterator<Item = (u32, u32, Vec3)> + '_ {
+        self.face_slots(f).iter().map(|s| (s.edge, s.vert, s.side))
+    }
+    /// The loop of face `f` as stored: its slots, with their vertices'
+    /// positions.
+    #[inline]
+    pub fn face_slots(&self, f: u32) -> &[FaceSlot] {
         let face = &self.faces[f as usize];
-        self.face_slots[face.first as usize..(face.first + face.len) as usize]
-            .iter()
-            .map(|s| (s.edge, s.vert, s.side))
+        &self.face_slots[face.first as usize..(face.first + face.len) as usize]
     }
     /// The in-plane normal of loop slot `slot`, pointing into its face.
     #[inline]
@@ -194,30 +239,27 @@ impl ConvexPolytope {
     /// The edges at vertex `v` with the normals of `v`'s Voronoi planes
     /// (unit `v - w` for each neighbor `w`).
     #[inline]
-    pub fn vertex_region(&self, v: u32) -> (&[u32], &[Vec3]) {
-        let (s, e) = (
-            self.vert_edge_start[v as usize] as usize,
-            self.vert_edge_start[v as usize + 1] as usize,
-        );
-        (&self.vert_edges[s..e], &self.vert_away[s..e])
+    pub fn vertex_region(&self, v: u32) -> &[VertexLink] {
+        let (s, e) = self.vertex_range(v);
+        &self.vert_links[s..e]
     }
     /// Edges incident to vertex `v`.
     #[inline]
-    pub fn vertex_edges(&self, v: u32) -> &[u32] {
-        let (s, e) = (
-            self.vert_edge_start[v as usize],
-            self.vert_edge_start[v as usize + 1],
-        );
-        &self.vert_edges[s as usize..e as usize]
+    pub fn vertex_edges(&self, v: u32) -> impl ExactSizeIterator<Item = u32> + Clone + '_ {
+        self.vertex_region(v).iter().map(|l| l.edge)
+    }
+    #[inline]
+    fn vertex_range(&self, v: u32) -> (usize, usize) {
+        (
+            self.vert_edge_start[v as usize] as usize,
+            self.vert_edge_start[v as usize + 1] as usize,
+        )
     }
     /// Vertices sharing an edge with `v`.
     #[inline]
     pub fn neighbors(&self, v: u32) -> &[u32] {
-        let (s, e) = (
-            self.vert_edge_start[v as usize],
-            self.vert_edge_start[v as usize + 1],
-        );
-        &self.vert_neighbors[s as usize..e as usize]
+        let (s, e) = self.vertex_range(v);
+        &self.vert_neighbors[s..e]
     }
     /// Mean of the vertices (an interior point).
     pub fn centroid(&self) -> Vec3 {
@@ -418,9 +460,8 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         edges: Vec::new(),
         faces: Vec::new(),
         face_slots: Vec::new(),
-        vert_away: Vec::new(),
         vert_edge_start: Vec::new(),
-        vert_edges: Vec::new(),
+        vert_links: Vec::new(),
         vert_neighbors: Vec::new(),
         centroid: Vec3::ZERO,
         radius: 0.0,
@@ -471,6 +512,7 @@ fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
                     slots: [slot, u32::MAX],
                     dir: dir.as_vec3(),
                     sides: [side, Vec3::ZERO],
+                    ends: [a, b].map(|x| p.vertices[x as usize]),
                 });
                 p.edges.len() as u32 - 1
             });
@@ -481,9 +523,10 @@ fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
                 edge.sides[1] = side;
             }
             p.face_slots.push(FaceSlot {
-                edge: e,
-                vert: a,
                 side,
+                edge: e,
+                pos: p.vertices[a as usize],
+                vert: a,
             });
         }
         p.faces.push(PolyFace {
@@ -506,16 +549,21 @@ fn add_vertex_adjacency(p: &mut ConvexPolytope) {
         count[i + 1] += count[i];
     }
     let mut fill = count.clone();
-    p.vert_edges = vec![0; 2 * p.edges.len()];
+    let link = VertexLink {
+        away: Vec3::ZERO,
+        edge: 0,
+    };
+    p.vert_links = vec![link; 2 * p.edges.len()];
     p.vert_neighbors = vec![0; 2 * p.edges.len()];
-    p.vert_away = vec![Vec3::ZERO; 2 * p.edges.len()];
     for (i, e) in p.edges.iter().enumerate() {
         for k in 0..2 {
             let v = e.v[k] as usize;
-            p.vert_edges[fill[v] as usize] = i as u32;
+            p.vert_links[fill[v] as usize] = VertexLink {
+                // From the other vertex towards v: -dir at v[0], +dir at v[1].
+                away: if k == 0 { -e.dir } else { e.dir },
+                edge: i as u32,
+            };
             p.vert_neighbors[fill[v] as usize] = e.v[1 - k];
-            // From the other vertex towards v: -dir at v[0], +dir at v[1].
-            p.vert_away[fill[v] as usize] = if k == 0 { -e.dir } else { e.dir };
             fill[v] += 1;
         }
     }
@@ -589,6 +637,41 @@ mod tests {
         }
     }
 
+    /// The copies the region tests read (edge ends, loop slots' positions,
+    /// vertex links) agree with the vertices and edges they copy, and
+    /// `region_start` points at each feature's run.
+    fn assert_copies(p: &ConvexPolytope) {
+        for e in p.edges() {
+            assert_eq!(e.ends, e.v.map(|v| p.vertex(v)));
+        }
+        for f in 0..p.faces().len() as u32 {
+            let slots = p.face_slots(f);
+            assert_eq!(p.region_start(Feature::Face(f)), p.face(f).first);
+            for (i, s) in slots.iter().enumerate() {
+                let next = slots[(i + 1) % slots.len()].vert;
+                assert_eq!(s.pos, p.vertex(s.vert));
+                assert_eq!(
+                    p.other_vertex(s.edge, s.vert),
+                    next,
+                    "loop runs along its edges"
+                );
+            }
+        }
+        for v in 0..p.vertices().len() as u32 {
+            let start = p.region_start(Feature::Vertex(v)) as usize;
+            assert_eq!(
+                &p.vert_links[start..start + p.vertex_region(v).len()],
+                p.vertex_region(v)
+            );
+            for l in p.vertex_region(v) {
+                let e = p.edge(l.edge);
+                let sign = if e.v[1] == v { 1.0 } else { -1.0 };
+                assert!(e.v.contains(&v));
+                assert_eq!(l.away, e.dir * sign);
+            }
+        }
+    }
+
     #[test]
     fn near_degenerate_inputs_build_valid_polytopes() {
         let mut rng = crate::testkit::Rng::new(5);
@@ -610,6 +693,7 @@ mod tests {
         let h = ConvexHull::new(&noisy).expect("noisy cube");
         let p = ConvexPolytope::from_hull(&h);
         assert_valid(&p, "noisy cube");
+        assert_copies(&p);
         // Duplicates and a tiny scale.
         let mut tiny: Vec<Vec3> = (0..50).map(|_| rng.unit_vector() * 1e-4).collect();
         tiny.extend(tiny.clone());
@@ -626,6 +710,7 @@ mod tests {
                 continue;
             };
             let p = ConvexPolytope::from_hull(&h);
+            assert_copies(&p);
             let (v, e, f) = (p.vertices().len(), p.edges().len(), p.faces().len());
             assert_eq!(v + f, e + 2, "Euler");
             for (i, edge) in p.edges().iter().enumerate() {
