@@ -12,91 +12,121 @@
 use glam::{Affine3A, Vec3};
 
 use crate::geometry::closest::{point_segment, segment_segment};
-use crate::shape::{ConvexPolytope, Feature};
+use crate::shape::{ConvexPolytope, FaceSlot, Feature};
 
-/// A feature of a polytope seen in another frame (`xf` maps the polytope's
-/// local frame to the common frame).
+/// Where a polytope sits in the common frame. Two kinds, so that the walk's
+/// code for each side is compiled for it (no branch on the frame in the
+/// point transforms): [`Own`] for the polytope whose frame is the common
+/// one, [`Moved`] for the other.
+pub trait Frame: Copy {
+    /// Local → common.
+    fn to_common(&self, p: Vec3) -> Vec3;
+    /// Common → local.
+    fn to_local(&self, p: Vec3) -> Vec3;
+}
+
+/// The polytope's own frame is the common one.
 #[derive(Clone, Copy)]
-pub struct FeatureView<'a> {
+pub struct Own;
+
+impl Frame for Own {
+    #[inline(always)]
+    fn to_common(&self, p: Vec3) -> Vec3 {
+        p
+    }
+    #[inline(always)]
+    fn to_local(&self, p: Vec3) -> Vec3 {
+        p
+    }
+}
+
+/// Local → common frame (`to`) and back (`from`).
+#[derive(Clone, Copy)]
+pub struct Moved<'a> {
+    /// Local → common.
+    pub to: &'a Affine3A,
+    /// Common → local.
+    pub from: &'a Affine3A,
+}
+
+impl Frame for Moved<'_> {
+    #[inline(always)]
+    fn to_common(&self, p: Vec3) -> Vec3 {
+        self.to.transform_point3(p)
+    }
+    #[inline(always)]
+    fn to_local(&self, p: Vec3) -> Vec3 {
+        self.from.transform_point3(p)
+    }
+}
+
+/// A feature of a polytope seen in the common frame.
+#[derive(Clone, Copy)]
+pub struct FeatureView<'a, F: Frame> {
     /// The polytope.
     pub poly: &'a ConvexPolytope,
-    /// Local → common frame, and back; `None`: the polytope's own frame is
-    /// the common one (no transform at all).
-    pub xf: Option<(&'a Affine3A, &'a Affine3A)>,
+    /// Where it sits.
+    pub frame: F,
     /// The feature.
     pub feature: Feature,
 }
 
-impl FeatureView<'_> {
+impl<F: Frame> FeatureView<'_, F> {
     #[inline]
     fn point(&self, v: u32) -> Vec3 {
-        self.common_point(self.poly.vertex(v))
-    }
-
-    #[inline]
-    fn common_point(&self, p: Vec3) -> Vec3 {
-        self.xf.map_or(p, |(xf, _)| xf.transform_point3(p))
+        self.frame.to_common(self.poly.vertex(v))
     }
 
     #[inline]
     fn segment(&self, e: u32) -> (Vec3, Vec3) {
         let [p0, p1] = self.poly.edge(e).ends;
-        (self.common_point(p0), self.common_point(p1))
+        (self.frame.to_common(p0), self.frame.to_common(p1))
     }
 }
 
 /// A face of a polytope, queried in the polytope's own frame: query points
 /// are mapped in (one inverse transform each) and answers mapped back, so
 /// the face's vertices and precomputed side normals are used as stored.
-struct FaceView<'a> {
-    poly: &'a ConvexPolytope,
-    face: u32,
-    /// Local → common frame and back (`None`: the same frame).
-    xf: Option<(&'a Affine3A, &'a Affine3A)>,
+struct FaceView<'a, F: Frame> {
+    slots: &'a [FaceSlot],
+    frame: F,
     normal: Vec3,
-    origin: Vec3,
+    offset: f32,
 }
 
-impl<'a> FaceView<'a> {
-    fn new(view: FeatureView<'a>, face: u32) -> Self {
+impl<'a, F: Frame> FaceView<'a, F> {
+    #[inline]
+    fn new(view: FeatureView<'a, F>, face: u32) -> Self {
         let f = view.poly.face(face);
         Self {
-            poly: view.poly,
-            face,
-            xf: view.xf,
+            slots: view.poly.face_slots(face),
+            frame: view.frame,
             normal: f.normal,
-            origin: f.normal * f.offset,
+            offset: f.offset,
         }
-    }
-
-    #[inline]
-    fn local_point(&self, p: Vec3) -> Vec3 {
-        self.xf.map_or(p, |(_, inv)| inv.transform_point3(p))
-    }
-
-    #[inline]
-    fn common_point(&self, p: Vec3) -> Vec3 {
-        self.xf.map_or(p, |(xf, _)| xf.transform_point3(p))
     }
 
     /// The boundary edges as local segments, in loop order (from the
     /// slots alone: no edge record is read).
     fn local_edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
-        let slots = self.poly.face_slots(self.face);
-        let next = slots.iter().cycle().skip(1);
-        slots.iter().zip(next).map(|(s, t)| (s.pos, t.pos))
+        let next = self.slots.iter().cycle().skip(1);
+        self.slots.iter().zip(next).map(|(s, t)| (s.pos, t.pos))
     }
 
+    #[inline]
     fn contains_projection(&self, q: Vec3) -> bool {
-        self.poly
-            .face_slots(self.face)
-            .iter()
-            .all(|s| (q - s.pos).dot(s.side) >= 0.0)
+        self.slots.iter().all(|s| (q - s.pos).dot(s.side) >= 0.0)
+    }
+
+    /// Signed distance of local point `p` above the face's plane.
+    #[inline]
+    fn height(&self, p: Vec3) -> f32 {
+        self.normal.dot(p) - self.offset
     }
 
     /// Closest point of the face to local point `p` (local frame).
     fn closest_local(&self, p: Vec3) -> Vec3 {
-        let q = p - self.normal * self.normal.dot(p - self.origin);
+        let q = p - self.normal * self.height(p);
         if self.contains_projection(q) {
             return q;
         }
@@ -104,22 +134,21 @@ impl<'a> FaceView<'a> {
     }
 
     /// Closest point of the face to `p` (common frame).
+    #[inline]
     fn closest_to(&self, p: Vec3) -> Vec3 {
-        self.common_point(self.closest_local(self.local_point(p)))
+        let local = self.closest_local(self.frame.to_local(p));
+        self.frame.to_common(local)
     }
 
     /// Closest points of segment `[p0, p1]` and the face (common frame).
     fn closest_to_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
-        let (a, b) = (self.local_point(p0), self.local_point(p1));
+        let (a, b) = (self.frame.to_local(p0), self.frame.to_local(p1));
         let (x, y) = self.closest_local_segment(a, b);
-        (self.common_point(x), self.common_point(y))
+        (self.frame.to_common(x), self.frame.to_common(y))
     }
 
     fn closest_local_segment(&self, p0: Vec3, p1: Vec3) -> (Vec3, Vec3) {
-        let (s0, s1) = (
-            self.normal.dot(p0 - self.origin),
-            self.normal.dot(p1 - self.origin),
-        );
+        let (s0, s1) = (self.height(p0), self.height(p1));
         if s0 * s1 <= 0.0 && s0 != s1 {
             // The segment reaches the plane: does it pierce the face?
             let x = p0 + (p1 - p0) * (s0 / (s0 - s1)).clamp(0.0, 1.0);
@@ -137,7 +166,7 @@ impl<'a> FaceView<'a> {
     /// The boundary edges as segments in the common frame.
     fn edges(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
         self.local_edges()
-            .map(|(a, b)| (self.common_point(a), self.common_point(b)))
+            .map(|(a, b)| (self.frame.to_common(a), self.frame.to_common(b)))
     }
 }
 
@@ -153,7 +182,10 @@ fn closest_of(pairs: impl Iterator<Item = (Vec3, Vec3)>) -> (Vec3, Vec3) {
 }
 
 /// Closest points of two features, in the common frame.
-pub fn closest_points(a: FeatureView<'_>, b: FeatureView<'_>) -> (Vec3, Vec3) {
+pub fn closest_points<FA: Frame, FB: Frame>(
+    a: FeatureView<'_, FA>,
+    b: FeatureView<'_, FB>,
+) -> (Vec3, Vec3) {
     use Feature::*;
     let swap = |(x, y): (Vec3, Vec3)| (y, x);
     match (a.feature, b.feature) {

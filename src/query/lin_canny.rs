@@ -43,7 +43,7 @@
 
 use glam::{Affine3A, Vec3};
 
-use super::features::{FeatureView, closest_points};
+use super::features::{FeatureView, Moved, Own, closest_points};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
 use crate::geometry::support::NO_HINT;
 use crate::math::Pose;
@@ -181,12 +181,15 @@ pub fn walk(
         // A's frame is the common one: its features need no transform.
         let view_a = FeatureView {
             poly: a,
-            xf: None,
+            frame: Own,
             feature: fa,
         };
         let view_b = FeatureView {
             poly: b,
-            xf: Some((&rel_m, &rel_inv_m)),
+            frame: Moved {
+                to: &rel_m,
+                from: &rel_inv_m,
+            },
             feature: fb,
         };
         let (pa, pb) = closest_points(view_a, view_b);

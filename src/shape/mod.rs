@@ -21,6 +21,6 @@ mod seeds;
 mod trimesh;
 
 pub use build::{ConvexHull, HullError};
-pub use polytope::{ConvexPolytope, Feature, PolyEdge, PolyFace};
+pub use polytope::{ConvexPolytope, FaceSlot, Feature, PolyEdge, PolyFace, VertexLink};
 pub use rounded::Rounded;
 pub use trimesh::{MeshError, TriMesh};
