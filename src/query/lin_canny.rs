@@ -299,10 +299,10 @@ pub struct ConvexCache {
 }
 
 /// Starts loading what [`closest_features`] of the pair reads first (its
-/// cached features' records and their regions' planes): a batch of pairs calls it a pair or two
-/// ahead, so that pairs of shapes that have left the cache overlap their
-/// waits, and `ConvexPolytope::prefetch_fields` a few pairs earlier still. A hint: no
-/// result changes.
+/// cached features' records and their regions' planes): a batch of pairs
+/// calls it a pair or two ahead, so that pairs of shapes that have left
+/// the cache overlap their waits, and `ConvexPolytope::prefetch_fields` a
+/// few pairs earlier still. A hint: no result changes.
 #[inline]
 pub fn prefetch_pair(a: &ConvexPolytope, b: &ConvexPolytope, cache: &ConvexCache) {
     let [fa, fb] = cache.features.map_or([None; 2], |f| f.map(Some));
