@@ -115,24 +115,30 @@ pub struct PolyFace {
 
 /// A convex polytope. See the module docs.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct ConvexPolytope {
-    vertices: Vec<Vec3>,
-    edges: Vec<PolyEdge>,
-    faces: Vec<PolyFace>,
+    // The fields a query reads, first and together (`repr(C)`, boxed
+    // slices): what `prefetch_fields` hints. Lin–Canny's walk reads the
+    // first six and the centroid and radius, GJK's support the vertices,
+    // the CSR and `lanes`.
+    vertices: Box<[Vec3]>,
+    edges: Box<[PolyEdge]>,
+    faces: Box<[PolyFace]>,
     /// The faces' boundary loops, one after another.
-    face_slots: Vec<FaceSlot>,
+    face_slots: Box<[FaceSlot]>,
     /// CSR: edges incident to each vertex, with its Voronoi planes.
-    vert_edge_start: Vec<u32>,
-    vert_links: Vec<VertexLink>,
-    /// CSR, aligned with `vert_links`: neighbors of each vertex (for
-    /// hill-climbing supports).
-    vert_neighbors: Vec<u32>,
+    vert_edge_start: Box<[u32]>,
+    vert_links: Box<[VertexLink]>,
     centroid: Vec3,
     radius: f32,
-    /// Start vertices for hill-climbing without a hint.
-    seeds: SupportSeeds,
+    /// CSR, aligned with `vert_links`: neighbors of each vertex (for
+    /// hill-climbing supports).
+    vert_neighbors: Box<[u32]>,
     /// The vertices in chunks of eight, for the whole-hull scans.
     lanes: VertexLanes,
+    // Cold: only hulls of 2 048 vertices and more read it.
+    /// Start vertices for hill-climbing without a hint.
+    seeds: SupportSeeds,
 }
 
 impl ConvexPolytope {
@@ -194,10 +200,10 @@ impl ConvexPolytope {
 
     /// Starts loading the polytope's own fields (the first step of a
     /// read-ahead: [`prefetch`](Self::prefetch) reads them to find its
-    /// arrays).
+    /// arrays): those a query reads, the ones before `seeds`.
     #[inline]
     pub fn prefetch_fields(&self) {
-        prefetch_value(self, std::mem::size_of::<Self>());
+        prefetch_value(self, std::mem::offset_of!(Self, seeds));
     }
 
     /// Vertices.
@@ -468,42 +474,47 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         .iter()
         .map(|l| l.iter().map(|&v| remap[v as usize]).collect())
         .collect();
-    let mut p = ConvexPolytope {
-        vertices,
-        edges: Vec::new(),
-        faces: Vec::new(),
-        face_slots: Vec::new(),
-        vert_edge_start: Vec::new(),
-        vert_links: Vec::new(),
-        vert_neighbors: Vec::new(),
-        centroid: Vec3::ZERO,
-        radius: 0.0,
-        seeds: SupportSeeds::default(),
-        lanes: VertexLanes::default(),
-    };
-    add_faces(&mut p, &loops);
-    add_vertex_adjacency(&mut p);
-    let c = p.vertices.iter().map(|v| v.as_dvec3()).sum::<DVec3>() / p.vertices.len() as f64;
-    p.centroid = c.as_vec3();
-    p.radius = p
-        .vertices
+    let mut parts = Parts::default();
+    add_faces(&mut parts, &vertices, &loops);
+    add_vertex_adjacency(&mut parts, vertices.len());
+    let c = vertices.iter().map(|v| v.as_dvec3()).sum::<DVec3>() / vertices.len() as f64;
+    let centroid = c.as_vec3();
+    let radius = vertices
         .iter()
-        .map(|v| v.distance(p.centroid))
+        .map(|v| v.distance(centroid))
         .fold(0.0, f32::max);
-    p.seeds = SupportSeeds::new(&p.vertices);
-    p.lanes = VertexLanes::new(&p.vertices);
-    p
+    ConvexPolytope {
+        seeds: SupportSeeds::new(&vertices),
+        lanes: VertexLanes::new(&vertices),
+        vertices: vertices.into(),
+        edges: parts.edges.into(),
+        faces: parts.faces.into(),
+        face_slots: parts.face_slots.into(),
+        vert_edge_start: parts.vert_edge_start.into(),
+        vert_links: parts.vert_links.into(),
+        centroid,
+        radius,
+        vert_neighbors: parts.vert_neighbors.into(),
+    }
+}
+
+/// A polytope's arrays while they are built.
+#[derive(Default)]
+struct Parts {
+    edges: Vec<PolyEdge>,
+    faces: Vec<PolyFace>,
+    face_slots: Vec<FaceSlot>,
+    vert_edge_start: Vec<u32>,
+    vert_links: Vec<VertexLink>,
+    vert_neighbors: Vec<u32>,
 }
 
 /// Faces (normal by Newell's method, offset as the max over its vertices so
 /// every vertex is on or below the plane), edges with their two faces.
-fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
+fn add_faces(p: &mut Parts, vertices: &[Vec3], loops: &[Vec<u32>]) {
     let mut edge_of = std::collections::HashMap::new();
     for (f, l) in loops.iter().enumerate() {
-        let pts: Vec<DVec3> = l
-            .iter()
-            .map(|&v| p.vertices[v as usize].as_dvec3())
-            .collect();
+        let pts: Vec<DVec3> = l.iter().map(|&v| vertices[v as usize].as_dvec3()).collect();
         let mut n = DVec3::ZERO;
         for i in 0..pts.len() {
             let (a, b) = (pts[i], pts[(i + 1) % pts.len()]);
@@ -525,7 +536,7 @@ fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
                     slots: [slot, u32::MAX],
                     dir: dir.as_vec3(),
                     sides: [side, Vec3::ZERO],
-                    ends: [a, b].map(|x| p.vertices[x as usize]),
+                    ends: [a, b].map(|x| vertices[x as usize]),
                 });
                 p.edges.len() as u32 - 1
             });
@@ -538,7 +549,7 @@ fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
             p.face_slots.push(FaceSlot {
                 side,
                 edge: e,
-                pos: p.vertices[a as usize],
+                pos: vertices[a as usize],
                 vert: a,
             });
         }
@@ -551,8 +562,7 @@ fn add_faces(p: &mut ConvexPolytope, loops: &[Vec<u32>]) {
     }
 }
 
-fn add_vertex_adjacency(p: &mut ConvexPolytope) {
-    let n = p.vertices.len();
+fn add_vertex_adjacency(p: &mut Parts, n: usize) {
     let mut count = vec![0u32; n + 1];
     for e in &p.edges {
         count[e.v[0] as usize + 1] += 1;
