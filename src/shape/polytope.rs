@@ -36,10 +36,11 @@
 //! The struct's own fields that a query reads come first and together
 //! (`repr(C)`, boxed slices: 152 bytes, which `prefetch_fields` hints,
 //! instead of 256 spread over four lines): 267 and 219 ns in one run after
-//! that, against parry3d's `distance` at 2 630 ns. `perf` then puts the
-//! read-ahead's hints waiting for free fill buffers (the pairs' misses
-//! saturate them) and the walk's moves (0.3 per query) on features no
-//! hint covered.
+//! that, against parry3d's `distance` at 2 630 ns. `perf` then puts much
+//! of the remaining wait on the hint instructions themselves (a hint waits
+//! for a free line fill buffer, which suggests the pairs' misses fill
+//! them) and on the walk's moves (0.3 per query) to features no hint
+//! covered.
 
 use crate::geometry::support::SupportMap;
 use glam::{DVec3, Vec3};
