@@ -24,7 +24,8 @@
 //! **Layout.** A warm Lin–Canny query usually tests the same two features
 //! as last frame, on hulls that have left the cache (a pair per body pair,
 //! thousands of them), so each region is one contiguous run read without
-//! going through another array: a vertex's planes are [`VertexLink`]s
+//! going through another array: a vertex's position and the start of its
+//! run share one 16-byte record, its planes are [`VertexLink`]s
 //! (normal and edge together, 16 bytes), a face's loop slots carry their
 //! vertex's position ([`FaceSlot`], 32 bytes), an edge's record carries its
 //! ends. The pair cache keeps where its features' runs start
@@ -36,7 +37,9 @@
 //! The struct's own fields that a query reads come first and together
 //! (`repr(C)`, boxed slices: 152 bytes, which `prefetch_fields` hints,
 //! instead of 256 spread over four lines): 267 and 219 ns in one run after
-//! that, against parry3d's `distance` at 2 630 ns. `perf` then puts much
+//! that, against parry3d's `distance` at 2 630 ns; 258 and 206 ns (parry
+//! 2 601) with the vertex records, which also made warm GJK's climbs
+//! faster (`--bench convex_boolean`, 100 points: 709 → 658 ns). `perf` then puts much
 //! of the remaining wait on the hint instructions themselves (a hint waits
 //! for a free line fill buffer, which suggests the pairs' misses fill
 //! them) and on the walk's moves (0.3 per query) to features no hint
@@ -96,6 +99,16 @@ pub struct FaceSlot {
     pub vert: u32,
 }
 
+/// A vertex's position and the start of its run of [`VertexLink`]s (the
+/// next record's start ends it), 16 bytes aligned so that one never
+/// straddles two cache lines.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+struct VertexRec {
+    pos: Vec3,
+    start: u32,
+}
+
 /// One edge at a vertex, with the normal of the vertex's Voronoi plane
 /// across it (unit `v - w`, `w` the edge's other vertex): a vertex's
 /// region test reads one contiguous run of these.
@@ -134,8 +147,11 @@ pub struct ConvexPolytope {
     faces: Box<[PolyFace]>,
     /// The faces' boundary loops, one after another.
     face_slots: Box<[FaceSlot]>,
-    /// CSR: edges incident to each vertex, with its Voronoi planes.
-    vert_edge_start: Box<[u32]>,
+    /// Each vertex's position and the start of its CSR run (plus one
+    /// record ending the last run): a vertex test or a hill-climbing step
+    /// reads one record.
+    vert_recs: Box<[VertexRec]>,
+    /// CSR runs: edges incident to each vertex, with its Voronoi planes.
     vert_links: Box<[VertexLink]>,
     centroid: Vec3,
     radius: f32,
@@ -191,7 +207,7 @@ impl ConvexPolytope {
     #[inline]
     pub fn region_start(&self, feature: Feature) -> u32 {
         match feature {
-            Feature::Vertex(v) => self.vert_edge_start.get(v as usize).copied(),
+            Feature::Vertex(v) => self.vert_recs.get(v as usize).map(|r| r.start),
             Feature::Face(f) => self.faces.get(f as usize).map(|f| f.first),
             Feature::Edge(_) => None,
         }
@@ -202,8 +218,7 @@ impl ConvexPolytope {
     /// hill-climbing support from `v` and a vertex's region test read first).
     #[inline]
     pub fn prefetch_vertex(&self, v: u32) {
-        prefetch_slice(self.vertices.get(v as usize..).unwrap_or(&[]), LINE);
-        prefetch_slice(self.vert_edge_start.get(v as usize..).unwrap_or(&[]), LINE);
+        prefetch_slice(self.vert_recs.get(v as usize..).unwrap_or(&[]), LINE);
     }
 
     /// Starts loading the polytope's own fields (the first step of a
@@ -229,7 +244,12 @@ impl ConvexPolytope {
     /// Vertex `i`.
     #[inline]
     pub fn vertex(&self, i: u32) -> Vec3 {
-        self.vertices[i as usize]
+        // The last record only ends the last run.
+        debug_assert!(
+            (i as usize) < self.vertices.len(),
+            "vertex {i} out of range"
+        );
+        self.vert_recs[i as usize].pos
     }
     /// Edge `i`.
     #[inline]
@@ -278,8 +298,8 @@ impl ConvexPolytope {
     #[inline]
     fn vertex_range(&self, v: u32) -> (usize, usize) {
         (
-            self.vert_edge_start[v as usize] as usize,
-            self.vert_edge_start[v as usize + 1] as usize,
+            self.vert_recs[v as usize].start as usize,
+            self.vert_recs[v as usize + 1].start as usize,
         )
     }
     /// Vertices sharing an edge with `v`.
@@ -492,18 +512,27 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         .map(|v| v.distance(centroid))
         .fold(0.0, f32::max);
     ConvexPolytope {
+        vert_recs: vertex_records(&vertices, &parts.vert_edge_start),
         seeds: SupportSeeds::new(&vertices),
         lanes: VertexLanes::new(&vertices),
         vertices: vertices.into(),
         edges: parts.edges.into(),
         faces: parts.faces.into(),
         face_slots: parts.face_slots.into(),
-        vert_edge_start: parts.vert_edge_start.into(),
         vert_links: parts.vert_links.into(),
         centroid,
         radius,
         vert_neighbors: parts.vert_neighbors.into(),
     }
+}
+
+/// Vertex records: each position with its run's start, then one record
+/// (at the origin) ending the last run.
+fn vertex_records(vertices: &[Vec3], starts: &[u32]) -> Box<[VertexRec]> {
+    let pos = vertices.iter().copied().chain([Vec3::ZERO]);
+    pos.zip(starts)
+        .map(|(pos, &start)| VertexRec { pos, start })
+        .collect()
 }
 
 /// A polytope's arrays while they are built.
@@ -672,6 +701,9 @@ mod tests {
     /// vertex links) agree with the vertices and edges they copy, and
     /// `region_start` points at each feature's run.
     fn assert_copies(p: &ConvexPolytope) {
+        for (v, &pos) in p.vertices().iter().enumerate() {
+            assert_eq!(p.vertex(v as u32), pos);
+        }
         for e in p.edges() {
             assert_eq!(e.ends, e.v.map(|v| p.vertex(v)));
         }
