@@ -73,8 +73,6 @@ pub struct PolyEdge {
     pub v: [u32; 2],
     /// Left and right faces.
     pub faces: [u32; 2],
-    /// Position of this edge in each face's loop.
-    pub slots: [u32; 2],
     /// Unit direction `v[1] - v[0]`.
     pub dir: Vec3,
     /// In-plane normal of the edge pointing into each face.
@@ -562,7 +560,6 @@ fn add_faces(p: &mut Parts, vertices: &[Vec3], loops: &[Vec<u32>]) {
         let first = p.face_slots.len() as u32;
         for i in 0..l.len() {
             let (a, b) = (l[i], l[(i + 1) % l.len()]);
-            let slot = p.face_slots.len() as u32;
             let dir = (pts[(i + 1) % pts.len()] - pts[i]).normalize_or_zero();
             let side = n.cross(dir).normalize_or_zero().as_vec3();
             let key = (a.min(b), a.max(b));
@@ -570,7 +567,6 @@ fn add_faces(p: &mut Parts, vertices: &[Vec3], loops: &[Vec<u32>]) {
                 p.edges.push(PolyEdge {
                     v: [a, b],
                     faces: [f as u32, u32::MAX],
-                    slots: [slot, u32::MAX],
                     dir: dir.as_vec3(),
                     sides: [side, Vec3::ZERO],
                     ends: [a, b].map(|x| vertices[x as usize]),
@@ -580,7 +576,6 @@ fn add_faces(p: &mut Parts, vertices: &[Vec3], loops: &[Vec<u32>]) {
             let edge = &mut p.edges[e as usize];
             if edge.v[0] != a {
                 edge.faces[1] = f as u32;
-                edge.slots[1] = slot;
                 edge.sides[1] = side;
             }
             p.face_slots.push(FaceSlot {
