@@ -23,7 +23,7 @@
 //! queries slow down (they stay exact); a rebuild ([`AabbTree::build`]) is
 //! then one call.
 
-use glam::Vec3;
+use glam::{Vec3, Vec3A};
 use smallvec::SmallVec;
 
 use serde::{Deserialize, Serialize};
@@ -87,7 +87,10 @@ impl AabbTree {
     pub fn build(boxes: &[Aabb], options: &AabbTreeOptions) -> AabbTree {
         let centers = boxes.iter().map(|b| b.center());
         let mut tree = topology(centers, options.rule, options.leaf_size);
-        tree.refit_with(|p| boxes[p as usize]);
+        tree.refit_with(|p| {
+            let b = boxes[p as usize];
+            (b.min.into(), b.max.into())
+        });
         tree
     }
 
@@ -116,31 +119,37 @@ impl AabbTree {
     pub fn refit(&mut self, vertices: &[Vec3], triangles: &[[u32; 3]]) -> u32 {
         self.refit_with(|t| {
             let [a, b, c] = triangles[t as usize];
-            let (a, b, c) = (
-                vertices[a as usize],
-                vertices[b as usize],
-                vertices[c as usize],
-            );
-            Aabb {
-                min: a.min(b).min(c),
-                max: a.max(b).max(c),
-            }
+            let a = Vec3A::from(vertices[a as usize]);
+            let b = Vec3A::from(vertices[b as usize]);
+            let c = Vec3A::from(vertices[c as usize]);
+            (a.min(b).min(c), a.max(b).max(c))
         })
     }
 
-    /// The refit pass with the primitives' boxes given by `primitive_box`.
-    fn refit_with(&mut self, primitive_box: impl Fn(u32) -> Aabb) -> u32 {
+    /// The refit pass with the primitives' boxes (smallest and largest
+    /// corners) given by `primitive_box`. Boxes are combined in four-lane
+    /// vectors (`Vec3A`: one `min` instruction per corner, where `Vec3`
+    /// takes three compares and selects).
+    fn refit_with(&mut self, primitive_box: impl Fn(u32) -> (Vec3A, Vec3A)) -> u32 {
         let (nodes, order) = (&mut self.nodes, &self.order);
         for i in (0..nodes.len()).rev() {
             let (first, count) = (nodes[i].first as usize, nodes[i].count as usize);
-            let aabb = match count {
-                0 => nodes[first].aabb.union(nodes[first + 1].aabb),
+            let (lo, hi) = match count {
                 1 => primitive_box(order[first]),
-                _ => order[first..first + count]
-                    .iter()
-                    .fold(Aabb::EMPTY, |b, &p| b.union(primitive_box(p))),
+                0 => {
+                    let (a, b) = (nodes[first].aabb, nodes[first + 1].aabb);
+                    let lo = Vec3A::from(a.min).min(Vec3A::from(b.min));
+                    (lo, Vec3A::from(a.max).max(Vec3A::from(b.max)))
+                }
+                _ => order[first..first + count].iter().fold(
+                    (Vec3A::INFINITY, Vec3A::NEG_INFINITY),
+                    |(lo, hi), &p| {
+                        let (l, h) = primitive_box(p);
+                        (lo.min(l), hi.max(h))
+                    },
+                ),
             };
-            nodes[i].aabb = aabb;
+            nodes[i].aabb = Aabb::new(lo.into(), hi.into());
         }
         nodes.len() as u32
     }
