@@ -388,6 +388,28 @@ mod tests {
     }
 
     #[test]
+    fn nodes_are_numbered_breadth_first() {
+        // What the refit's speed relies on (module docs): a node's depth
+        // never decreases along the array, so every node comes at least a
+        // level before its children. Odd counts and a leaf size of 3 make
+        // leaves at two depths.
+        let mut rng = Rng::new(4);
+        for (n, leaf_size) in [(1000, 1), (777, 3), (33, 1)] {
+            let centers: Vec<Vec3> = (0..n).map(|_| rng.in_cube(5.0)).collect();
+            let tree = topology(centers.iter().copied(), SplitRule::Median, leaf_size);
+            let mut depth = vec![0; tree.nodes.len()];
+            for (i, node) in tree.nodes.iter().enumerate() {
+                if node.count == 0 {
+                    let f = node.first as usize;
+                    (depth[f], depth[f + 1]) = (depth[i] + 1, depth[i] + 1);
+                }
+            }
+            assert!(depth.windows(2).all(|w| w[0] <= w[1]), "n = {n}");
+            assert!(depth.last() > Some(&1), "n = {n}: a tree of several levels");
+        }
+    }
+
+    #[test]
     fn groups_split_at_the_median_of_the_longest_axis() {
         // Against a direct computation at every inner node: the longest
         // axis of the centers' bounds, then the lower half along it (keys
