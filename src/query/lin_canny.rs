@@ -176,7 +176,7 @@ pub fn walk(
     let [mut fa, mut fb] = start
         .filter(|s| valid_feature(a, s[0]) && valid_feature(b, s[1]))
         .unwrap_or_else(|| initial_features(a, b, &rel));
-    let bound = 32 + 2 * (a.vertices().len() + b.vertices().len()) as u32;
+    let bound = 32 + 2 * (a.vertex_count() + b.vertex_count()) as u32;
     for it in 0..bound {
         // A's frame is the common one: its features need no transform.
         let view_a = FeatureView {
@@ -275,7 +275,7 @@ fn start_vertex(p: &ConvexPolytope, f: Feature) -> u32 {
 
 fn valid_feature(p: &ConvexPolytope, f: Feature) -> bool {
     match f {
-        Feature::Vertex(i) => (i as usize) < p.vertices().len(),
+        Feature::Vertex(i) => (i as usize) < p.vertex_count(),
         Feature::Edge(i) => (i as usize) < p.edges().len(),
         Feature::Face(i) => (i as usize) < p.faces().len(),
     }
