@@ -11,8 +11,9 @@
 //!    step is one frame of motion. Before timing, the tree refit to a few
 //!    frames must have the root box of a tree built afresh on them
 //!    (asserted). Time per frame (one criterion iteration = one frame):
-//!    - `ours_refit`: `TriMesh::set_vertices` + `AabbTree::refit` on our
-//!      mesh and its tree (the whole iteration is timed);
+//!    - `ours_refit`: `TriMesh::set_vertices` + `DeformingTree::refit` on
+//!      our mesh and its tree, as a deformable body does it (the whole
+//!      iteration is timed);
 //!    - `ours_rebuild_aabb`: `AabbTree::build_mesh` (median split, one
 //!      triangle per leaf) on the frame's mesh (the vertex copy into the
 //!      mesh is done before the clock starts; dropping the tree after it
@@ -85,7 +86,7 @@ use std::time::{Duration, Instant};
 
 use bevy_icollide::bvh::{
     AabbNode, AabbTree, AabbTreeOptions, CollideOptions, CollideScratch, CollideStats, ContactMode,
-    MeshSide, ObbTree, SatTest, SplitRule, collide, collide_with, mapped_triangle,
+    DeformingTree, MeshSide, ObbTree, SatTest, SplitRule, collide, collide_with, mapped_triangle,
 };
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::io::load_obj;
@@ -181,18 +182,18 @@ fn wave(t: f32) -> Vec<Vec3> {
     v
 }
 
-/// Our deforming cloth: the mesh, its AABB tree and where it is in the
-/// frame cycle.
+/// Our deforming cloth: the mesh, its AABB tree (as a deformable body
+/// keeps it: [`DeformingTree`]) and where it is in the frame cycle.
 struct Live {
     mesh: TriMesh,
-    tree: AabbTree,
+    tree: DeformingTree,
     at: PingPong,
 }
 
 impl Live {
     fn new(cloth: &Cloth) -> Self {
         let mesh = cloth.mesh(0);
-        let tree = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
+        let tree = DeformingTree::build(&mesh, &AabbTreeOptions::default());
         Self {
             mesh,
             tree,
@@ -204,7 +205,7 @@ impl Live {
     #[inline]
     fn set_frame(&mut self, cloth: &Cloth, f: usize) -> u32 {
         self.mesh.set_vertices(&cloth.frames[f]).expect("finite");
-        self.tree.refit(self.mesh.vertices(), self.mesh.triangles())
+        self.tree.refit(self.mesh.vertices()).expect("same count")
     }
 
     #[inline]
@@ -214,7 +215,7 @@ impl Live {
     }
 
     fn side(&self) -> MeshSide<'_, AabbNode> {
-        MeshSide::new(&self.mesh, &self.tree, Pose::IDENTITY)
+        MeshSide::new(&self.mesh, self.tree.tree(), Pose::IDENTITY)
     }
 }
 
@@ -227,10 +228,12 @@ fn check_refit(cloth: &Cloth) -> u32 {
         updated = live.set_frame(cloth, f);
         let fresh = AabbTree::build_mesh(&live.mesh, &AabbTreeOptions::default());
         assert_eq!(
-            live.tree.nodes[0].aabb, fresh.nodes[0].aabb,
+            live.tree.tree().nodes[0].aabb,
+            fresh.nodes[0].aabb,
             "frame {f}: refit root box differs from a fresh build's"
         );
         live.tree
+            .tree()
             .validate_mesh(&live.mesh)
             .expect("valid after refit");
     }
@@ -257,7 +260,7 @@ fn refit_breakdown(cloth: &Cloth) -> (f64, f64) {
         let t = Instant::now();
         live.mesh.set_vertices(&cloth.frames[f]).expect("finite");
         let t1 = Instant::now();
-        black_box(live.tree.refit(live.mesh.vertices(), live.mesh.triangles()));
+        black_box(live.tree.refit(live.mesh.vertices()).expect("same count"));
         refit += t1.elapsed();
         copy += t1 - t;
     }
@@ -277,15 +280,15 @@ fn cloth_setup(cloth: &Cloth) -> Live {
          root box = fresh build's on frames {CHECK_FRAMES:?} (checked in {:.2} s)",
         cloth.triangles.len(),
         cloth.frames[0].len(),
-        live.tree.nodes.len(),
+        live.tree.tree().nodes.len(),
         size_of::<AabbNode>(),
-        live.tree.depth(),
+        live.tree.tree().depth(),
         t0.elapsed().as_secs_f64(),
     );
     let (copy, refit) = refit_breakdown(cloth);
     println!(
         "[cloth] breakdown of ours_refit (mean over {} frames, outside criterion): \
-         TriMesh::set_vertices {copy:.1} µs, AabbTree::refit {refit:.1} µs",
+         TriMesh::set_vertices {copy:.1} µs, DeformingTree::refit {refit:.1} µs",
         2 * PingPong::new(FRAMES).period()
     );
     live

@@ -68,14 +68,14 @@ impl BvNode for AabbNode {
 /// `Vec3` read straddles the two stores that wrote it, which the processor
 /// cannot forward.
 #[derive(Clone, Copy)]
-struct BoxLanes {
+pub(super) struct BoxLanes {
     head: Vec4,
     tail: Vec4,
 }
 
 impl BoxLanes {
     #[inline(always)]
-    fn read(node: &AabbNode) -> Self {
+    pub(super) fn read(node: &AabbNode) -> Self {
         let (min, max) = (node.aabb.min, node.aabb.max);
         Self {
             head: Vec4::new(min.x, min.y, min.z, max.x),
@@ -84,7 +84,7 @@ impl BoxLanes {
     }
 
     #[inline(always)]
-    fn from_corners((lo, hi): (Vec3A, Vec3A)) -> Self {
+    pub(super) fn from_corners((lo, hi): (Vec3A, Vec3A)) -> Self {
         Self {
             head: lo.extend(hi.x),
             tail: Vec4::new(hi.y, hi.z, 0.0, 0.0),
@@ -94,7 +94,7 @@ impl BoxLanes {
     /// The union: `min` on the smallest corner's lanes, `max` on the
     /// largest's.
     #[inline(always)]
-    fn union(self, other: Self) -> Self {
+    pub(super) fn union(self, other: Self) -> Self {
         let lo = self.head.min(other.head);
         let hi = self.head.max(other.head);
         Self {
@@ -104,7 +104,7 @@ impl BoxLanes {
     }
 
     #[inline(always)]
-    fn write(self, node: &mut AabbNode) {
+    pub(super) fn write(self, node: &mut AabbNode) {
         let (h, t) = (self.head, self.tail);
         node.aabb.min = Vec3::new(h.x, h.y, h.z);
         node.aabb.max = Vec3::new(h.w, t.x, t.y);

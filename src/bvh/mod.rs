@@ -28,6 +28,7 @@ mod aabb_build;
 pub mod aabb_tree;
 pub mod cast;
 pub mod collide;
+pub mod deforming;
 pub mod distance;
 pub mod obb;
 mod obb_build;
@@ -43,6 +44,7 @@ pub use collide::{
     BoxNode, CollideOptions, CollideScratch, CollideStats, ContactMode, MeshSide, SatTest,
     TreePair, collide, collide_with, collide_with_eps, mapped_triangle,
 };
+pub use deforming::DeformingTree;
 pub use distance::{DistanceLimit, DistanceStats, SurfaceDistance, surface_distance};
 pub use obb::{OBB_EPS, Obb, obb_overlap};
 pub use obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};

@@ -22,7 +22,7 @@ use glam::Vec3;
 
 use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
-use crate::bvh::{AabbTree, AabbTreeOptions, Surface, TreeRef};
+use crate::bvh::{AabbTree, AabbTreeOptions, DeformingTree, Surface, TreeRef};
 use crate::collider::ShapeKind;
 use crate::math::Aabb;
 use crate::shape::{MeshError, TriMesh};
@@ -31,18 +31,22 @@ use crate::shape::{MeshError, TriMesh};
 #[derive(Debug)]
 pub(super) struct Deformable {
     mesh: TriMesh,
-    tree: AabbTree,
+    tree: DeformingTree,
 }
 
 impl Deformable {
     /// The surface the pair tests use.
     pub fn surface(&self) -> Surface<'_> {
-        Surface::new(&self.mesh, TreeRef::Aabb(&self.tree))
+        Surface::new(&self.mesh, TreeRef::Aabb(self.tree.tree()))
     }
 
     /// The box of the current vertices, in the body's frame.
     pub fn local_box(&self) -> Aabb {
-        self.tree.nodes.first().map_or(Aabb::EMPTY, |n| n.aabb)
+        self.tree
+            .tree()
+            .nodes
+            .first()
+            .map_or(Aabb::EMPTY, |n| n.aabb)
     }
 }
 
@@ -61,7 +65,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         let updated = match &mut body.deform {
             Some(d) => {
                 d.mesh.set_vertices(vertices).map_err(mesh_error)?;
-                d.tree.refit(d.mesh.vertices(), d.mesh.triangles())
+                d.tree.refit(d.mesh.vertices()).map_err(mesh_error)?
             }
             None => {
                 let ShapeKind::TriMesh(rest) = body.shape.kind() else {
@@ -69,8 +73,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
                 };
                 let mut mesh = rest.clone();
                 mesh.set_vertices(vertices).map_err(mesh_error)?;
-                let tree = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
-                let n = tree.nodes.len() as u32;
+                let tree = DeformingTree::build(&mesh, &AabbTreeOptions::default());
+                let n = tree.tree().nodes.len() as u32;
                 body.deform = Some(Box::new(Deformable { mesh, tree }));
                 n
             }
@@ -90,7 +94,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             .deform
             .as_mut()
             .ok_or(WorldError::NotDeformable(kind))?;
-        d.tree = AabbTree::build_mesh(&d.mesh, &AabbTreeOptions::default());
+        d.tree = DeformingTree::build(&d.mesh, &AabbTreeOptions::default());
         Ok(())
     }
 
@@ -101,7 +105,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
 
     /// A deformable body's tree (`None` for other bodies).
     pub fn deformed_tree(&self, h: BodyHandle) -> Option<&AabbTree> {
-        self.body(h).ok()?.deform.as_ref().map(|d| &d.tree)
+        self.body(h).ok()?.deform.as_ref().map(|d| d.tree.tree())
     }
 }
 
