@@ -18,7 +18,10 @@
 //! **Refit** ([`AabbTree::refit`]): leaf boxes from the primitives' current
 //! vertices, then every inner box as the union of its children's, in one
 //! reverse pass over the array (children come after their parent): no
-//! recursion, no allocation, `O(n)`. The topology stays that of the rest
+//! recursion, no allocation, `O(n)`. A mesh that deforms every frame is
+//! better served by [`DeformingTree`](super::DeformingTree), the same
+//! tree with its leaves' triangles laid out for this pass (faster by
+//! about a quarter). The topology stays that of the rest
 //! pose, so a strongly deformed model ends up with overlapping siblings and
 //! queries slow down (they stay exact); a rebuild ([`AabbTree::build`]) is
 //! then one call.

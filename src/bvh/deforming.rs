@@ -5,17 +5,25 @@
 //! [`AabbTree::refit`] walks the node array once in reverse and, at each
 //! leaf, goes from the node to the `order` array, then to the triangle,
 //! then to its three vertices: a chain of dependent loads and bounds
-//! checks, about 46 instructions for a leaf of one triangle. A
-//! [`DeformingTree`] keeps, beside the tree, every leaf's triangles as
-//! `(node, three vertex indices)` records in node order, made once at the
-//! build. Its refit then runs in two passes: the leaf boxes straight from
-//! that list (the records are read in sequence; only the vertices are
-//! looked up), then the inner boxes from their children in one reverse
-//! pass over the nodes. The result is the same tree, bit for bit. On the
-//! 32k-triangle cloth of `cargo bench -p icollide-peers --bench solid`
-//! (`ICOLLIDE_BENCH_SCENES=cloth`) the refit went from the figures in the
-//! README's SOLID table to the ones after it; the records cost 16 bytes a
-//! triangle.
+//! checks, about 46 instructions for a leaf of one triangle (counted in
+//! the disassembly). A [`DeformingTree`] keeps, beside the tree, every
+//! leaf's triangles as `(node, three vertex indices)` records, made once
+//! at the build. Its refit runs in two passes: the leaf boxes straight
+//! from the records (read in sequence; only the vertices are looked up;
+//! single-triangle leaves in one list, the rare leaves of several
+//! triangles in another, so the common loop has no branch), then the
+//! inner boxes from their children in one reverse pass over the nodes up
+//! to the last inner one (in a breadth-first tree the last level's leaves
+//! come after it). The result is the same tree, bit for bit, as
+//! [`AabbTree::refit`]'s. The records cost 16 bytes a triangle.
+//!
+//! On the 32k-triangle cloth of `cargo bench -p icollide-peers --bench
+//! solid`, alternated runs of the cloth scene
+//! (`ICOLLIDE_BENCH_SCENES=cloth`, 2026-11-26): `AabbTree::refit` 183.3
+//! and 182.7 µs; the first form of this refit (one list, every node
+//! visited in the inner pass) 148.4 and 155.5 µs; the present one 142.1
+//! and 135.6 µs. See the README's SOLID table for a full run beside
+//! parry3d.
 //!
 //! The tree is read through [`tree`](DeformingTree::tree) and cannot be
 //! changed from outside, so the records always describe it.
@@ -37,9 +45,14 @@ struct LeafTriangle {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeformingTree {
     tree: AabbTree,
-    /// Every leaf's triangles, leaves in node order, a leaf's triangles in
-    /// tree order.
-    leaves: Vec<LeafTriangle>,
+    /// The triangles of the single-triangle leaves, in node order.
+    singles: Vec<LeafTriangle>,
+    /// The triangles of the other leaves (groups of coinciding centers,
+    /// or a leaf size above one), leaves in node order.
+    shared: Vec<LeafTriangle>,
+    /// One past the last inner node: the inner pass starts there (in a
+    /// breadth-first tree the leaves of the last level come after it).
+    inner_end: usize,
     /// The mesh's vertex count: what [`refit`](Self::refit) accepts.
     vertex_count: usize,
 }
@@ -50,22 +63,32 @@ impl DeformingTree {
     pub fn build(mesh: &TriMesh, options: &AabbTreeOptions) -> Self {
         let tree = AabbTree::build_mesh(mesh, options);
         let triangles = mesh.triangles();
-        let leaves = tree
+        let leaves = |single: bool| {
+            let tree = &tree;
+            tree.nodes
+                .iter()
+                .enumerate()
+                .filter(move |(_, n)| n.count > 0 && (n.count == 1) == single)
+                .flat_map(move |(i, n)| {
+                    let range = n.first as usize..(n.first + n.count) as usize;
+                    tree.order[range].iter().map(move |&t| LeafTriangle {
+                        node: i as u32,
+                        corners: triangles[t as usize],
+                    })
+                })
+                .collect()
+        };
+        let (singles, shared) = (leaves(true), leaves(false));
+        let inner_end = tree
             .nodes
             .iter()
-            .enumerate()
-            .filter(|(_, n)| n.count > 0)
-            .flat_map(|(i, n)| {
-                let range = n.first as usize..(n.first + n.count) as usize;
-                tree.order[range].iter().map(move |&t| LeafTriangle {
-                    node: i as u32,
-                    corners: triangles[t as usize],
-                })
-            })
-            .collect();
+            .rposition(|n| n.count == 0)
+            .map_or(0, |i| i + 1);
         Self {
             tree,
-            leaves,
+            singles,
+            shared,
+            inner_end,
             vertex_count: mesh.vertices().len(),
         }
     }
@@ -94,13 +117,18 @@ impl DeformingTree {
             });
         }
         let nodes = &mut self.tree.nodes;
-        let mut previous = u32::MAX;
-        for leaf in &self.leaves {
-            let [a, b, c] = leaf.corners;
+        let triangle_box = |[a, b, c]: [u32; 3]| {
             let a = Vec3A::from(vertices[a as usize]);
             let b = Vec3A::from(vertices[b as usize]);
             let c = Vec3A::from(vertices[c as usize]);
-            let lanes = BoxLanes::from_corners((a.min(b).min(c), a.max(b).max(c)));
+            BoxLanes::from_corners((a.min(b).min(c), a.max(b).max(c)))
+        };
+        for leaf in &self.singles {
+            triangle_box(leaf.corners).write(&mut nodes[leaf.node as usize]);
+        }
+        let mut previous = u32::MAX;
+        for leaf in &self.shared {
+            let lanes = triangle_box(leaf.corners);
             let node = &mut nodes[leaf.node as usize];
             // A leaf's later triangles widen the box its first one wrote.
             let lanes = if leaf.node == previous {
@@ -111,7 +139,7 @@ impl DeformingTree {
             lanes.write(node);
             previous = leaf.node;
         }
-        for i in (0..nodes.len()).rev() {
+        for i in (0..self.inner_end).rev() {
             if nodes[i].count == 0 {
                 let first = nodes[i].first as usize;
                 let lanes = BoxLanes::read(&nodes[first]).union(BoxLanes::read(&nodes[first + 1]));

@@ -13,8 +13,9 @@
 //! nodes in one array, the two children side by side after their parent,
 //! leaves pointing at a range of one primitive-index array. An OBB node is
 //! 48 bytes (rotation as a quaternion, center, half-extents, first child or
-//! triangle, triangle count); an AABB node ([`AabbTree`], used for the
-//! pieces of compound shapes) is 32. Trees serialize with serde, and
+//! triangle, triangle count); an AABB node ([`AabbTree`]: compound shapes'
+//! pieces, deforming meshes as a [`DeformingTree`], and meshes that ask
+//! for it) is 32. Trees serialize with serde, and
 //! `validate` checks one read from outside.
 //!
 //! Distance ([`distance`]) and time of impact ([`cast`]) are one branch

@@ -4,10 +4,11 @@
 //! A body becomes deformable at its first
 //! [`set_vertices`](CollisionWorld::set_vertices): its shape (a triangle
 //! mesh) gives the triangles, the call the positions; the body's own copy
-//! and an AABB tree are built once. Each later call copies the positions
-//! and refits the tree (leaves from the moved vertices, then every inner
-//! box from its children, one reverse pass, no allocation): `O(n)`, the
-//! order of the copy itself. The broad-phase box (the root box, moved by
+//! and an AABB tree are built once ([`DeformingTree`], which keeps its
+//! leaves' triangles in the order the refit reads them). Each later call
+//! copies the positions and refits the tree (leaves from the moved
+//! vertices, then every inner box from its children, one reverse pass, no
+//! allocation): `O(n)`, the order of the copy itself. The broad-phase box (the root box, moved by
 //! the pose) follows at the next bounds update, and every pair, query and
 //! ray with the body uses the deformed surface.
 //!
