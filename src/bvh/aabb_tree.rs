@@ -114,6 +114,15 @@ impl BoxLanes {
     }
 }
 
+/// The smallest and largest corners of triangle `[a, b, c]`'s box.
+#[inline(always)]
+pub(super) fn triangle_corners(vertices: &[Vec3], [a, b, c]: [u32; 3]) -> (Vec3A, Vec3A) {
+    let a = Vec3A::from(vertices[a as usize]);
+    let b = Vec3A::from(vertices[b as usize]);
+    let c = Vec3A::from(vertices[c as usize]);
+    (a.min(b).min(c), a.max(b).max(c))
+}
+
 /// A tree of axis-aligned boxes.
 pub type AabbTree = Bvh<AabbNode>;
 
@@ -172,13 +181,7 @@ impl AabbTree {
     /// inner box from its children, in one reverse pass. Returns the number
     /// of boxes updated (`N_u` of the cost model). Allocates nothing.
     pub fn refit(&mut self, vertices: &[Vec3], triangles: &[[u32; 3]]) -> u32 {
-        self.refit_with(|t| {
-            let [a, b, c] = triangles[t as usize];
-            let a = Vec3A::from(vertices[a as usize]);
-            let b = Vec3A::from(vertices[b as usize]);
-            let c = Vec3A::from(vertices[c as usize]);
-            (a.min(b).min(c), a.max(b).max(c))
-        })
+        self.refit_with(|t| triangle_corners(vertices, triangles[t as usize]))
     }
 
     /// The refit pass with the primitives' boxes (smallest and largest

@@ -18,19 +18,19 @@
 //! [`AabbTree::refit`]'s. The records cost 16 bytes a triangle.
 //!
 //! On the 32k-triangle cloth of `cargo bench -p icollide-peers --bench
-//! solid`, alternated runs of the cloth scene
-//! (`ICOLLIDE_BENCH_SCENES=cloth`, 2026-11-26): `AabbTree::refit` 183.3
-//! and 182.7 µs; the first form of this refit (one list, every node
-//! visited in the inner pass) 148.4 and 155.5 µs; the present one 142.1
-//! and 135.6 µs. See the README's SOLID table for a full run beside
-//! parry3d.
+//! solid` (`ICOLLIDE_BENCH_SCENES=cloth`, 2026-11-26, two runs each,
+//! alternated): `AabbTree::refit` 183.3 and 182.7 µs against 148.4 and
+//! 155.5 µs for the first form of this refit (one list, every node visited
+//! by the inner pass); then that form 151.2 and 153.0 µs against 142.1 and
+//! 135.6 µs for the present one. See the README's SOLID table for a full
+//! run beside parry3d.
 //!
 //! The tree is read through [`tree`](DeformingTree::tree) and cannot be
 //! changed from outside, so the records always describe it.
 
-use glam::{Vec3, Vec3A};
+use glam::Vec3;
 
-use super::aabb_tree::{AabbTree, AabbTreeOptions, BoxLanes};
+use super::aabb_tree::{AabbTree, AabbTreeOptions, BoxLanes, triangle_corners};
 use crate::shape::{MeshError, TriMesh};
 
 /// A triangle of a leaf: the leaf's node and the triangle's vertices.
@@ -117,12 +117,7 @@ impl DeformingTree {
             });
         }
         let nodes = &mut self.tree.nodes;
-        let triangle_box = |[a, b, c]: [u32; 3]| {
-            let a = Vec3A::from(vertices[a as usize]);
-            let b = Vec3A::from(vertices[b as usize]);
-            let c = Vec3A::from(vertices[c as usize]);
-            BoxLanes::from_corners((a.min(b).min(c), a.max(b).max(c)))
-        };
+        let triangle_box = |t| BoxLanes::from_corners(triangle_corners(vertices, t));
         for leaf in &self.singles {
             triangle_box(leaf.corners).write(&mut nodes[leaf.node as usize]);
         }
