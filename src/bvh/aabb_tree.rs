@@ -86,6 +86,13 @@ impl BoxLanes {
         }
     }
 
+    /// The union of the boxes of the children at `first` and `first + 1`
+    /// (an inner node's box).
+    #[inline(always)]
+    pub(super) fn of_children(nodes: &[AabbNode], first: usize) -> Self {
+        Self::read(&nodes[first]).union(Self::read(&nodes[first + 1]))
+    }
+
     #[inline(always)]
     pub(super) fn from_corners((lo, hi): (Vec3A, Vec3A)) -> Self {
         Self {
@@ -193,7 +200,7 @@ impl AabbTree {
             let (first, count) = (nodes[i].first as usize, nodes[i].count as usize);
             let lanes = match count {
                 1 => BoxLanes::from_corners(primitive_box(order[first])),
-                0 => BoxLanes::read(&nodes[first]).union(BoxLanes::read(&nodes[first + 1])),
+                0 => BoxLanes::of_children(nodes, first),
                 _ => BoxLanes::from_corners(order[first..first + count].iter().fold(
                     (Vec3A::INFINITY, Vec3A::NEG_INFINITY),
                     |(lo, hi), &p| {

@@ -136,9 +136,7 @@ impl DeformingTree {
         }
         for i in (0..self.inner_end).rev() {
             if nodes[i].count == 0 {
-                let first = nodes[i].first as usize;
-                let lanes = BoxLanes::read(&nodes[first]).union(BoxLanes::read(&nodes[first + 1]));
-                lanes.write(&mut nodes[i]);
+                BoxLanes::of_children(nodes, nodes[i].first as usize).write(&mut nodes[i]);
             }
         }
         Ok(nodes.len() as u32)

@@ -8,9 +8,9 @@
 //! leaves' triangles in the order the refit reads them). Each later call
 //! copies the positions and refits the tree (leaves from the moved
 //! vertices, then every inner box from its children, one reverse pass, no
-//! allocation): `O(n)`, the order of the copy itself. The broad-phase box (the root box, moved by
-//! the pose) follows at the next bounds update, and every pair, query and
-//! ray with the body uses the deformed surface.
+//! allocation): `O(n)`, the order of the copy itself. The broad-phase box
+//! (the root box, moved by the pose) follows at the next bounds update, and
+//! every pair, query and ray with the body uses the deformed surface.
 //!
 //! **Refit or rebuild.** A refit keeps the rest pose's topology: under
 //! strong deformation (a cloth crumpled into a ball, a mesh folded through
