@@ -56,6 +56,32 @@ impl std::fmt::Display for MeshError {
 
 impl std::error::Error for MeshError {}
 
+/// The index of the first vertex with a NaN or infinite coordinate.
+///
+/// A deforming mesh checks every frame's positions, so this runs at memory
+/// speed: a coordinate is not finite exactly when its exponent bits are all
+/// ones, and adding one to the exponent field then carries into the sign
+/// bit; those carries are OR-ed over blocks of vertices with no branch (the
+/// compiler vectorizes the block), and only a block that has one is searched.
+/// (`iter().position(|v| !v.is_finite())` took 20 µs for the 16 641
+/// vertices of the cloth bench; the copy that follows, 5 µs.)
+fn first_non_finite(vertices: &[Vec3]) -> Option<usize> {
+    const EXPONENT: u32 = 0x7f80_0000;
+    const CARRY: u32 = 0x0080_0000;
+    const BLOCK: usize = 64;
+    let carry = |x: f32| (x.to_bits() & EXPONENT) + CARRY;
+    vertices.chunks(BLOCK).enumerate().find_map(|(b, block)| {
+        let any = block
+            .iter()
+            .fold(0, |acc, v| acc | carry(v.x) | carry(v.y) | carry(v.z));
+        if any & 0x8000_0000 == 0 {
+            return None;
+        }
+        let at = block.iter().position(|v| !v.is_finite())?;
+        Some(b * BLOCK + at)
+    })
+}
+
 /// A polygon soup: vertex positions and triangles as index triples.
 ///
 /// No topology is required: cracks, T-joints, open surfaces, duplicate and
@@ -75,7 +101,7 @@ impl TriMesh {
         if triangles.is_empty() {
             return Err(MeshError::NoTriangles);
         }
-        if let Some(index) = vertices.iter().position(|v| !v.is_finite()) {
+        if let Some(index) = first_non_finite(&vertices) {
             return Err(MeshError::NonFinite { index });
         }
         let n = vertices.len() as u32;
@@ -99,7 +125,7 @@ impl TriMesh {
                 got: vertices.len(),
             });
         }
-        if let Some(index) = vertices.iter().position(|v| !v.is_finite()) {
+        if let Some(index) = first_non_finite(vertices) {
             return Err(MeshError::NonFinite { index });
         }
         self.vertices.copy_from_slice(vertices);
@@ -162,6 +188,35 @@ mod tests {
                 index: 3
             })
         );
+        // Infinities and NaNs of either sign, in any coordinate, past the
+        // first block; the smallest and largest finite values pass.
+        let mut vs = vec![
+            Vec3::splat(f32::MAX),
+            Vec3::splat(f32::MIN),
+            Vec3::splat(-0.0),
+        ];
+        vs.extend((0..200).map(|i| Vec3::splat(f32::MIN_POSITIVE * i as f32)));
+        let triangles = vec![[0, 1, 2]];
+        let mut mesh = TriMesh::new(vs.clone(), triangles.clone()).expect("all finite");
+        for (at, bad) in [
+            (70, f32::INFINITY),
+            (129, f32::NEG_INFINITY),
+            (201, f32::NAN),
+            (0, -f32::NAN),
+        ] {
+            for axis in 0..3 {
+                let mut moved = vs.clone();
+                moved[at][axis] = bad;
+                moved[at + 1][axis] = bad;
+                let err = MeshError::NonFinite { index: at };
+                assert_eq!(
+                    TriMesh::new(moved.clone(), triangles.clone()),
+                    Err(err.clone())
+                );
+                assert_eq!(mesh.set_vertices(&moved), Err(err));
+                assert_eq!(mesh.vertices(), &vs[..], "nothing changes on an error");
+            }
+        }
         // Degenerate triangles are valid.
         assert!(TriMesh::new(vec![Vec3::ZERO, Vec3::X], vec![[0, 0, 1], [1, 1, 1]]).is_ok());
     }
