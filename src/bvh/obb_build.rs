@@ -50,7 +50,23 @@
 //! Software prefetch of the corners eight triangles ahead, partitioning
 //! the corners' vertex indices with the triangles (one dependent load per
 //! corner instead of two), and polynomials for `acosf` and `cosf`
-//! measured no faster. The 10 ms target of issue 13 is not met.
+//! measured no faster.
+//!
+//! On 2026-11-27 a profile showed about 8 % of the build in calls that
+//! should not exist: small fixed-size arrays built by `[T; N]::map` and
+//! `std::array::from_fn` with a closure (the leaves' corner transposition
+//! and box extents, the solve's lanes and angles, a triangle's corners,
+//! the covariance's normalised entries) were compiled as a call per
+//! element through `try_map`, results through memory. Written element by
+//! element, the same arithmetic in the same order (the same trees, bit for
+//! bit), 300 builds of the torus in one process, best of each, alternated
+//! with the previous binary: 11.15, 11.06, 11.17 ms → 10.23, 10.28, 10.22
+//! (leaves and corners), then 10.26, 10.25, 10.37 → 9.75, 9.91, 9.90 (the
+//! solve), then 9.81, 9.81, 9.96 → 9.44, 9.53, 9.79 (normalised entries).
+//! The criterion bench is slower than such a loop: there a fifth of its
+//! samples are in the kernel, faulting in the pages of the build's
+//! scratch (per-triangle moments, keys) and of the new tree, which the
+//! allocator returns to the system between builds.
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
@@ -224,7 +240,8 @@ impl<'a> Builder<'a> {
         let singles = std::mem::take(&mut self.singles);
         for batch in singles.chunks(4) {
             // A short last batch repeats its first triangle.
-            let tris = std::array::from_fn(|i| self.corners(batch.get(i).unwrap_or(&batch[0]).1));
+            let tri = |i: usize| self.corners(batch.get(i).unwrap_or(&batch[0]).1);
+            let tris = [tri(0), tri(1), tri(2), tri(3)];
             let boxes = leaf_boxes(tris);
             for (&(node, t), leaf) in batch.iter().zip(boxes) {
                 let node = &mut nodes[node as usize];
@@ -294,7 +311,9 @@ impl<'a> Builder<'a> {
     }
 
     fn corners(&self, t: u32) -> [Vec3; 3] {
-        self.triangles[t as usize].map(|v| self.positions[v as usize])
+        let [a, b, c] = self.triangles[t as usize];
+        let p = self.positions;
+        [p[a as usize], p[b as usize], p[c as usize]]
     }
 
     /// The moments of the triangles `group`.
@@ -428,7 +447,14 @@ impl<'a> Builder<'a> {
     /// sums: the split then reads neither the centroids nor the axes again.
     fn extents_and_keys(&mut self, group: &[u32], axes: Mat3) -> Obb {
         let (triangles, positions) = (self.triangles, &self.keys.positions);
-        let corners = |t: u32| triangles[t as usize].map(|v| positions[v as usize]);
+        let corners = |t: u32| {
+            let [a, b, c] = triangles[t as usize];
+            [
+                positions[a as usize],
+                positions[b as usize],
+                positions[c as usize],
+            ]
+        };
         // A local box and local sums, written to a slice: the loop keeps
         // them in registers (through a `&mut` they were reloaded and
         // stored at every triangle).
