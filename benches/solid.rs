@@ -70,7 +70,15 @@
 //! 4. **`build`**: our AABB and OBB trees over the 32k torus and parry3d's
 //!    `TriMesh::new` (which builds its BVH), criterion median of 10 samples,
 //!    targets AABB ≤ 2.5 ms and OBB ≤ 10 ms (one core: the builds are
-//!    single-threaded).
+//!    single-threaded). Each build is timed alone, its tree (and parry's
+//!    mesh) dropped after the clock stops. The allocator's state weighs on
+//!    these figures: on the main thread glibc may trim the heap when a
+//!    tree and its build's scratch come free at its top (about 7 MB for
+//!    the OBB tree), and the next build then faults every page in again.
+//!    On the 2-core machine (2026-11-27) the OBB build run alone (`-- obb`)
+//!    took about 1 700 page faults a build, a fifth of its time in the
+//!    kernel; after the AABB build (the whole scene), 9 000 faults in all;
+//!    in a loop on another thread, none.
 //!
 //! Criterion: 10 samples, 1 s warm-up, 2.5 s measurement, flat sampling.
 //! The "median" printed is the median of the 10 samples' per-iteration
@@ -1097,18 +1105,24 @@ fn bench_build(c: &mut Criterion) -> [f64; 3] {
     let mut group = c.benchmark_group("solid/build");
     configure(&mut group);
     let mut logs: [Log; 3] = Default::default();
+    // Every build is timed alone and its tree dropped after the clock
+    // stops, as parry's below and the cloth's rebuilds.
     group.bench_function("aabb_torus32k", |b| {
-        timed(b, &mut logs[0], || {
-            AabbTree::build_mesh(&mesh, &AabbTreeOptions::default())
-                .nodes
-                .len()
+        timed_each(b, &mut logs[0], || {
+            let start = Instant::now();
+            let tree = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
+            let e = start.elapsed();
+            black_box(tree);
+            e
         })
     });
     group.bench_function("obb_torus32k", |b| {
-        timed(b, &mut logs[1], || {
-            ObbTree::build(&positions, &triangles, SplitRule::Mean, 1)
-                .nodes
-                .len()
+        timed_each(b, &mut logs[1], || {
+            let start = Instant::now();
+            let tree = ObbTree::build(&positions, &triangles, SplitRule::Mean, 1);
+            let e = start.elapsed();
+            black_box(tree);
+            e
         })
     });
     group.bench_function("parry_trimesh_new_torus32k", |b| {
