@@ -63,10 +63,14 @@
 //! with the previous binary: 11.15, 11.06, 11.17 ms → 10.23, 10.28, 10.22
 //! (leaves and corners), then 10.26, 10.25, 10.37 → 9.75, 9.91, 9.90 (the
 //! solve), then 9.81, 9.81, 9.96 → 9.44, 9.53, 9.79 (normalised entries).
-//! The criterion bench is slower than such a loop: there a fifth of its
-//! samples are in the kernel, faulting in the pages of the build's
-//! scratch (per-triangle moments, keys) and of the new tree, which the
-//! allocator returns to the system between builds.
+//! The criterion bench can be slower than such a loop: run alone on the
+//! main thread, a fifth of its samples are in the kernel, faulting in the
+//! pages of the build's scratch (per-triangle moments, keys) and of the
+//! new tree, which glibc returns to the system between builds (see the
+//! bench's docs). Per-triangle moments in `f32` (central second moments,
+//! 40 bytes instead of 80) kept the scratch under glibc's trim threshold
+//! and the faults went away there, but the sums cost 11 % more in the
+//! loop (9.4 → 10.5 ms): not kept.
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
