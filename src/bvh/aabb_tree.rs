@@ -38,8 +38,9 @@ use crate::math::Aabb;
 use crate::shape::TriMesh;
 
 /// A node of an AABB tree: 32 bytes, aligned to 32 so that no node
-/// straddles two cache lines (the allocator aligns a large array to 16
-/// bytes only, which put every other node across a line boundary).
+/// straddles two cache lines (glibc aligns an array to 16 bytes only, and
+/// a large one starts 16 bytes into a page, which put every other node
+/// across a line boundary).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[repr(C, align(32))]
 pub struct AabbNode {
