@@ -52,25 +52,22 @@
 //! corner instead of two), and polynomials for `acosf` and `cosf`
 //! measured no faster.
 //!
-//! On 2026-11-27 a profile showed about 8 % of the build in calls that
-//! should not exist: small fixed-size arrays built by `[T; N]::map` and
-//! `std::array::from_fn` with a closure (the leaves' corner transposition
-//! and box extents, the solve's lanes and angles, a triangle's corners,
-//! the covariance's normalised entries) were compiled as a call per
-//! element through `try_map`, results through memory. Written element by
-//! element, the same arithmetic in the same order (the same trees, bit for
-//! bit), 300 builds of the torus in one process, best of each, alternated
-//! with the previous binary: 11.15, 11.06, 11.17 ms → 10.23, 10.28, 10.22
-//! (leaves and corners), then 10.26, 10.25, 10.37 → 9.75, 9.91, 9.90 (the
-//! solve), then 9.81, 9.81, 9.96 → 9.44, 9.53, 9.79 (normalised entries).
-//! The criterion bench can be slower than such a loop: run alone on the
-//! main thread, a fifth of its samples are in the kernel, faulting in the
-//! pages of the build's scratch (per-triangle moments, keys) and of the
-//! new tree, which glibc returns to the system between builds (see the
-//! bench's docs). Per-triangle moments in `f32` (central second moments,
-//! 40 bytes instead of 80) kept the scratch under glibc's trim threshold
-//! and the faults went away there, but the sums cost 11 % more in the
-//! loop (9.4 → 10.5 ms): not kept.
+//! Tried on 2026-11-27 and not kept: building the small fixed-size arrays
+//! (the leaves' corners and extents, the solve's lanes, a triangle's
+//! corners) element by element instead of with `[T; N]::map` and
+//! `from_fn`. In the crate's test build those maps had become a call per
+//! element (8 % of a `perf` profile of a loop of builds there), but the
+//! library the benches link inlines them: the bench's worker-thread loop
+//! (`[build] … in a loop on a worker thread`) printed the same best times
+//! before and after (10.24–10.31 against 10.10–10.41 ms, alternated).
+//! Per-triangle moments in `f32` (central second moments, 40 bytes
+//! instead of 80) kept the scratch under glibc's trim threshold, so the
+//! criterion bench on the main thread stopped faulting its pages in (16.0
+//! → 13.6 ms, alternated, a slow hour), but a loop without faults ran
+//! slower (the sums do more arithmetic): not kept either. On the main
+//! thread a fifth of the bench's samples can be in the kernel, faulting
+//! in the pages of the build's scratch and of the new tree (see the
+//! bench's docs).
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
@@ -244,8 +241,7 @@ impl<'a> Builder<'a> {
         let singles = std::mem::take(&mut self.singles);
         for batch in singles.chunks(4) {
             // A short last batch repeats its first triangle.
-            let tri = |i: usize| self.corners(batch.get(i).unwrap_or(&batch[0]).1);
-            let tris = [tri(0), tri(1), tri(2), tri(3)];
+            let tris = std::array::from_fn(|i| self.corners(batch.get(i).unwrap_or(&batch[0]).1));
             let boxes = leaf_boxes(tris);
             for (&(node, t), leaf) in batch.iter().zip(boxes) {
                 let node = &mut nodes[node as usize];
@@ -315,9 +311,7 @@ impl<'a> Builder<'a> {
     }
 
     fn corners(&self, t: u32) -> [Vec3; 3] {
-        let [a, b, c] = self.triangles[t as usize];
-        let p = self.positions;
-        [p[a as usize], p[b as usize], p[c as usize]]
+        self.triangles[t as usize].map(|v| self.positions[v as usize])
     }
 
     /// The moments of the triangles `group`.
@@ -451,14 +445,7 @@ impl<'a> Builder<'a> {
     /// sums: the split then reads neither the centroids nor the axes again.
     fn extents_and_keys(&mut self, group: &[u32], axes: Mat3) -> Obb {
         let (triangles, positions) = (self.triangles, &self.keys.positions);
-        let corners = |t: u32| {
-            let [a, b, c] = triangles[t as usize];
-            [
-                positions[a as usize],
-                positions[b as usize],
-                positions[c as usize],
-            ]
-        };
+        let corners = |t: u32| triangles[t as usize].map(|v| positions[v as usize]);
         // A local box and local sums, written to a slice: the loop keeps
         // them in registers (through a `&mut` they were reloaded and
         // stored at every triangle).

@@ -33,12 +33,7 @@ use crate::math::vec3x4::V3x4;
 /// those another way. Each lane is computed on its own: a triangle's box
 /// does not depend on the other three.
 pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
-    // Arrays are built element by element in this module and in the
-    // solve, not by `map` or `from_fn`: those were compiled as calls per
-    // element, their results through memory (the build's `perf` profile
-    // showed them at about 8 %).
-    let corner = |c: usize| V3x4::new([tris[0][c], tris[1][c], tris[2][c], tris[3][c]]);
-    let (p, q, r) = (corner(0), corner(1), corner(2));
+    let [p, q, r] = [0, 1, 2].map(|c| V3x4::new(tris.map(|t| t[c])));
     let (e0, e1, e2) = (q.sub(p), r.sub(q), p.sub(r));
     let n = e0.cross(r.sub(p));
     let len = n.dot(n).sqrt();
@@ -54,7 +49,7 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
     valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
     let (center, half) = extents(decoded(rot), p, [q, r]);
     valid &= center.is_finite() & half.is_finite();
-    let leaf = |i: usize| {
+    std::array::from_fn(|i| {
         valid.test(i).then(|| ObbNode {
             rotation: Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]),
             center: center.lane(i),
@@ -62,8 +57,7 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
             first: 0,
             count: 1,
         })
-    };
-    [leaf(0), leaf(1), leaf(2), leaf(3)]
+    })
 }
 
 /// Of the three edges `e` (each with the vector `c` from its start to the
@@ -137,7 +131,7 @@ pub(super) fn rotations([c0, c1, c2]: [V3x4; 3]) -> [Vec4; 4] {
     ];
     let len = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
     let k = len.recip();
-    [q[0] * k, q[1] * k, q[2] * k, q[3] * k]
+    q.map(|c| c * k)
 }
 
 /// The columns of the rotation matrices of unit quaternions (glam's
@@ -172,15 +166,13 @@ fn decoded([x, y, z, w]: [Vec4; 4]) -> [V3x4; 3] {
 /// triangle's size) and padded as [`AxisExtents`](super::obb::AxisExtents)
 /// pads ([`BOX_PAD`]).
 fn extents(axes: [V3x4; 3], first: V3x4, others: [V3x4; 2]) -> (V3x4, V3x4) {
-    let rel = [others[0].sub(first), others[1].sub(first)];
+    let rel = others.map(|o| o.sub(first));
     let on = |k: usize| {
         let (a, b) = (axes[k].dot(rel[0]), axes[k].dot(rel[1]));
         let (lo, hi) = (a.min(b).min(Vec4::ZERO), a.max(b).max(Vec4::ZERO));
         ((lo + hi) * 0.5, (hi - lo) * 0.5)
     };
-    // Called by name, not through `[0, 1, 2].map(on)`: the array map
-    // was compiled as a call per axis, its result through memory.
-    let ((m0, h0), (m1, h1), (m2, h2)) = (on(0), on(1), on(2));
+    let [(m0, h0), (m1, h1), (m2, h2)] = [0, 1, 2].map(on);
     let center = first
         .add(axes[0].scale(m0))
         .add(axes[1].scale(m1))

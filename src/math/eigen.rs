@@ -231,38 +231,14 @@ pub fn principal_axes_f32(m: &DMat3) -> Option<Mat3> {
 /// [`principal_axes_lanes`] takes. `None` for the zero matrix and one with
 /// a non-finite entry.
 pub(crate) fn normalized_entries(m: &DMat3) -> Option<[f32; 6]> {
-    // Element by element (see `principal_axes_lanes`): the OBB build
-    // calls this once per group.
-    let (c0, c1, c2) = (m.x_axis, m.y_axis, m.z_axis);
-    let sym = |a: f64, b: f64| 0.5 * (a + b);
-    let e = [
-        sym(c0.x, c0.x),
-        sym(c1.y, c1.y),
-        sym(c2.z, c2.z),
-        sym(c1.x, c0.y),
-        sym(c2.x, c0.z),
-        sym(c2.y, c1.z),
-    ];
-    let scale = (0.0f64)
-        .max(e[0].abs())
-        .max(e[1].abs())
-        .max(e[2].abs())
-        .max(e[3].abs())
-        .max(e[4].abs())
-        .max(e[5].abs());
+    let s = |i: usize, j: usize| 0.5 * (m.col(j)[i] + m.col(i)[j]);
+    let e = [s(0, 0), s(1, 1), s(2, 2), s(0, 1), s(0, 2), s(1, 2)];
+    let scale = e.iter().fold(0.0f64, |x, y| x.max(y.abs()));
     if !(scale > 0.0 && scale.is_finite()) {
         return None;
     }
     let k = 1.0 / scale;
-    let out = |x: f64| (x * k) as f32;
-    Some([
-        out(e[0]),
-        out(e[1]),
-        out(e[2]),
-        out(e[3]),
-        out(e[4]),
-        out(e[5]),
-    ])
+    Some(e.map(|x| (x * k) as f32))
 }
 
 /// [`principal_axes_f32`] for four matrices at once, one per lane of
@@ -272,11 +248,7 @@ pub(crate) fn normalized_entries(m: &DMat3) -> Option<[f32; 6]> {
 /// cross products); side by side, the chains overlap, and a lane's answer
 /// does not depend on the others.
 pub(crate) fn principal_axes_lanes(entries: [[f32; 6]; 4]) -> ([V3x4; 3], BVec4A) {
-    // Built element by element, not by `map` or `from_fn` (see
-    // `bvh::obb_leaves`): those were compiled as calls.
-    let entry = |k: usize| Vec4::new(entries[0][k], entries[1][k], entries[2][k], entries[3][k]);
-    let (xx, yy, zz) = (entry(0), entry(1), entry(2));
-    let (xy, xz, yz) = (entry(3), entry(4), entry(5));
+    let [xx, yy, zz, xy, xz, yz] = std::array::from_fn(|k| Vec4::from_array(entries.map(|e| e[k])));
     // Products by reciprocals, not divisions: a division is three or four
     // times the latency.
     let q = (xx + yy + zz) * (1.0 / 3.0);
@@ -290,10 +262,9 @@ pub(crate) fn principal_axes_lanes(entries: [[f32; 6]; 4]) -> ([V3x4; 3], BVec4A
     let (ux, uy, uz, uxy, uxz, uyz) = (bx * ip, by * ip, bz * ip, xy * ip, xz * ip, yz * ip);
     let det =
         ux * (uy * uz - uyz * uyz) - uxy * (uxy * uz - uyz * uxz) + uxz * (uxy * uyz - uy * uxz);
+    let half_det = (det * 0.5).to_array().map(|h| h.clamp(-1.0, 1.0));
     // φ in [0, π/3]: cos(φ + 2π/3) = −cos φ / 2 − (√3 / 2) sin φ, sin φ ≥ 0.
-    let angle = |half_det: f32| (half_det.clamp(-1.0, 1.0).acos() * (1.0 / 3.0)).cos();
-    let h = det * 0.5;
-    let c = Vec4::new(angle(h.x), angle(h.y), angle(h.z), angle(h.w));
+    let c = Vec4::from_array(half_det.map(|h| (h.acos() * (1.0 / 3.0)).cos()));
     let sn = (Vec4::ONE - c * c).max(Vec4::ZERO).sqrt();
     let max = 2.0 * p * c;
     let min = p * (-c - 3f32.sqrt() * sn);
@@ -323,8 +294,7 @@ pub(crate) fn principal_axes_lanes(entries: [[f32; 6]; 4]) -> ([V3x4; 3], BVec4A
     let (x, x_ok) = longest([r0.cross(r1), r0.cross(r2), r1.cross(r2)]);
     // The rows for `mid` lie in the plane of x and the third eigenvector:
     // the longest one, crossed with x, gives y.
-    let [m0, m1, m2] = rows(mid);
-    let (y, y_ok) = longest([m0.cross(x), m1.cross(x), m2.cross(x)]);
+    let (y, y_ok) = longest(rows(mid).map(|r| r.cross(x)));
     let z = x.cross(y);
     valid &= x_ok & y_ok & x.is_finite() & y.is_finite() & z.is_finite();
     ([x, y, z], valid)
@@ -333,7 +303,7 @@ pub(crate) fn principal_axes_lanes(entries: [[f32; 6]; 4]) -> ([V3x4; 3], BVec4A
 /// Per lane, the longest of three vectors, normalised, and whether it
 /// exists (not all zero, none infinite or NaN).
 fn longest(v: [V3x4; 3]) -> (V3x4, BVec4A) {
-    let l = [v[0].dot(v[0]), v[1].dot(v[1]), v[2].dot(v[2])];
+    let l = v.map(|v| v.dot(v));
     let first = l[0].cmpge(l[1]) & l[0].cmpge(l[2]);
     let second = l[1].cmpge(l[2]);
     let best = V3x4::select(first, v[0], V3x4::select(second, v[1], v[2]));
