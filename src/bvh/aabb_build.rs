@@ -30,14 +30,21 @@
 //!   (`ICOLLIDE_BENCH_SCENES=cloth`, one run each), and the cloth and
 //!   random-placement queries ran within the runs' noise of the
 //!   depth-first tree's times.
-//! - **Small groups are sorted by rank** ([`rank_sort`]), not selected:
-//!   per record, the standard selection costs several times more in groups
-//!   of 4–16 (it ends in an insertion sort, whose branches mispredict) than
-//!   in groups of thousands, and a median tree over `n` primitives has as
-//!   many records in groups of 16, 8 and 4 as in each level above. A
-//!   quickselect of our own for the middle sizes (16–128, branch-free
-//!   partition, in place or through a scratch array) was tried and ran
-//!   slower than the standard one.
+//! - **Small groups are sorted**, not selected ([`super::record_sort`]:
+//!   sorting networks for 4 and 8 records, ranks for 9–16). A quickselect
+//!   of our own for the middle sizes (16–128, branch-free partition, in
+//!   place or through a scratch array) was tried and ran slower than the
+//!   standard one.
+//! - **Tried and not kept: a counting selection** for groups of 64 records
+//!   and more (keys counted in 256 buckets between the group's bounds, one
+//!   branch-free pass writing each record to its region below, in or above
+//!   the median's bucket, then a selection in that bucket only), which
+//!   needs the records out of place: two buffers, a split reading one and
+//!   writing the other. Best of 100 builds on the worker thread of
+//!   `--bench solid`, alternated three times: 3.11 / 3.11 / 3.19 ms against
+//!   2.67 / 2.65 / 3.12 for this build; the two buffers alone, with the
+//!   standard selection, 2.71 / 2.87 / 2.83. The standard selection's
+//!   in-place partition is cheaper than counting and scattering.
 //!
 //! Where the time goes (32k-triangle torus, `perf` over repeated builds):
 //! the selections in groups above 16 records about 40 %, the splits' own
@@ -54,15 +61,8 @@ use glam::{Vec3, Vec3A};
 
 use super::aabb_tree::{AabbNode, AabbTree};
 use super::obb_tree::SplitRule;
+use super::record_sort::{RANK_SORT_MAX, Record, rank_sort_any};
 use crate::math::Aabb;
-
-/// A primitive's center with its index: what the build partitions.
-#[derive(Clone, Copy, Default)]
-#[repr(C, align(16))]
-struct Record {
-    center: Vec3,
-    index: u32,
-}
 
 /// The tree's nodes and primitive order (boxes left empty), top-down over
 /// the primitives' centers.
@@ -173,56 +173,6 @@ fn select_nth(group: &mut [Record], k: usize, nth: usize) {
     }
 }
 
-/// [`rank_sort`] with the smallest lane count that holds the group.
-fn rank_sort_any(group: &mut [Record], k: usize) {
-    match group.len() {
-        0..=4 => rank_sort::<4>(group, k),
-        5..=8 => rank_sort::<8>(group, k),
-        _ => rank_sort::<RANK_SORT_MAX>(group, k),
-    }
-}
-
-/// Groups of at most this many records are sorted by rank, not selected.
-const RANK_SORT_MAX: usize = 16;
-
-/// Sorts a group of at most `N` records along axis `k` by rank: a record's
-/// place is the number of keys below its own (ties by position), counted
-/// for all `N` lanes at once without a branch, and every record is then
-/// written to its place. `O(N²)` comparisons, but vectorised and free of
-/// the mispredicted branches that make a small selection (insertion sort)
-/// cost several times more per record than a large one.
-fn rank_sort<const N: usize>(group: &mut [Record], k: usize) {
-    let n = group.len();
-    debug_assert!(n <= N);
-    let mut keys = [f32::INFINITY; N];
-    for (key, r) in keys.iter_mut().zip(group.iter()) {
-        *key = r.center[k];
-    }
-    let lane: [u32; N] = std::array::from_fn(|i| i as u32);
-    let mut rank = [0u32; N];
-    for (j, &kj) in keys[..n].iter().enumerate() {
-        for i in 0..N {
-            let below = kj < keys[i];
-            let tie_before = (kj == keys[i]) & ((j as u32) < lane[i]);
-            rank[i] += u32::from(below | tie_before);
-        }
-    }
-    let mut sorted = [Record::default(); N];
-    for (r, &place) in group.iter().zip(&rank) {
-        sorted[place as usize % N] = *r;
-    }
-    // Copied back four records (64 bytes) at a time: a 256-byte copy
-    // becomes a call to `memcpy`, whose fixed cost is a few percent of
-    // the build at this size.
-    let mut out = group.chunks_exact_mut(4);
-    for (o, s) in (&mut out).zip(sorted.chunks_exact(4)) {
-        o.copy_from_slice(s);
-    }
-    let rest = out.into_remainder();
-    let done = n - rest.len();
-    rest.copy_from_slice(&sorted[done..n]);
-}
-
 /// The bounds of the records' centers, with four running bounds so that
 /// the fold is not one chain of dependent `min`s.
 fn center_bounds(group: &[Record]) -> (Vec3A, Vec3A) {
@@ -297,39 +247,6 @@ pub(super) fn partition_below<T>(group: &mut [T], below: impl Fn(usize, &T) -> b
 mod tests {
     use super::*;
     use crate::testkit::Rng;
-
-    #[test]
-    fn rank_sort_sorts_by_key_then_position() {
-        let mut rng = Rng::new(12);
-        for n in 0..=RANK_SORT_MAX {
-            for k in 0..3 {
-                // Keys on a coarse grid: many ties, -0.0 beside 0.0, and
-                // infinities.
-                let group: Vec<Record> = (0..n as u32)
-                    .map(|index| Record {
-                        center: far_out(index, (rng.in_cube(2.0)).round() * -1.0),
-                        index,
-                    })
-                    .collect();
-                let mut want = group.clone();
-                want.sort_by(|a, b| by(a.center[k], b.center[k]));
-                let mut got = group;
-                rank_sort_any(&mut got, k);
-                let ids = |g: &[Record]| g.iter().map(|r| r.index).collect::<Vec<_>>();
-                assert_eq!(ids(&got), ids(&want), "n = {n}, axis {k}");
-            }
-        }
-    }
-
-    /// Two records in seven moved to ±∞ on some axes (never NaN: the
-    /// build's records hold none).
-    fn far_out(index: u32, c: Vec3) -> Vec3 {
-        match index % 7 {
-            3 => Vec3::new(f32::INFINITY, c.y, c.z),
-            5 => Vec3::new(c.x, f32::NEG_INFINITY, f32::INFINITY),
-            _ => c,
-        }
-    }
 
     #[test]
     fn any_rule_leaf_size_and_center_gives_a_valid_tree() {

@@ -36,6 +36,7 @@ mod obb_build;
 mod obb_leaves;
 pub mod obb_tree;
 pub mod ray;
+mod record_sort;
 mod search;
 pub mod surface;
 pub mod tree;
