@@ -60,13 +60,13 @@ fn network_sort<const N: usize>(group: &mut [Record], k: usize, network: &[(u8, 
     debug_assert!(n <= N);
     let mut key = [f32::INFINITY; N];
     for (key, r) in key.iter_mut().zip(group.iter()) {
-        *key = r.center[k];
+        *key = r.center.as_ref()[k];
     }
     let mut pos: [u32; N] = std::array::from_fn(|i| i as u32);
     for &(a, b) in network {
         let (a, b) = (a as usize, b as usize);
         let (ka, kb, pa, pb) = (key[a], key[b], pos[a], pos[b]);
-        let swap = kb < ka || (kb == ka && pb < pa);
+        let swap = (kb < ka) | ((kb == ka) & (pb < pa));
         key[a] = if swap { kb } else { ka };
         key[b] = if swap { ka } else { kb };
         pos[a] = if swap { pb } else { pa };
@@ -93,7 +93,7 @@ fn rank_sort<const N: usize>(group: &mut [Record], k: usize) {
     debug_assert!(n <= N);
     let mut keys = [f32::INFINITY; N];
     for (key, r) in keys.iter_mut().zip(group.iter()) {
-        *key = r.center[k];
+        *key = r.center.as_ref()[k];
     }
     let lane: [u32; N] = std::array::from_fn(|i| i as u32);
     let mut rank = [0u32; N];
