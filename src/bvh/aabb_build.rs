@@ -46,14 +46,21 @@
 //!   standard selection, 2.71 / 2.87 / 2.83. The standard selection's
 //!   in-place partition is cheaper than counting and scattering.
 //!
-//! Where the time goes (32k-triangle torus, `perf` over repeated builds):
-//! the selections in groups above 16 records about 40 %, the splits' own
-//! work (bounds fold, rank sorts, axis choice) about 40 %, the refit that
-//! fills the boxes about 9 %. Against the previous build
-//! (`select_nth_unstable_by` with `total_cmp` at every size, one bounds
-//! chain), `--bench solid` (`ICOLLIDE_BENCH_SCENES=build`), the two
-//! versions run alternately six times in a slow hour: best 3.84 ms against
-//! 4.36 ms.
+//! Where the time goes (32k-triangle torus, `perf` over repeated builds,
+//! at the networks' commit): the selections in groups above 16 records
+//! about 38 %, the small sorts ([`super::record_sort`]) 25 %, the splits'
+//! own work (bounds fold, axis choice) 20 %, the refit that fills the
+//! boxes 8 %, the loop over the nodes 6 %, the centroids 3 %. Against the
+//! build before the rank sorts (`select_nth_unstable_by` with `total_cmp`
+//! at every size, one bounds chain), `--bench solid`
+//! (`ICOLLIDE_BENCH_SCENES=build`), the two versions run alternately six
+//! times in a slow hour: best 3.84 ms against 4.36 ms. Tried after the
+//! networks and not kept (best of 100 in the bench's worker-thread loop,
+//! alternated): the children's center bounds folded by the small sorts
+//! and handed down in the nodes (2.74 / 2.75 / 2.75 against 2.60 / 2.60 /
+//! 3.26 ms), ranks for
+//! groups up to 32 (no difference), triangle centroids left unscaled by
+//! 1/3 (no difference).
 
 use std::cmp::Ordering;
 

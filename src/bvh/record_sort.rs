@@ -17,8 +17,9 @@
 //!   three times) went from 3.05 / 2.93 / 2.95 ms to 2.68 / 2.69 /
 //!   2.60 ms.
 //! - **9–16 records by rank** ([`rank_sort`]): a network for 16 (63
-//!   comparators) ran slower (3.24 / 3.27 / 3.13 ms against 2.70 / 2.59 /
-//!   2.64 for the rank sort, same loop).
+//!   comparators) ran slower, with branch-free comparators too (3.10 /
+//!   3.19 / 3.14 ms against 2.52 / 2.58 / 2.52 for the rank sort, same
+//!   loop).
 
 use glam::Vec3;
 
