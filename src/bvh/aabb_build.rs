@@ -60,7 +60,11 @@
 //! and handed down in the nodes (2.74 / 2.75 / 2.75 against 2.60 / 2.60 /
 //! 3.26 ms), ranks for
 //! groups up to 32 (no difference), triangle centroids left unscaled by
-//! 1/3 (no difference).
+//! 1/3 (no difference), and for groups of 512 records and more a selection
+//! after Floyd and Rivest (two pivots from a sample of `n / 32` records
+//! bracketing the median, two branch-free Lomuto partitions, then the
+//! standard selection in the band between them): 3.94–4.06 against
+//! 2.54–2.59 ms.
 
 use std::cmp::Ordering;
 
