@@ -58,17 +58,16 @@
 //! networks and not kept (best of 100 in the bench's worker-thread loop,
 //! alternated): the children's center bounds folded by the small sorts
 //! and handed down in the nodes (2.74 / 2.75 / 2.75 against 2.60 / 2.60 /
-//! 3.26 ms), ranks for
-//! groups up to 32 (no difference), triangle centroids left unscaled by
-//! 1/3 (no difference), and for groups of 512 records and more a selection
-//! after Floyd and Rivest (two pivots from a sample of `n / 32` records
-//! bracketing the median, two branch-free Lomuto partitions, then the
-//! standard selection in the band between them): 3.94–4.06 against
-//! 2.54–2.59 ms.
+//! 3.26 ms), ranks for groups up to 32 (no difference), triangle
+//! centroids left unscaled by 1/3 (no difference), and for groups of 512
+//! records and more a selection after Floyd and Rivest (two pivots from a
+//! sample of `n / 32` records bracketing the median, two branch-free
+//! Lomuto partitions, then the standard selection in the band between
+//! them): 3.94–4.06 against 2.54–2.59 ms.
 
 use std::cmp::Ordering;
 
-use glam::{Vec3, Vec3A};
+use glam::{Vec3, Vec3A, Vec4};
 
 use super::aabb_tree::{AabbNode, AabbTree};
 use super::obb_tree::SplitRule;
@@ -169,8 +168,8 @@ fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
 }
 
 /// Puts the record of rank `nth` along axis `k` at `nth`, the records
-/// below it before and those above after: small groups by rank
-/// ([`rank_sort`]), larger ones by the standard selection with one
+/// below it before and those above after: small groups sorted
+/// ([`rank_sort_any`]), larger ones by the standard selection with one
 /// comparison per axis (so that its inner loop has no axis index).
 fn select_nth(group: &mut [Record], k: usize, nth: usize) {
     if group.len() <= RANK_SORT_MAX {
@@ -185,27 +184,31 @@ fn select_nth(group: &mut [Record], k: usize, nth: usize) {
 }
 
 /// The bounds of the records' centers, with four running bounds so that
-/// the fold is not one chain of dependent `min`s.
+/// the fold is not one chain of dependent `min`s. A record is read as one
+/// 16-byte vector ([`Record::lanes`]; its last lane, the index, is
+/// ignored): a `Vec3A` from the center took three loads and shuffles.
+/// Alternated six times (best of 100 in the bench's worker-thread loop):
+/// 2.47–2.92 ms, median 2.54, against 2.58–2.65, median 2.60.
 fn center_bounds(group: &[Record]) -> (Vec3A, Vec3A) {
-    let mut lo = [Vec3A::INFINITY; 4];
-    let mut hi = [Vec3A::NEG_INFINITY; 4];
+    let mut lo = [Vec4::INFINITY; 4];
+    let mut hi = [Vec4::NEG_INFINITY; 4];
     let chunks = group.chunks_exact(4);
     let rest = chunks.remainder();
     for chunk in chunks {
         for k in 0..4 {
-            let c = Vec3A::from(chunk[k].center);
+            let c = chunk[k].lanes();
             lo[k] = lo[k].min(c);
             hi[k] = hi[k].max(c);
         }
     }
     for (k, r) in rest.iter().enumerate() {
-        let c = Vec3A::from(r.center);
+        let c = r.lanes();
         lo[k] = lo[k].min(c);
         hi[k] = hi[k].max(c);
     }
     let lo = lo[0].min(lo[1]).min(lo[2].min(lo[3]));
     let hi = hi[0].max(hi[1]).max(hi[2].max(hi[3]));
-    (lo, hi)
+    (lo.truncate().into(), hi.truncate().into())
 }
 
 /// The order of two keys that are not NaN. The selection only asks whether

@@ -31,6 +31,16 @@ pub(super) struct Record {
     pub(super) index: u32,
 }
 
+impl Record {
+    /// The record as one 16-byte vector (one load): the center, then the
+    /// index's bits in the last lane, which a caller ignores.
+    #[inline(always)]
+    pub(super) fn lanes(&self) -> glam::Vec4 {
+        let c = self.center;
+        glam::Vec4::new(c.x, c.y, c.z, f32::from_bits(self.index))
+    }
+}
+
 /// [`rank_sort`] with the smallest lane count that holds the group.
 pub(super) fn rank_sort_any(group: &mut [Record], k: usize) {
     match group.len() {
