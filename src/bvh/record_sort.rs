@@ -21,7 +21,7 @@
 //!   3.19 / 3.14 ms against 2.52 / 2.58 / 2.52 for the rank sort, same
 //!   loop).
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 
 /// A primitive's center with its index: what the build partitions.
 #[derive(Clone, Copy, Default)]
@@ -35,13 +35,15 @@ impl Record {
     /// The record as one 16-byte vector (one load): the center, then the
     /// index's bits in the last lane, which a caller ignores.
     #[inline(always)]
-    pub(super) fn lanes(&self) -> glam::Vec4 {
+    pub(super) fn lanes(&self) -> Vec4 {
         let c = self.center;
-        glam::Vec4::new(c.x, c.y, c.z, f32::from_bits(self.index))
+        Vec4::new(c.x, c.y, c.z, f32::from_bits(self.index))
     }
 }
 
-/// [`rank_sort`] with the smallest lane count that holds the group.
+/// Sorts a group of at most [`RANK_SORT_MAX`] records along axis `k`,
+/// ties in their order: by a sorting network up to 8 records, by rank
+/// above.
 pub(super) fn rank_sort_any(group: &mut [Record], k: usize) {
     match group.len() {
         0..=4 => network_sort::<4>(group, k, &NETWORK_4),
@@ -140,7 +142,6 @@ fn copy_back(group: &mut [Record], sorted: &[Record]) {
 
 #[cfg(test)]
 mod tests {
-
     use super::*;
     use crate::testkit::Rng;
 
