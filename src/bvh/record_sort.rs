@@ -70,11 +70,7 @@ const NETWORK_8: [(u8, u8); 19] = [
 #[inline(always)]
 fn network_sort<const N: usize>(group: &mut [Record], k: usize, network: &[(u8, u8)]) {
     let n = group.len();
-    debug_assert!(n <= N);
-    let mut key = [f32::INFINITY; N];
-    for (key, r) in key.iter_mut().zip(group.iter()) {
-        *key = r.center.as_ref()[k];
-    }
+    let mut key = keys::<N>(group, k);
     let mut pos: [u32; N] = std::array::from_fn(|i| i as u32);
     for &(a, b) in network {
         let (a, b) = (a as usize, b as usize);
@@ -103,11 +99,7 @@ pub(super) const RANK_SORT_MAX: usize = 16;
 /// cost several times more per record than a large one.
 fn rank_sort<const N: usize>(group: &mut [Record], k: usize) {
     let n = group.len();
-    debug_assert!(n <= N);
-    let mut keys = [f32::INFINITY; N];
-    for (key, r) in keys.iter_mut().zip(group.iter()) {
-        *key = r.center.as_ref()[k];
-    }
+    let keys = keys::<N>(group, k);
     let lane: [u32; N] = std::array::from_fn(|i| i as u32);
     let mut rank = [0u32; N];
     for (j, &kj) in keys[..n].iter().enumerate() {
@@ -122,6 +114,19 @@ fn rank_sort<const N: usize>(group: &mut [Record], k: usize) {
         sorted[place as usize % N] = *r;
     }
     copy_back(group, &sorted);
+}
+
+/// The keys of a group of at most `N` records along axis `k`, padded
+/// with `+∞` (read through the coordinate array: one load per record,
+/// where glam's `Index` is a match).
+#[inline(always)]
+fn keys<const N: usize>(group: &[Record], k: usize) -> [f32; N] {
+    debug_assert!(group.len() <= N);
+    let mut keys = [f32::INFINITY; N];
+    for (key, r) in keys.iter_mut().zip(group) {
+        *key = r.center.as_ref()[k];
+    }
+    keys
 }
 
 /// Copies the first `group.len()` records of `sorted` into `group`, four
@@ -146,7 +151,7 @@ mod tests {
     use crate::testkit::Rng;
 
     #[test]
-    fn rank_sort_sorts_by_key_then_position() {
+    fn small_sorts_sort_by_key_then_position() {
         let mut rng = Rng::new(12);
         for n in 0..=RANK_SORT_MAX {
             for k in 0..3 {
