@@ -81,20 +81,36 @@ pub(super) fn topology(
     rule: SplitRule,
     leaf_size: usize,
 ) -> AabbTree {
+    let mut tree = AabbTree {
+        nodes: Vec::new(),
+        order: Vec::new(),
+    };
+    topology_into(centers, rule, leaf_size, &mut Vec::new(), &mut tree);
+    tree
+}
+
+/// [`topology`] into `tree`, whose buffers are reused, with `records` as
+/// the records' buffer (left filled): with buffers large enough from an
+/// earlier build, nothing is allocated.
+pub(super) fn topology_into(
+    centers: impl ExactSizeIterator<Item = Vec3>,
+    rule: SplitRule,
+    leaf_size: usize,
+    records: &mut Vec<Record>,
+    tree: &mut AabbTree,
+) {
     let n = centers.len();
-    let mut records: Vec<Record> = centers
-        .enumerate()
-        .map(|(index, center)| Record {
-            center: Vec3::select(center.cmpeq(center), center, Vec3::ZERO),
-            index: index as u32,
-        })
-        .collect();
-    let mut nodes = Vec::with_capacity(2 * n);
+    records.clear();
+    records.extend(centers.enumerate().map(|(index, center)| Record {
+        center: Vec3::select(center.cmpeq(center), center, Vec3::ZERO),
+        index: index as u32,
+    }));
+    let (nodes, order) = (&mut tree.nodes, &mut tree.order);
+    nodes.clear();
+    nodes.reserve(2 * n);
+    order.clear();
     if n == 0 {
-        return AabbTree {
-            nodes,
-            order: Vec::new(),
-        };
+        return;
     }
     let leaf_size = leaf_size.max(1);
     nodes.push(leaf(0, n));
@@ -116,8 +132,7 @@ pub(super) fn topology(
             nodes.push(leaf(s, e - s));
         }
     }
-    let order = records.iter().map(|r| r.index).collect();
-    AabbTree { nodes, order }
+    order.extend(records.iter().map(|r| r.index));
 }
 
 fn leaf(first: usize, count: usize) -> AabbNode {

@@ -31,8 +31,9 @@ use smallvec::SmallVec;
 
 use serde::{Deserialize, Serialize};
 
-use super::aabb_build::topology;
+use super::aabb_build::{topology, topology_into};
 use super::obb_tree::SplitRule;
+use super::record_sort::Record;
 use super::tree::{BvNode, Bvh, BvhError};
 use crate::math::Aabb;
 use crate::shape::TriMesh;
@@ -177,14 +178,30 @@ impl AabbTree {
 
     /// A tree over the triangles of `mesh` (split by triangle centroids).
     pub fn build_mesh(mesh: &TriMesh, options: &AabbTreeOptions) -> AabbTree {
+        let mut tree = AabbTree {
+            nodes: Vec::new(),
+            order: Vec::new(),
+        };
+        tree.rebuild_mesh(mesh, options, &mut Vec::new());
+        tree
+    }
+
+    /// [`build_mesh`](Self::build_mesh) in place: the tree's buffers and
+    /// `records` (the build's, left filled) are reused, so that a rebuild
+    /// of a mesh no larger than the last allocates nothing.
+    pub(super) fn rebuild_mesh(
+        &mut self,
+        mesh: &TriMesh,
+        options: &AabbTreeOptions,
+        records: &mut Vec<Record>,
+    ) {
         let v = mesh.vertices();
         let centroids = mesh
             .triangles()
             .iter()
             .map(|t| (v[t[0] as usize] + v[t[1] as usize] + v[t[2] as usize]) / 3.0);
-        let mut tree = topology(centroids, options.rule, options.leaf_size);
-        tree.refit(mesh.vertices(), mesh.triangles());
-        tree
+        topology_into(centroids, options.rule, options.leaf_size, records, self);
+        self.refit(mesh.vertices(), mesh.triangles());
     }
 
     /// Refits the boxes to moved vertices (same triangles, same order as at

@@ -24,7 +24,7 @@
 use glam::{Vec3, Vec4};
 
 /// A primitive's center with its index: what the build partitions.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[repr(C, align(16))]
 pub(super) struct Record {
     pub(super) center: Vec3,

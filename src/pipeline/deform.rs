@@ -95,7 +95,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             .deform
             .as_mut()
             .ok_or(WorldError::NotDeformable(kind))?;
-        d.tree = DeformingTree::build(&d.mesh, &AabbTreeOptions::default());
+        d.tree.rebuild(&d.mesh);
         Ok(())
     }
 
