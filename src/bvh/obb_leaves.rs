@@ -60,6 +60,64 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
     })
 }
 
+/// The boxes of four pairs of triangles (corners `pairs[i]`, the second
+/// triangle's after the first's), one pair per lane, as inner nodes
+/// (`first` and `count` 0, for the caller to place). The third axis is the
+/// sum of the two triangles' area-weighted normals (the second flipped if
+/// it faces away); in that plane the first axis runs along whichever of
+/// the six edges, projected into the plane, gives the rectangle of least
+/// area around the six corners (as for a single triangle, whose minimum
+/// rectangle has a side along an edge; for a pair this is the best of its
+/// edges, not always the minimum over all directions). `None` for a pair
+/// without a finite normal or axes: the caller fits it another way.
+pub(crate) fn pair_boxes(pairs: [[Vec3; 6]; 4]) -> [Option<ObbNode>; 4] {
+    let c: [V3x4; 6] = std::array::from_fn(|k| V3x4::new(pairs.map(|p| p[k])));
+    let na = c[1].sub(c[0]).cross(c[2].sub(c[0]));
+    let nb = c[4].sub(c[3]).cross(c[5].sub(c[3]));
+    let flip = na.dot(nb).cmplt(Vec4::ZERO);
+    let n = na.add(nb.scale(Vec4::select(flip, Vec4::NEG_ONE, Vec4::ONE)));
+    let len = n.dot(n).sqrt();
+    let mut valid = len.cmpgt(Vec4::ZERO) & len.is_finite_mask();
+    let z = n.scale(len.recip());
+    // The corners relative to the first; per edge, the rectangle's area
+    // along its projection `u` is `span_u · span_v / |u|²` (`v = z × u`,
+    // both unnormalised; a zero-length projection gives NaN, never chosen).
+    let rel: [V3x4; 5] = std::array::from_fn(|k| c[k + 1].sub(c[0]));
+    let (mut best, mut best_area) = (z, Vec4::INFINITY);
+    for (i, j) in [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3)] {
+        let e = c[j].sub(c[i]);
+        let u = e.sub(z.scale(z.dot(e)));
+        let v = z.cross(u);
+        let span = |d: V3x4| {
+            let (lo, hi) = rel.iter().fold((Vec4::ZERO, Vec4::ZERO), |(lo, hi), r| {
+                let x = d.dot(*r);
+                (lo.min(x), hi.max(x))
+            });
+            hi - lo
+        };
+        let area = span(u) * span(v) / u.dot(u);
+        let better = area.cmplt(best_area);
+        best = V3x4::select(better, u, best);
+        best_area = Vec4::select(better, area, best_area);
+    }
+    valid &= best_area.is_finite_mask();
+    let x = best.scale(best.dot(best).sqrt().recip());
+    let y = z.cross(x);
+    let rot = rotations([x, y, z]);
+    valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
+    let (center, half) = extents(decoded(rot), c[0], [c[1], c[2], c[3], c[4], c[5]]);
+    valid &= center.is_finite() & half.is_finite();
+    std::array::from_fn(|i| {
+        valid.test(i).then(|| ObbNode {
+            rotation: Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]),
+            center: center.lane(i),
+            half_extents: half.lane(i),
+            first: 0,
+            count: 0,
+        })
+    })
+}
+
 /// Of the three edges `e` (each with the vector `c` from its start to the
 /// opposite corner), the one whose rectangle has the least area, and its
 /// squared length (zero when no edge has a length). The rectangle along
@@ -165,11 +223,13 @@ fn decoded([x, y, z, w]: [Vec4; 4]) -> [V3x4; 3] {
 /// `others`, measured relative to `first` (rounding relative to the
 /// triangle's size) and padded as [`AxisExtents`](super::obb::AxisExtents)
 /// pads ([`BOX_PAD`]).
-fn extents(axes: [V3x4; 3], first: V3x4, others: [V3x4; 2]) -> (V3x4, V3x4) {
+fn extents<const N: usize>(axes: [V3x4; 3], first: V3x4, others: [V3x4; N]) -> (V3x4, V3x4) {
     let rel = others.map(|o| o.sub(first));
     let on = |k: usize| {
-        let (a, b) = (axes[k].dot(rel[0]), axes[k].dot(rel[1]));
-        let (lo, hi) = (a.min(b).min(Vec4::ZERO), a.max(b).max(Vec4::ZERO));
+        let (lo, hi) = rel.iter().fold((Vec4::ZERO, Vec4::ZERO), |(lo, hi), r| {
+            let x = axes[k].dot(*r);
+            (lo.min(x), hi.max(x))
+        });
         ((lo + hi) * 0.5, (hi - lo) * 0.5)
     };
     let [(m0, h0), (m1, h1), (m2, h2)] = [0, 1, 2].map(on);
