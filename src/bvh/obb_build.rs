@@ -153,10 +153,11 @@ struct Builder<'a> {
     /// Whether every position is finite (the common case: no checks).
     all_finite: bool,
     pts: Vec<Vec3>,
-    /// Single-triangle leaves waiting for their box: node, triangle.
-    singles: Vec<(u32, u32)>,
-    /// Pairs waiting for their box: node, start in the order.
-    pairs: Vec<(u32, u32)>,
+    /// Single-triangle leaves waiting for their box: node, start in the
+    /// order, triangle (all a node needs: it is written, not read).
+    singles: Vec<[u32; 3]>,
+    /// Pairs waiting for their box: node, first child, start in the order.
+    pairs: Vec<[u32; 3]>,
 }
 
 const PLACEHOLDER: ObbNode = ObbNode {
@@ -258,7 +259,7 @@ impl<'a> Builder<'a> {
     /// (the node's box is a placeholder until then).
     fn leaf(&mut self, node: usize, group: &[u32], start: usize) -> ObbNode {
         if let [t] = group {
-            self.singles.push((node as u32, *t));
+            self.singles.push([node as u32, start as u32, *t]);
             return obb_node(PLACEHOLDER.rotation, &Obb::default(), start as u32, 1);
         }
         let (rotation, obb) = self.fit(group, Pending::Leaf);
@@ -274,7 +275,7 @@ impl<'a> Builder<'a> {
             nodes.push(leaf);
         }
         nodes[node] = obb_node(PLACEHOLDER.rotation, &Obb::default(), first as u32, 0);
-        self.pairs.push((node as u32, start as u32));
+        self.pairs.push([node as u32, first as u32, start as u32]);
     }
 
     /// The boxes of the pairs, four at a time ([`pair_boxes`]); a pair
@@ -284,21 +285,18 @@ impl<'a> Builder<'a> {
         let group = |start: u32| &order[start as usize..start as usize + 2];
         for batch in pairs.chunks(4) {
             // A short last batch repeats its first pair.
-            let corners = std::array::from_fn(|i| {
-                let [s, t] =
-                    [0, 1].map(|k| self.corners(group(batch.get(i).unwrap_or(&batch[0]).1)[k]));
-                [s[0], s[1], s[2], t[0], t[1], t[2]]
-            });
-            for (&(node, start), fitted) in batch.iter().zip(pair_boxes(corners)) {
-                let node = &mut nodes[node as usize];
-                *node = match fitted {
-                    Some(fitted) => ObbNode {
-                        first: node.first,
-                        ..fitted
-                    },
+            let mut corners = [[Vec3::ZERO; 6]; 4];
+            for (i, c) in corners.iter_mut().enumerate() {
+                let start = batch.get(i).unwrap_or(&batch[0])[2] as usize;
+                let (a, b) = (self.corners(order[start]), self.corners(order[start + 1]));
+                *c = [a[0], a[1], a[2], b[0], b[1], b[2]];
+            }
+            for (&[node, first, start], fitted) in batch.iter().zip(pair_boxes(corners)) {
+                nodes[node as usize] = match fitted {
+                    Some(fitted) => ObbNode { first, ..fitted },
                     None => {
                         let (rotation, obb) = self.fit(group(start), Pending::Leaf);
-                        obb_node(rotation, &obb, node.first, 0)
+                        obb_node(rotation, &obb, first, 0)
                     }
                 };
             }
@@ -312,20 +310,18 @@ impl<'a> Builder<'a> {
         let singles = std::mem::take(&mut self.singles);
         for batch in singles.chunks(4) {
             // A short last batch repeats its first triangle.
-            let tris = std::array::from_fn(|i| self.corners(batch.get(i).unwrap_or(&batch[0]).1));
-            let boxes = leaf_boxes(tris);
-            for (&(node, t), leaf) in batch.iter().zip(boxes) {
-                let node = &mut nodes[node as usize];
-                if let Some(leaf) = leaf {
-                    *node = ObbNode {
-                        first: node.first,
-                        count: node.count,
-                        ..leaf
-                    };
-                } else {
-                    let (rotation, obb) = self.fit(&[t], Pending::Leaf);
-                    *node = obb_node(rotation, &obb, node.first, node.count);
-                }
+            let mut tris = [[Vec3::ZERO; 3]; 4];
+            for (i, tri) in tris.iter_mut().enumerate() {
+                *tri = self.corners(batch.get(i).unwrap_or(&batch[0])[2]);
+            }
+            for (&[node, first, t], leaf) in batch.iter().zip(leaf_boxes(tris)) {
+                nodes[node as usize] = match leaf {
+                    Some(leaf) => ObbNode { first, ..leaf },
+                    None => {
+                        let (rotation, obb) = self.fit(&[t], Pending::Leaf);
+                        obb_node(rotation, &obb, first, 1)
+                    }
+                };
             }
         }
     }
@@ -382,8 +378,11 @@ impl<'a> Builder<'a> {
         }
     }
 
+    #[inline]
     fn corners(&self, t: u32) -> [Vec3; 3] {
-        self.triangles[t as usize].map(|v| self.positions[v as usize])
+        let [a, b, c] = self.triangles[t as usize];
+        let p = self.positions;
+        [p[a as usize], p[b as usize], p[c as usize]]
     }
 
     /// The moments of the triangles `group`.
