@@ -47,12 +47,20 @@
 //!   → 4 506 (wingnut), 4 176 → 4 067 (teapot); triangle tests 665.4 →
 //!   619.5, 375.6 → 355.1, 341.3 → 331.1. Build, worker-thread loop, best
 //!   of 100, alternated three times (2026-11-27): 9.94 / 10.20 / 10.06 ms
-//!   against 10.21 / 10.37 / 10.40. The same fit per pair as it came off
-//!   the stack (one pair at a time, the 15 segments between the corners
-//!   as candidates, in 2-D lanes) gave the same trees but 11.8–11.9 ms
-//!   against 10.2: one pair's chain of square roots and divisions does not
-//!   overlap with anything; four lanes of it do. Six edges gave the same
-//!   counts as the 15 segments within 0.1 %.
+//!   against 10.21 / 10.37 / 10.40; then, with the waiting leaves and
+//!   pairs keeping their node's `first` (a node is written, never read
+//!   back: the read missed the cache) and their corners gathered by plain
+//!   loops, 9.72 / 9.77 / 9.20 against 10.37 / 10.42 / 10.12 ms. The same
+//!   fit done for each pair as its parent split (one pair at a time, the
+//!   15 segments between the corners as candidates, in 2-D lanes) gave the
+//!   same trees but 11.8–11.9 ms against 10.2: one pair's chain of square
+//!   roots and divisions does not overlap with anything; four lanes of it
+//!   do. Six edges gave the same counts as the 15 segments within 0.1 %.
+//!   A `perf` profile of the loop of builds after these changes (share of
+//!   the whole bench process): the build loop 19 %, the extents pass 13 %,
+//!   pair boxes 6.6 %, leaf boxes 5.8 %, per-triangle moments 5.3 %, their
+//!   sums 4.5 %, eigen-solves 4.1 %, and about 8 % in the kernel faulting
+//!   in the pages of the build's scratch and of the tree.
 //!
 //! Where the time goes (32k-triangle torus, `cargo bench -p icollide-peers
 //! --bench solid -- solid/build` on the 2-core machine, 2026-11-26): 17.5 ms
