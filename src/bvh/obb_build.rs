@@ -34,33 +34,45 @@
 //!   box (its own axes: [`leaf_boxes`], no eigen-solve) depends on nothing
 //!   else, so single-triangle leaves are recorded as the splits make them
 //!   and fitted at the end, one per lane.
-//! - **Pairs the same way.** With one triangle per leaf, about half of the
-//!   inner nodes hold two triangles. Such a pair is split into its two
-//!   leaves as soon as its parent's split makes it (no keys: either order
-//!   holds), and its box is fitted at the end, four pairs to a call
-//!   ([`pair_boxes`]): the summed normal, and in that plane the edge
-//!   direction of least rectangle area, as for one triangle. No moments
-//!   are summed and no eigenvalues solved for pairs, and their boxes come
-//!   out tighter than on the covariance axes. Random-placement table of
-//!   `--bench solid` (`ICOLLIDE_BENCH_SCENES=table`, counts per query,
-//!   exact whatever the machine): box tests 4 604 → 4 575 (torus), 4 638
-//!   → 4 506 (wingnut), 4 176 → 4 067 (teapot); triangle tests 665.4 →
-//!   619.5, 375.6 → 355.1, 341.3 → 331.1. Build, worker-thread loop, best
-//!   of 100, alternated three times (2026-11-27): 9.94 / 10.20 / 10.06 ms
-//!   against 10.21 / 10.37 / 10.40; then, with the waiting leaves and
-//!   pairs keeping their node's `first` (a node is written, never read
-//!   back: the read missed the cache) and their corners gathered by plain
-//!   loops, 9.72 / 9.77 / 9.20 against 10.37 / 10.42 / 10.12 ms. The same
-//!   fit done for each pair as its parent split (one pair at a time, the
-//!   15 segments between the corners as candidates, in 2-D lanes) gave the
-//!   same trees but 11.8–11.9 ms against 10.2: one pair's chain of square
-//!   roots and divisions does not overlap with anything; four lanes of it
-//!   do. Six edges gave the same counts as the 15 segments within 0.1 %.
-//!   A `perf` profile of the loop of builds after these changes (share of
-//!   the whole bench process): the build loop 19 %, the extents pass 13 %,
-//!   pair boxes 6.6 %, leaf boxes 5.8 %, per-triangle moments 5.3 %, their
-//!   sums 4.5 %, eigen-solves 4.1 %, and about 8 % in the kernel faulting
-//!   in the pages of the build's scratch and of the tree.
+//! - **Pairs and triples the same way.** With one triangle per leaf, about
+//!   half of the inner nodes hold two triangles. Such a pair is split into
+//!   its two leaves as soon as its parent's split makes it (no keys:
+//!   either order holds), and its box is fitted at the end, four pairs to
+//!   a call ([`group_boxes`]): the summed normal, and in that plane the
+//!   edge direction of least rectangle area, as for one triangle. A triple
+//!   is split at once too, into the triangle whose centroid is farthest
+//!   from the three's mean and a pair, and fitted the same way. No moments
+//!   are summed and no eigenvalues solved for them, and their boxes come
+//!   out tighter than on the covariance axes.
+//!
+//!   Measured (2026-11-27; counts per query from the random-placement
+//!   table of `--bench solid`, `ICOLLIDE_BENCH_SCENES=table`, exact on any
+//!   machine; times the best of 100 builds of the 32k torus in the bench's
+//!   worker-thread loop, binaries alternated three times):
+//!   - pairs: box tests 4 604 → 4 575 (torus), 4 638 → 4 506 (wingnut),
+//!     4 176 → 4 067 (teapot); triangle tests 665.4 → 619.5, 375.6 →
+//!     355.1, 341.3 → 331.1; build 10.21 / 10.37 / 10.40 → 9.94 / 10.20 /
+//!     10.06 ms;
+//!   - the waiting leaves and pairs keeping their node's `first` (a node
+//!     is written, never read back: the read missed the cache) and their
+//!     corners gathered by plain loops: 10.37 / 10.42 / 10.12 → 9.72 /
+//!     9.77 / 9.20 ms;
+//!   - triples (the torus's 2¹⁵ triangles split into pairs only): box
+//!     tests 4 388 (wingnut) and 3 907 (teapot), triangle tests 348.6 and
+//!     325.2; the torus's build 8.92 / 8.87 / 9.29 → 9.12 / 9.15 / 9.25
+//!     ms (the general gather's cost);
+//!   - not kept: the same fit done for each pair as its parent split (one
+//!     pair at a time, the 15 segments between the corners as candidates,
+//!     in 2-D lanes) gave the same trees but 11.8–11.9 ms against 10.2:
+//!     one pair's chain of square roots and divisions does not overlap
+//!     with anything, four lanes of it do. Six edges gave the same counts
+//!     as the 15 segments within 0.1 %.
+//!
+//!   A `perf` profile of the loop of builds with pairs (share of the whole
+//!   bench process): the build loop 19 %, the extents pass 13 %, pair
+//!   boxes 6.6 %, leaf boxes 5.8 %, per-triangle moments 5.3 %, their sums
+//!   4.5 %, eigen-solves 4.1 %, and about 8 % in the kernel faulting in the
+//!   pages of the build's scratch and of the tree.
 //!
 //! Where the time goes (32k-triangle torus, `cargo bench -p icollide-peers
 //! --bench solid -- solid/build` on the 2-core machine, 2026-11-26): 17.5 ms
@@ -104,7 +116,7 @@ use glam::{DVec3, Mat3, Quat, Vec3, Vec3A, Vec4};
 
 use super::aabb_build::{longest_first, partition_below};
 use super::obb::{AxisExtents, Moments, Obb, bbox_middle};
-use super::obb_leaves::{leaf_boxes, pair_boxes, rotations};
+use super::obb_leaves::{group_boxes, leaf_boxes, rotations};
 use super::obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
 use crate::math::eigen::{normalized_entries, principal_axes_lanes};
 use crate::shape::ConvexHull;
@@ -123,10 +135,10 @@ struct Task {
 enum Pending {
     /// A leaf-size group: it will not be split.
     Leaf,
-    /// Two triangles (with one triangle per leaf): split at once into two
-    /// leaves, its box fitted at the end with the others, four at a time
-    /// ([`pair_boxes`]).
-    Pair,
+    /// Two or three triangles (with one triangle per leaf): split at once
+    /// (into two leaves, or a leaf and a pair), its box fitted at the end
+    /// with the others of its size, four at a time ([`group_boxes`]).
+    Small,
     /// A group to be split that fits on the covariance of its triangles,
     /// not yet solved: the covariance's [`normalized_entries`]. It is
     /// solved when it comes off the stack, together with its sibling
@@ -164,8 +176,9 @@ struct Builder<'a> {
     /// Single-triangle leaves waiting for their box: node, start in the
     /// order, triangle (all a node needs: it is written, not read).
     singles: Vec<[u32; 3]>,
-    /// Pairs waiting for their box: node, first child, start in the order.
-    pairs: Vec<[u32; 3]>,
+    /// Pairs and triples waiting for their box: node, first child, start
+    /// in the order.
+    small: [Vec<[u32; 3]>; 2],
 }
 
 const PLACEHOLDER: ObbNode = ObbNode {
@@ -224,13 +237,13 @@ pub(super) fn build(
                         _ => PLACEHOLDER,
                     });
                 }
-                for (child, &(s, _, pending)) in sides.iter().enumerate() {
-                    if let Pending::Pair = pending {
-                        b.pair(first + child, &mut nodes, &order, s);
+                for (child, &(s, e, pending)) in sides.iter().enumerate() {
+                    if let Pending::Small = pending {
+                        b.split_small(first + child, &mut nodes, &mut order[s..e], s);
                     }
                 }
                 for (child, (start, end, pending)) in sides.into_iter().enumerate().rev() {
-                    if !matches!(pending, Pending::Leaf | Pending::Pair) {
+                    if !matches!(pending, Pending::Leaf | Pending::Small) {
                         let node = (first + child) as u32;
                         stack.push(Task {
                             node,
@@ -246,7 +259,8 @@ pub(super) fn build(
         };
         nodes[task.node as usize] = obb_node(rotation, &obb, first, count);
     }
-    b.pair_nodes(&mut nodes, &order);
+    b.small_nodes::<6>(&mut nodes, &order);
+    b.small_nodes::<9>(&mut nodes, &order);
     b.single_leaves(&mut nodes);
     ObbTree { nodes, order }
 }
@@ -274,32 +288,60 @@ impl<'a> Builder<'a> {
         obb_node(rotation, &obb, start as u32, group.len() as u32)
     }
 
-    /// Splits the pair at `start` in the order (node `node`) into two
-    /// leaves; its box waits for [`Self::pair_nodes`].
-    fn pair(&mut self, node: usize, nodes: &mut Vec<ObbNode>, order: &[u32], start: usize) {
+    /// Splits the pair or triple `group` (node `node`, at `start` in the
+    /// order) into two leaves, or a leaf and a pair; its box waits for
+    /// [`Self::small_nodes`]. A triple's leaf is the triangle whose
+    /// centroid is farthest from the three's mean (moved to the front).
+    fn split_small(
+        &mut self,
+        node: usize,
+        nodes: &mut Vec<ObbNode>,
+        group: &mut [u32],
+        start: usize,
+    ) {
         let first = nodes.len();
-        for s in start..start + 2 {
-            let leaf = self.leaf(nodes.len(), &order[s..s + 1], s);
-            nodes.push(leaf);
+        if let [a, b, c] = *group {
+            let centroid = |t: u32| self.corners(t).iter().sum::<Vec3>();
+            let cs = [centroid(a), centroid(b), centroid(c)];
+            let mean = (cs[0] + cs[1] + cs[2]) / 3.0;
+            let far = (1..3).fold(0, |f, k| {
+                if cs[k].distance_squared(mean) > cs[f].distance_squared(mean) {
+                    k
+                } else {
+                    f
+                }
+            });
+            group.swap(0, far);
+            let leaf = self.leaf(first, &group[..1], start);
+            nodes.extend([leaf, PLACEHOLDER]);
+            self.split_small(first + 1, nodes, &mut group[1..], start + 1);
+        } else {
+            for (k, t) in group.iter().enumerate() {
+                let leaf = self.leaf(nodes.len(), std::slice::from_ref(t), start + k);
+                nodes.push(leaf);
+            }
         }
         nodes[node] = obb_node(PLACEHOLDER.rotation, &Obb::default(), first as u32, 0);
-        self.pairs.push([node as u32, first as u32, start as u32]);
+        self.small[group.len() - 2].push([node as u32, first as u32, start as u32]);
     }
 
-    /// The boxes of the pairs, four at a time ([`pair_boxes`]); a pair
-    /// without one (no finite normal) is fitted like any group.
-    fn pair_nodes(&mut self, nodes: &mut [ObbNode], order: &[u32]) {
-        let pairs = std::mem::take(&mut self.pairs);
-        let group = |start: u32| &order[start as usize..start as usize + 2];
-        for batch in pairs.chunks(4) {
-            // A short last batch repeats its first pair.
-            let mut corners = [[Vec3::ZERO; 6]; 4];
+    /// The boxes of the waiting groups of `C / 3` triangles (pairs or
+    /// triples), four at a time ([`group_boxes`]); a group without one
+    /// (no finite normal) is fitted like any group.
+    fn small_nodes<const C: usize>(&mut self, nodes: &mut [ObbNode], order: &[u32]) {
+        let waiting = std::mem::take(&mut self.small[C / 3 - 2]);
+        let group = |start: u32| &order[start as usize..start as usize + C / 3];
+        for batch in waiting.chunks(4) {
+            // A short last batch repeats its first group.
+            let mut corners = [[Vec3::ZERO; C]; 4];
             for (i, c) in corners.iter_mut().enumerate() {
                 let start = batch.get(i).unwrap_or(&batch[0])[2] as usize;
-                let (a, b) = (self.corners(order[start]), self.corners(order[start + 1]));
-                *c = [a[0], a[1], a[2], b[0], b[1], b[2]];
+                for (k, c) in c.chunks_exact_mut(3).enumerate() {
+                    let [p, q, r] = self.corners(order[start + k]);
+                    (c[0], c[1], c[2]) = (p, q, r);
+                }
             }
-            for (&[node, first, start], fitted) in batch.iter().zip(pair_boxes(corners)) {
+            for (&[node, first, start], fitted) in batch.iter().zip(group_boxes(corners)) {
                 nodes[node as usize] = match fitted {
                     Some(fitted) => ObbNode { first, ..fitted },
                     None => {
@@ -381,7 +423,7 @@ impl<'a> Builder<'a> {
             visit: 0,
             all_finite,
             singles: Vec::with_capacity(triangles.len()),
-            pairs: Vec::with_capacity(triangles.len() / 2),
+            small: [Vec::with_capacity(triangles.len() / 2), Vec::new()],
             pts: Vec::new(),
         }
     }
@@ -398,23 +440,25 @@ impl<'a> Builder<'a> {
         Moments::sum(group.iter().map(|&t| &self.moments[t as usize]))
     }
 
-    /// Whether the group is a pair to be split into two leaves: its box
-    /// comes from [`pair_boxes`].
-    fn is_pair(&self, group: &[u32]) -> bool {
-        group.len() == 2 && self.options.leaf_size < 2 && self.options.hull_min_triangles > 2
+    /// Whether the group is a pair or a triple to be split into leaves:
+    /// its box comes from [`group_boxes`].
+    fn is_small(&self, group: &[u32]) -> bool {
+        matches!(group.len(), 2 | 3)
+            && self.options.leaf_size < 2
+            && self.options.hull_min_triangles > group.len()
     }
 
     /// The moments of a group that will be split (more than `leaf_size`
-    /// triangles) and is not a pair, `None` otherwise.
+    /// triangles) and is not small ([`Self::is_small`]), `None` otherwise.
     fn moments(&self, group: &[u32]) -> Option<Moments> {
-        (group.len() > self.options.leaf_size && !self.is_pair(group)).then(|| self.sum(group))
+        (group.len() > self.options.leaf_size && !self.is_small(group)).then(|| self.sum(group))
     }
 
-    /// What a group with these `moments` (`None`: leaf-size or a pair)
+    /// What a group with these `moments` (`None`: leaf-size or small)
     /// needs for its fit: its covariance, to be solved, when it fits on it.
     fn pending(&self, group: &[u32], moments: Option<Moments>) -> Pending {
-        if self.is_pair(group) {
-            return Pending::Pair;
+        if self.is_small(group) {
+            return Pending::Small;
         }
         let Some(moments) = moments else {
             return Pending::Leaf;
@@ -726,8 +770,8 @@ mod tests {
         // triangle of the lower child below it (up to rounding), every one
         // of the upper child above it. The build reads these keys from its
         // extents pass, in the group's order through the partition's swaps;
-        // with a low hull threshold, on the hull's axes. (A pair is split
-        // into its two triangles without keys: either order holds.)
+        // with a low hull threshold, on the hull's axes. (Pairs and triples
+        // are split without keys: `small_groups_take_their_own_axes`.)
         let (pos, tris) = jittered_torus();
         let centroid = |t: u32| {
             tris[t as usize]
@@ -740,7 +784,7 @@ mod tests {
             let tree = build(&pos, &tris, hull_min);
             let mut checked = 0;
             for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
-                if under(&tree, i).len() == 2 {
+                if under(&tree, i).len() <= 3 {
                     checked += 1;
                     continue;
                 }
@@ -780,7 +824,7 @@ mod tests {
         // Every node above a pair whose spectrum the f32 solve accepts has
         // the covariance axes of its own triangles: siblings are solved in
         // two lanes of one call, and a mix-up would give a node its
-        // sibling's. (Pairs: `pairs_take_their_own_axes`.)
+        // sibling's. (Pairs and triples: `small_groups_take_their_own_axes`.)
         let (pos, tris) = jittered_torus();
         let tree = build(&pos, &tris, DEFAULT_HULL_MIN_TRIANGLES);
         let (origin, _) = bbox_middle(&pos).expect("finite");
@@ -794,7 +838,7 @@ mod tests {
         let mut checked = 0;
         for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
             let group = under(&tree, i);
-            if group.len() == 2 {
+            if group.len() <= 3 {
                 continue;
             }
             let own = Moments::sum(group.iter().map(|&t| &moments[t as usize]));
@@ -808,34 +852,44 @@ mod tests {
             }
             checked += 1;
         }
-        assert!(checked > tris.len() / 2, "{checked} nodes checked");
+        assert!(checked > tris.len() / 4, "{checked} nodes checked");
     }
 
     #[test]
-    fn pairs_take_their_own_axes() {
-        // A node over two triangles (pairs are fitted four to a call, one
-        // per lane: a mix-up would give a node another pair's box) has
+    fn small_groups_take_their_own_axes() {
+        // A node over two or three triangles (fitted four to a call, one
+        // per lane: a mix-up would give a node another group's box) has
         // their summed normal as its third axis and, in that plane, a
         // rectangle around their corners no larger than along any of
-        // their six edges' projections (up to rounding); its box holds
-        // both triangles (`validate`).
+        // their edges' projections (up to rounding); its box holds them
+        // (`validate`). A triple's lone child is its triangle farthest from
+        // the three's mean centroid.
         let (pos, tris) = jittered_torus();
+        // A torus of 2^k triangles splits into pairs only: drop some.
+        let tris: Vec<[u32; 3]> = tris
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % 7 != 3)
+            .map(|(_, t)| t)
+            .collect();
         let tree = build(&pos, &tris, DEFAULT_HULL_MIN_TRIANGLES);
         let mesh = TriMesh::new(pos.clone(), tris.clone()).expect("mesh");
         tree.validate(&mesh).expect("valid");
-        let mut checked = 0;
+        let corners = |t: u32| tris[t as usize].map(|v| pos[v as usize]);
+        let mut checked = [0; 2];
         for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
             let group = under(&tree, i);
-            let [s, t] = group[..] else {
+            if !matches!(group.len(), 2 | 3) {
                 continue;
-            };
-            let c: Vec<Vec3> = [s, t]
-                .iter()
-                .flat_map(|&t| tris[t as usize].map(|v| pos[v as usize]))
-                .collect();
+            }
+            let c: Vec<Vec3> = group.iter().flat_map(|&t| corners(t)).collect();
             let normal = |t: &[Vec3]| (t[1] - t[0]).cross(t[2] - t[0]);
-            let (na, nb) = (normal(&c[..3]), normal(&c[3..]));
-            let n = (na + nb * na.dot(nb).signum()).normalize();
+            let n0 = normal(&c[..3]);
+            let n = c
+                .chunks(3)
+                .map(normal)
+                .fold(Vec3::ZERO, |n, nt| n + nt * n0.dot(nt).signum())
+                .normalize();
             let axes = Mat3::from_quat(node.rotation);
             assert!(axes.z_axis.dot(n).abs() > 0.9999, "node {i}: normal");
             let area = |u: Vec3| {
@@ -846,15 +900,24 @@ mod tests {
                 span(u) * span(n.cross(u))
             };
             let got = area(axes.x_axis);
-            let edges = [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3)];
-            let best = edges
-                .iter()
-                .filter_map(|&(a, b)| (c[b] - c[a]).reject_from(n).try_normalize())
+            let best = c
+                .chunks(3)
+                .flat_map(|t| [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])])
+                .filter_map(|(a, b)| (b - a).reject_from(n).try_normalize())
                 .map(area)
                 .fold(f32::MAX, f32::min);
             assert!(got <= best * 1.0001, "node {i}: area {got} against {best}");
-            checked += 1;
+            if let [lone, a, b] = group[..] {
+                let centroid = |t: u32| corners(t).iter().sum::<Vec3>();
+                let mean = (centroid(lone) + centroid(a) + centroid(b)) / 3.0;
+                let d = |t: u32| centroid(t).distance_squared(mean);
+                assert!(d(lone) >= d(a) && d(lone) >= d(b), "node {i}: lone child");
+            }
+            checked[group.len() - 2] += 1;
         }
-        assert!(checked > tris.len() / 4, "{checked} pairs checked");
+        assert!(
+            checked[0] > tris.len() / 8 && checked[1] > 10,
+            "{checked:?} checked"
+        );
     }
 }

@@ -47,7 +47,7 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
     let y = z.cross(x);
     let rot = rotations([x, y, z]);
     valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
-    let (center, half) = extents(decoded(rot), p, [q, r]);
+    let (center, half) = extents(decoded(rot), p, &[q.sub(p), r.sub(p)]);
     valid &= center.is_finite() & half.is_finite();
     std::array::from_fn(|i| {
         valid.test(i).then(|| ObbNode {
@@ -60,52 +60,60 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
     })
 }
 
-/// The boxes of four pairs of triangles (corners `pairs[i]`, the second
-/// triangle's after the first's), one pair per lane, as inner nodes
-/// (`first` and `count` 0, for the caller to place). The third axis is the
-/// sum of the two triangles' area-weighted normals (the second flipped if
-/// it faces away); in that plane the first axis runs along whichever of
-/// the six edges, projected into the plane, gives the rectangle of least
-/// area around the six corners (as for a single triangle, whose minimum
-/// rectangle has a side along an edge; for a pair this is the best of its
-/// edges, not always the minimum over all directions). `None` for a pair
-/// without a finite normal or axes: the caller fits it another way.
-pub(crate) fn pair_boxes(pairs: [[Vec3; 6]; 4]) -> [Option<ObbNode>; 4] {
-    let c: [V3x4; 6] = std::array::from_fn(|k| V3x4::new(pairs.map(|p| p[k])));
-    let na = c[1].sub(c[0]).cross(c[2].sub(c[0]));
-    let nb = c[4].sub(c[3]).cross(c[5].sub(c[3]));
-    let flip = na.dot(nb).cmplt(Vec4::ZERO);
-    let n = na.add(nb.scale(Vec4::select(flip, Vec4::NEG_ONE, Vec4::ONE)));
+/// The boxes of four small groups of triangles (`C / 3` triangles each:
+/// corners `groups[i]`, three per triangle), one group per lane, as inner
+/// nodes (`first` and `count` 0, for the caller to place). The third axis
+/// is the sum of the triangles' area-weighted normals (each flipped if it
+/// faces away from the first's); in that plane the first axis runs along
+/// whichever of the triangles' edges, projected into the plane, gives the
+/// rectangle of least area around all the corners (as for a single
+/// triangle, whose minimum rectangle has a side along an edge; for a group
+/// this is the best of its edges, not always the minimum over all
+/// directions). `None` for a group without a finite normal or axes: the
+/// caller fits it another way.
+pub(crate) fn group_boxes<const C: usize>(groups: [[Vec3; C]; 4]) -> [Option<ObbNode>; 4] {
+    let c: [V3x4; C] = std::array::from_fn(|k| V3x4::new(groups.map(|g| g[k])));
+    let normal = |t: usize| c[3 * t + 1].sub(c[3 * t]).cross(c[3 * t + 2].sub(c[3 * t]));
+    let n0 = normal(0);
+    let n = (1..C / 3).fold(n0, |n, t| {
+        let nt = normal(t);
+        let flip = n0.dot(nt).cmplt(Vec4::ZERO);
+        n.add(nt.scale(Vec4::select(flip, Vec4::NEG_ONE, Vec4::ONE)))
+    });
     let len = n.dot(n).sqrt();
     let mut valid = len.cmpgt(Vec4::ZERO) & len.is_finite_mask();
     let z = n.scale(len.recip());
     // The corners relative to the first; per edge, the rectangle's area
     // along its projection `u` is `span_u · span_v / |u|²` (`v = z × u`,
     // both unnormalised; a zero-length projection gives NaN, never chosen).
-    let rel: [V3x4; 5] = std::array::from_fn(|k| c[k + 1].sub(c[0]));
+    let rel: [V3x4; C] = c.map(|p| p.sub(c[0]));
     let (mut best, mut best_area) = (z, Vec4::INFINITY);
-    for (i, j) in [(0, 1), (1, 2), (2, 0), (3, 4), (4, 5), (5, 3)] {
-        let e = c[j].sub(c[i]);
-        let u = e.sub(z.scale(z.dot(e)));
-        let v = z.cross(u);
-        let span = |d: V3x4| {
-            let (lo, hi) = rel.iter().fold((Vec4::ZERO, Vec4::ZERO), |(lo, hi), r| {
-                let x = d.dot(*r);
-                (lo.min(x), hi.max(x))
-            });
-            hi - lo
-        };
-        let area = span(u) * span(v) / u.dot(u);
-        let better = area.cmplt(best_area);
-        best = V3x4::select(better, u, best);
-        best_area = Vec4::select(better, area, best_area);
+    for t in 0..C / 3 {
+        for (i, j) in [(0, 1), (1, 2), (2, 0)] {
+            let e = c[3 * t + j].sub(c[3 * t + i]);
+            let u = e.sub(z.scale(z.dot(e)));
+            let v = z.cross(u);
+            let span = |d: V3x4| {
+                let (lo, hi) = rel[1..]
+                    .iter()
+                    .fold((Vec4::ZERO, Vec4::ZERO), |(lo, hi), r| {
+                        let x = d.dot(*r);
+                        (lo.min(x), hi.max(x))
+                    });
+                hi - lo
+            };
+            let area = span(u) * span(v) / u.dot(u);
+            let better = area.cmplt(best_area);
+            best = V3x4::select(better, u, best);
+            best_area = Vec4::select(better, area, best_area);
+        }
     }
     valid &= best_area.is_finite_mask();
     let x = best.scale(best.dot(best).sqrt().recip());
     let y = z.cross(x);
     let rot = rotations([x, y, z]);
     valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
-    let (center, half) = extents(decoded(rot), c[0], [c[1], c[2], c[3], c[4], c[5]]);
+    let (center, half) = extents(decoded(rot), c[0], &rel[1..]);
     valid &= center.is_finite() & half.is_finite();
     std::array::from_fn(|i| {
         valid.test(i).then(|| ObbNode {
@@ -219,12 +227,11 @@ fn decoded([x, y, z, w]: [Vec4; 4]) -> [V3x4; 3] {
     ]
 }
 
-/// Center and half extents of the boxes with `axes` around `first` and
-/// `others`, measured relative to `first` (rounding relative to the
-/// triangle's size) and padded as [`AxisExtents`](super::obb::AxisExtents)
+/// Center and half extents of the boxes with `axes` around `first` and the
+/// other corners, given relative to it as `rel` (rounding relative to the
+/// triangle's size), padded as [`AxisExtents`](super::obb::AxisExtents)
 /// pads ([`BOX_PAD`]).
-fn extents<const N: usize>(axes: [V3x4; 3], first: V3x4, others: [V3x4; N]) -> (V3x4, V3x4) {
-    let rel = others.map(|o| o.sub(first));
+fn extents(axes: [V3x4; 3], first: V3x4, rel: &[V3x4]) -> (V3x4, V3x4) {
     let on = |k: usize| {
         let (lo, hi) = rel.iter().fold((Vec4::ZERO, Vec4::ZERO), |(lo, hi), r| {
             let x = axes[k].dot(*r);
