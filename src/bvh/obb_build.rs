@@ -821,10 +821,10 @@ mod tests {
 
     #[test]
     fn inner_nodes_take_the_axes_of_their_own_triangles() {
-        // Every node above a pair whose spectrum the f32 solve accepts has
-        // the covariance axes of its own triangles: siblings are solved in
-        // two lanes of one call, and a mix-up would give a node its
-        // sibling's. (Pairs and triples: `small_groups_take_their_own_axes`.)
+        // Every node of four triangles or more whose spectrum the f32 solve
+        // accepts has the covariance axes of its own triangles: siblings are
+        // solved in two lanes of one call, and a mix-up would give a node
+        // its sibling's. (Pairs and triples: `small_groups_take_their_own_axes`.)
         let (pos, tris) = jittered_torus();
         let tree = build(&pos, &tris, DEFAULT_HULL_MIN_TRIANGLES);
         let (origin, _) = bbox_middle(&pos).expect("finite");
