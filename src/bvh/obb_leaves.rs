@@ -1,4 +1,5 @@
-//! Leaf boxes of the OBB tree, four triangles at a time.
+//! Leaf boxes of the OBB tree, four triangles at a time, and the boxes of
+//! its pairs and triples, four groups at a time.
 //!
 //! A leaf of one triangle gets the box of the triangle's own axes: the
 //! normal, and in the plane the direction of the edge that gives the
@@ -17,6 +18,11 @@
 //! four of them in the four lanes of `Vec4`s (structure of arrays, one
 //! triangle per lane): the chains run side by side, and the quaternion's
 //! four cases become selections instead of branches.
+//!
+//! Inner nodes over two or three triangles get boxes the same way, four
+//! groups to a call ([`group_boxes`]): the summed normal, and the best of
+//! the group's edges in that plane. Fitted one at a time, a pair's chain
+//! cost more than the covariance solve it replaced (see `obb_build.rs`).
 
 use glam::{Quat, Vec3, Vec4};
 
