@@ -71,8 +71,9 @@
 //!   A `perf` profile of the loop of builds with pairs (share of the whole
 //!   bench process): the build loop 19 %, the extents pass 13 %, pair
 //!   boxes 6.6 %, leaf boxes 5.8 %, per-triangle moments 5.3 %, their sums
-//!   4.5 %, eigen-solves 4.1 %, and about 8 % in the kernel faulting in the
-//!   pages of the build's scratch and of the tree.
+//!   4.5 %, eigen-solves 4.1 %, and 7.4 % in the kernel's page-fault and
+//!   unmap symbols (2.65 + 2.19 + 1.41 + 1.16 %), the pages of the build's
+//!   scratch and of the tree.
 //!
 //! Where the time goes (32k-triangle torus, `cargo bench -p icollide-peers
 //! --bench solid -- solid/build` on the 2-core machine, 2026-11-26): 17.5 ms

@@ -24,7 +24,7 @@
 //! the group's edges in that plane. Fitted one at a time, a pair's chain
 //! cost more than the covariance solve it replaced (see `obb_build.rs`).
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{BVec4A, Quat, Vec3, Vec4};
 
 use super::obb::BOX_PAD;
 use super::obb_tree::ObbNode;
@@ -50,20 +50,7 @@ pub(crate) fn leaf_boxes(tris: [[Vec3; 3]; 4]) -> [Option<ObbNode>; 4] {
     // Re-orthogonalised against rounding: x exactly in the plane of z.
     let x = e.sub(z.scale(z.dot(e)));
     let x = x.scale(x.dot(x).sqrt().recip());
-    let y = z.cross(x);
-    let rot = rotations([x, y, z]);
-    valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
-    let (center, half) = extents(decoded(rot), p, &[q.sub(p), r.sub(p)]);
-    valid &= center.is_finite() & half.is_finite();
-    std::array::from_fn(|i| {
-        valid.test(i).then(|| ObbNode {
-            rotation: Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]),
-            center: center.lane(i),
-            half_extents: half.lane(i),
-            first: 0,
-            count: 1,
-        })
-    })
+    lane_nodes([x, z], valid, p, &[q.sub(p), r.sub(p)], 1)
 }
 
 /// The boxes of four small groups of triangles (`C / 3` triangles each:
@@ -116,18 +103,32 @@ pub(crate) fn group_boxes<const C: usize>(groups: [[Vec3; C]; 4]) -> [Option<Obb
     }
     valid &= best_area.is_finite_mask();
     let x = best.scale(best.dot(best).sqrt().recip());
-    let y = z.cross(x);
-    let rot = rotations([x, y, z]);
-    valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
-    let (center, half) = extents(decoded(rot), c[0], &rel[1..]);
-    valid &= center.is_finite() & half.is_finite();
+    lane_nodes([x, z], valid, c[0], &rel[1..], 0)
+}
+
+/// The nodes (`first` 0, `count` as given) of the boxes with first axis `x`
+/// and third `z` (unit, orthogonal; the second is `z × x`) around `first`
+/// and the corners `rel` relative to it, one per lane: the rotation as
+/// stored, the box on the axes decoded from it ([`extents`]). `None` in a
+/// lane not `valid` or whose rotation or box does not come out finite.
+fn lane_nodes(
+    [x, z]: [V3x4; 2],
+    valid: BVec4A,
+    first: V3x4,
+    rel: &[V3x4],
+    count: u32,
+) -> [Option<ObbNode>; 4] {
+    let rot = rotations([x, z.cross(x), z]);
+    let valid = rot.iter().fold(valid, |v, c| v & c.is_finite_mask());
+    let (center, half) = extents(decoded(rot), first, rel);
+    let valid = valid & center.is_finite() & half.is_finite();
     std::array::from_fn(|i| {
         valid.test(i).then(|| ObbNode {
             rotation: Quat::from_xyzw(rot[0][i], rot[1][i], rot[2][i], rot[3][i]),
             center: center.lane(i),
             half_extents: half.lane(i),
             first: 0,
-            count: 0,
+            count,
         })
     })
 }
