@@ -31,7 +31,7 @@
 //!   random-placement queries ran within the runs' noise of the
 //!   depth-first tree's times.
 //! - **Small groups are sorted**, not selected ([`super::record_sort`]:
-//!   sorting networks for 4 and 8 records, ranks for 9–16). A quickselect
+//!   sorting networks for 4, 8 and 16 records). A quickselect
 //!   of our own for the middle sizes (16–128, branch-free partition, in
 //!   place or through a scratch array) was tried and ran slower than the
 //!   standard one.
@@ -64,6 +64,23 @@
 //! sample of `n / 32` records bracketing the median, two branch-free
 //! Lomuto partitions, then the standard selection in the band between
 //! them): 3.94–4.06 against 2.54–2.59 ms.
+//!
+//! After the packed-key networks ([`super::record_sort`]) the selections
+//! above 16 records are the largest share (in a `perf` profile of
+//! `ICOLLIDE_BENCH_SCENES=build`, the AABB build's symbols: the standard
+//! selection 44 %, `split` with its bounds fold 20 %, the small sorts
+//! 18 %, the refit 9 %, the node loop 6 %). Tried then and not kept:
+//! **presorted lists**, as in a kd-tree build: the primitives radix-sorted
+//! once along each axis (three passes of 11 bits over the keys' ordered
+//! bits packed above the indices), every node's primitives one range of
+//! all three lists, so that a node's bounds are its lists' first and last
+//! keys and its median the middle of its axis's list; a split marks the
+//! lower child's primitives and partitions the other two lists stably
+//! (branch-free, through a scratch array), so nothing is selected, sorted
+//! or folded. Best of 100 in the worker-thread loop, alternated three
+//! times: 2.77 / 2.74 / 2.77 ms against 2.20 / 2.15 / 2.14 for this build;
+//! in its profile the stable partitions alone took as long as this
+//! build's selections, and the three radix sorts half as long again.
 
 use std::cmp::Ordering;
 
@@ -71,7 +88,7 @@ use glam::{Vec3, Vec3A, Vec4};
 
 use super::aabb_tree::{AabbNode, AabbTree};
 use super::obb_tree::SplitRule;
-use super::record_sort::{RANK_SORT_MAX, Record, rank_sort_any};
+use super::record_sort::{Record, SMALL_SORT_MAX, sort_small};
 use crate::math::Aabb;
 
 /// The tree's nodes and primitive order (boxes left empty), top-down over
@@ -184,11 +201,11 @@ fn split(group: &mut [Record], rule: SplitRule) -> Option<usize> {
 
 /// Puts the record of rank `nth` along axis `k` at `nth`, the records
 /// below it before and those above after: small groups sorted
-/// ([`rank_sort_any`]), larger ones by the standard selection with one
+/// ([`sort_small`]), larger ones by the standard selection with one
 /// comparison per axis (so that its inner loop has no axis index).
 fn select_nth(group: &mut [Record], k: usize, nth: usize) {
-    if group.len() <= RANK_SORT_MAX {
-        rank_sort_any(group, k);
+    if group.len() <= SMALL_SORT_MAX {
+        sort_small(group, k);
     } else {
         match k {
             0 => _ = group.select_nth_unstable_by(nth, |a, b| by(a.center.x, b.center.x)),

@@ -16,3 +16,13 @@ pub(crate) mod vec3x4;
 pub use aabb::Aabb;
 pub use motion::RigidMotion;
 pub use pose::{Pose, PoseError};
+
+/// The bits of `x` as an integer that orders like `x` under `<` (a
+/// negative float's bits flipped, a positive one's sign bit set), with
+/// `-0.0` read as `0.0`, which `<` does not order apart.
+#[inline(always)]
+pub(crate) fn ordered_bits(x: f32) -> u32 {
+    let bits = (x + 0.0).to_bits();
+    let flip = ((bits as i32 >> 31) as u32) | 0x8000_0000;
+    bits ^ flip
+}

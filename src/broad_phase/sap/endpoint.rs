@@ -1,5 +1,7 @@
 //! Box endpoints on one axis and the ordering the lists are sorted by.
 
+use crate::math::ordered_bits;
+
 /// One end of a box's projection on an axis: its coordinate and, packed in a
 /// `u32`, the proxy it belongs to and whether it is the max end.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -43,13 +45,7 @@ impl Endpoint {
     /// Sorting by it is a plain integer sort.
     #[inline]
     pub fn sort_key(self) -> u64 {
-        let bits = (self.value + 0.0).to_bits();
-        let ordered = if bits >> 31 == 1 {
-            !bits
-        } else {
-            bits | (1 << 31)
-        };
-        (u64::from(ordered) << 1) | u64::from(self.is_max())
+        (u64::from(ordered_bits(self.value)) << 1) | u64::from(self.is_max())
     }
 
     /// The sort order: by value, and at equal values a min before a max, so
