@@ -107,7 +107,11 @@
 //! slower (the sums do more arithmetic): not kept either. On the main
 //! thread a fifth of the bench's samples can be in the kernel, faulting
 //! in the pages of the build's scratch and of the new tree (see the
-//! bench's docs).
+//! bench's docs). Also not kept (2026-11-27, after the group boxes): a
+//! split's larger side's moments as its parent's less the smaller side's
+//! (the parent's carried in its stack entry), so that a level sums about
+//! half the triangles' moments: slower, 9.63 / 9.68 / 9.78 ms against
+//! 9.16 / 9.36 / 9.26 (worker-thread loop, best of 100, alternated).
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
