@@ -329,10 +329,10 @@ mod tests {
     #[test]
     fn nan_boxes_do_not_panic_and_fail_validation() {
         // A NaN center is read as 0 when the build's records are made, so
-        // that `<` orders the keys totally: without it the selection could
-        // panic and a rank sort could give two records one place (losing
-        // one, which `validate_layout` would catch). The tree holds every
-        // primitive, and `validate` refuses it (a NaN box contains nothing).
+        // that `<` orders the keys totally: without it the selection's
+        // comparator is no order, which may panic or lose a record (which
+        // `validate_layout` would catch). The tree holds every primitive,
+        // and `validate` refuses it (a NaN box contains nothing).
         let mut rng = Rng::new(6);
         let mut boxes = random_boxes(&mut rng, 200);
         for i in (0..200).step_by(7) {
