@@ -26,3 +26,36 @@ pub(crate) fn ordered_bits(x: f32) -> u32 {
     let flip = ((bits as i32 >> 31) as u32) | 0x8000_0000;
     bits ^ flip
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ordered_bits;
+
+    #[test]
+    fn ordered_bits_order_like_the_floats() {
+        // Ascending, with ±0 equal under `<` and so under the map.
+        let xs = [
+            f32::NEG_INFINITY,
+            f32::MIN,
+            -1.5,
+            -1.0,
+            -f32::MIN_POSITIVE,
+            -1e-45,
+            -0.0,
+            0.0,
+            1e-45,
+            f32::MIN_POSITIVE,
+            1.0,
+            1.5,
+            f32::MAX,
+            f32::INFINITY,
+        ];
+        for a in xs {
+            for b in xs {
+                let (ka, kb) = (ordered_bits(a), ordered_bits(b));
+                assert_eq!(a < b, ka < kb, "{a} < {b}");
+                assert_eq!(a == b, ka == kb, "{a} == {b}");
+            }
+        }
+    }
+}
