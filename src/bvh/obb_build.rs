@@ -183,12 +183,11 @@ struct Builder<'a> {
     /// Whether every position is finite (the common case: no checks).
     all_finite: bool,
     pts: Vec<Vec3>,
-    /// Single-triangle leaves waiting for their box: node, start in the
-    /// order, triangle (all a node needs: it is written, not read).
-    singles: Vec<[u32; 3]>,
-    /// Pairs and triples waiting for their box: node, first child, start
-    /// in the order.
-    small: [Vec<[u32; 3]>; 2],
+    /// Single-triangle leaves, pairs and triples waiting for their box
+    /// (index: their number of triangles less one): node, first child (a
+    /// leaf: its start in the order), start in the order. All a node
+    /// needs: it is written, never read back.
+    waiting: [Vec<[u32; 3]>; 3],
 }
 
 const PLACEHOLDER: ObbNode = ObbNode {
@@ -239,7 +238,7 @@ pub(super) fn build(
                 let (start, end) = (task.start, task.end);
                 let sides = [(start, start + mid, lower), (start + mid, end, upper)];
                 // Leaf-size sides become leaves at once (a single
-                // triangle's box waits for `single_leaves`); the others
+                // triangle's box waits for `fit_waiting`); the others
                 // wait on the stack, the lower one on top.
                 for (s, e, pending) in sides {
                     nodes.push(match pending {
@@ -269,9 +268,9 @@ pub(super) fn build(
         };
         nodes[task.node as usize] = obb_node(rotation, &obb, first, count);
     }
-    b.small_nodes::<6>(&mut nodes, &order);
-    b.small_nodes::<9>(&mut nodes, &order);
-    b.single_leaves(&mut nodes);
+    b.fit_waiting(&mut nodes, &order, group_boxes::<6>);
+    b.fit_waiting(&mut nodes, &order, group_boxes::<9>);
+    b.fit_waiting(&mut nodes, &order, leaf_boxes);
     ObbTree { nodes, order }
 }
 
@@ -287,11 +286,11 @@ fn obb_node(rotation: Quat, obb: &Obb, first: u32, count: u32) -> ObbNode {
 
 impl<'a> Builder<'a> {
     /// The leaf node `node` over `group`, which starts at `start` in the
-    /// order. A single triangle's box waits for [`Self::single_leaves`]
+    /// order. A single triangle's box waits for [`Self::fit_waiting`]
     /// (the node's box is a placeholder until then).
     fn leaf(&mut self, node: usize, group: &[u32], start: usize) -> ObbNode {
-        if let [t] = group {
-            self.singles.push([node as u32, start as u32, *t]);
+        if group.len() == 1 {
+            self.waiting[0].push([node as u32, start as u32, start as u32]);
             return obb_node(PLACEHOLDER.rotation, &Obb::default(), start as u32, 1);
         }
         let (rotation, obb) = self.fit(group, Pending::Leaf);
@@ -300,7 +299,7 @@ impl<'a> Builder<'a> {
 
     /// Splits the pair or triple `group` (node `node`, at `start` in the
     /// order) into two leaves, or a leaf and a pair; its box waits for
-    /// [`Self::small_nodes`]. A triple's leaf is the triangle whose
+    /// [`Self::fit_waiting`]. A triple's leaf is the triangle whose
     /// centroid is farthest from the three's mean (moved to the front).
     fn split_small(
         &mut self,
@@ -332,17 +331,24 @@ impl<'a> Builder<'a> {
             }
         }
         nodes[node] = obb_node(PLACEHOLDER.rotation, &Obb::default(), first as u32, 0);
-        self.small[group.len() - 2].push([node as u32, first as u32, start as u32]);
+        self.waiting[group.len() - 1].push([node as u32, first as u32, start as u32]);
     }
 
-    /// The boxes of the waiting groups of `C / 3` triangles (pairs or
-    /// triples), four at a time ([`group_boxes`]); a group without one
-    /// (no finite normal) is fitted like any group.
-    fn small_nodes<const C: usize>(&mut self, nodes: &mut [ObbNode], order: &[u32]) {
-        let waiting = std::mem::take(&mut self.small[C / 3 - 2]);
+    /// The boxes of the waiting nodes over `C / 3` triangles, four at a
+    /// time: single triangles by [`leaf_boxes`], pairs and triples by
+    /// [`group_boxes`]. A node without one (zero area, no finite normal)
+    /// is fitted like any group.
+    fn fit_waiting<const C: usize>(
+        &mut self,
+        nodes: &mut [ObbNode],
+        order: &[u32],
+        boxes: fn([[Vec3; C]; 4]) -> [Option<ObbNode>; 4],
+    ) {
+        let waiting = std::mem::take(&mut self.waiting[C / 3 - 1]);
         let group = |start: u32| &order[start as usize..start as usize + C / 3];
+        let count = u32::from(C == 3);
         for batch in waiting.chunks(4) {
-            // A short last batch repeats its first group.
+            // A short last batch repeats its first node.
             let mut corners = [[Vec3::ZERO; C]; 4];
             for (i, c) in corners.iter_mut().enumerate() {
                 let start = batch.get(i).unwrap_or(&batch[0])[2] as usize;
@@ -351,35 +357,12 @@ impl<'a> Builder<'a> {
                     (c[0], c[1], c[2]) = (p, q, r);
                 }
             }
-            for (&[node, first, start], fitted) in batch.iter().zip(group_boxes(corners)) {
+            for (&[node, first, start], fitted) in batch.iter().zip(boxes(corners)) {
                 nodes[node as usize] = match fitted {
                     Some(fitted) => ObbNode { first, ..fitted },
                     None => {
                         let (rotation, obb) = self.fit(group(start), Pending::Leaf);
-                        obb_node(rotation, &obb, first, 0)
-                    }
-                };
-            }
-        }
-    }
-
-    /// The boxes of the single-triangle leaves, four at a time
-    /// ([`leaf_boxes`]); a triangle without one (zero area, a non-finite
-    /// corner) is fitted like any group.
-    fn single_leaves(&mut self, nodes: &mut [ObbNode]) {
-        let singles = std::mem::take(&mut self.singles);
-        for batch in singles.chunks(4) {
-            // A short last batch repeats its first triangle.
-            let mut tris = [[Vec3::ZERO; 3]; 4];
-            for (i, tri) in tris.iter_mut().enumerate() {
-                *tri = self.corners(batch.get(i).unwrap_or(&batch[0])[2]);
-            }
-            for (&[node, first, t], leaf) in batch.iter().zip(leaf_boxes(tris)) {
-                nodes[node as usize] = match leaf {
-                    Some(leaf) => ObbNode { first, ..leaf },
-                    None => {
-                        let (rotation, obb) = self.fit(&[t], Pending::Leaf);
-                        obb_node(rotation, &obb, first, 1)
+                        obb_node(rotation, &obb, first, count)
                     }
                 };
             }
@@ -432,8 +415,11 @@ impl<'a> Builder<'a> {
             stamp: vec![0; positions.len()],
             visit: 0,
             all_finite,
-            singles: Vec::with_capacity(triangles.len()),
-            small: [Vec::with_capacity(triangles.len() / 2), Vec::new()],
+            waiting: [
+                Vec::with_capacity(triangles.len()),
+                Vec::with_capacity(triangles.len() / 2),
+                Vec::new(),
+            ],
             pts: Vec::new(),
         }
     }
@@ -792,10 +778,10 @@ mod tests {
         };
         for hull_min in [DEFAULT_HULL_MIN_TRIANGLES, 64] {
             let tree = build(&pos, &tris, hull_min);
-            let mut checked = 0;
+            let (mut checked, mut small) = (0, 0);
             for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
                 if under(&tree, i).len() <= 3 {
-                    checked += 1;
+                    small += 1;
                     continue;
                 }
                 let axes = Mat3::from_quat(node.rotation);
@@ -825,7 +811,8 @@ mod tests {
                 assert!(side(&upper, false), "node {i}: upper side");
                 checked += 1;
             }
-            assert_eq!(checked, tris.len() - 1);
+            assert_eq!(checked + small, tris.len() - 1, "every inner node seen");
+            assert!(checked > tris.len() / 4, "{checked} nodes checked");
         }
     }
 
