@@ -346,19 +346,44 @@ impl Moments {
         m
     }
 
-    /// The sum of `items`. Not inlined on purpose: inlined into the OBB
-    /// build's loop (which sums every group's triangles at every level),
-    /// the ten running sums were kept on the stack, a store and a reload
-    /// per sum and triangle (each sum a store-to-load chain, as the
-    /// disassembly shows); compiled alone they stay in five registers, five
-    /// packed adds per triangle. The sums are the same, in the same order.
+    /// The moments rounded to `f32`: half the memory, for the OBB build's
+    /// per-triangle table ([`Self::sum_rounded`] sums them in `f64`).
+    pub fn rounded(&self) -> RoundedMoments {
+        RoundedMoments(self.0.map(|x| x as f32))
+    }
+
+    /// The sum of the moments of the triangles `group` (indices into
+    /// `table`): in `f32` over runs of [`ROUNDED_RUN`] triangles (a few
+    /// ulps more rounding, a fraction of the conversions), the runs in
+    /// `f64`. Not inlined on purpose: inlined into the OBB build's loop
+    /// (which sums every group's triangles at every level), the running
+    /// sums were kept on the stack, a store and a reload per sum and
+    /// triangle (each a store-to-load chain, as the disassembly showed);
+    /// compiled alone they stay in registers.
     #[inline(never)]
-    pub fn sum<'a>(items: impl Iterator<Item = &'a Self>) -> Self {
+    pub fn sum_rounded(table: &[RoundedMoments], group: &[u32]) -> Self {
         let mut acc = [0.0f64; 10];
-        for m in items {
-            acc = std::array::from_fn(|k| acc[k] + m.0[k]);
+        for run in group.chunks(ROUNDED_RUN) {
+            let mut part = [0.0f32; 10];
+            for &t in run {
+                let m = &table[t as usize].0;
+                part = std::array::from_fn(|k| part[k] + m[k]);
+            }
+            acc = std::array::from_fn(|k| acc[k] + f64::from(part[k]));
         }
         Self(acc)
+    }
+
+    /// Whether rounding the summed moments' terms to `f32` leaves their
+    /// covariance a precise enough guide to the axes: the rounding errors
+    /// are a few `f32` ulps of the second moments about the origin, which
+    /// are `|μ|²` per unit weight, so the variance (the covariance's
+    /// trace) must not be much smaller than `|μ|²` ([`ROUNDING_MARGIN`]).
+    pub fn rounding_negligible(&self) -> bool {
+        let [weight, fx, fy, fz, xx, yy, zz, ..] = self.0;
+        let mu = DVec3::new(fx, fy, fz) / weight;
+        let trace = (xx + yy + zz) / weight - mu.length_squared();
+        trace * ROUNDING_MARGIN >= mu.length_squared()
     }
 
     #[inline]
@@ -403,6 +428,20 @@ impl Moments {
         })
     }
 }
+
+/// [`Moments`] rounded to `f32` (40 bytes instead of 80).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RoundedMoments([f32; 10]);
+
+/// How much smaller than `|μ|²` the variance may be for moments summed from
+/// [`RoundedMoments`] ([`Moments::rounding_negligible`]): the covariance's
+/// rounding error is then at most a few `f32` ulps times this, about 10⁻³
+/// of its trace, which tilts the axes by a fraction of a degree at most
+/// (any axes give a valid box; this only keeps the boxes tight).
+const ROUNDING_MARGIN: f64 = 1e4;
+
+/// Triangles per `f32` run of [`Moments::sum_rounded`].
+const ROUNDED_RUN: usize = 4;
 
 /// Off-diagonal tolerance of the covariance's diagonalisation: the axes
 /// are stored as an `f32` quaternion, and any axes give a valid box (it is

@@ -4,7 +4,8 @@
 //! How the loop is organised:
 //!
 //! - **Axes solved two at a time.** Per-triangle area-weighted moments
-//!   are computed once. When a group is split, each side that will be
+//!   are computed once, in `f64`, and kept rounded to `f32` (see
+//!   *Memory* below). When a group is split, each side that will be
 //!   split in turn has its moments summed and centred into a covariance in
 //!   `f64`, which waits on the stack as six normalised `f32` entries. When
 //!   a side comes off the stack, its axes and its sibling's are solved in
@@ -43,7 +44,10 @@
 //!   is split at once too, into the triangle whose centroid is farthest
 //!   from the three's mean and a pair, and fitted the same way. No moments
 //!   are summed and no eigenvalues solved for them, and their boxes come
-//!   out tighter than on the covariance axes.
+//!   out tighter than on the covariance axes. A pair's two leaves and a
+//!   triple's lone leaf are fitted in the same pass as their parents,
+//!   from the corners gathered for the parents' boxes (only the lone
+//!   leaves that are no pair's or triple's child wait in a list).
 //!
 //!   Measured (2026-11-27; counts per query from the random-placement
 //!   table of `--bench solid`, `ICOLLIDE_BENCH_SCENES=table`, exact on any
@@ -100,23 +104,47 @@
 //! library the benches link inlines them: the bench's worker-thread loop
 //! (`[build] … in a loop on a worker thread`) printed the same best times
 //! before and after (10.24–10.31 against 10.10–10.41 ms, alternated).
-//! Per-triangle moments in `f32` (central second moments, 40 bytes
-//! instead of 80) kept the scratch under glibc's trim threshold, so the
-//! criterion bench on the main thread stopped faulting its pages in (16.0
-//! → 13.6 ms, alternated, a slow hour), but a loop without faults ran
-//! slower (the sums do more arithmetic): not kept either. On the main
-//! thread a fifth of the bench's samples can be in the kernel, faulting
-//! in the pages of the build's scratch and of the new tree (see the
-//! bench's docs). Also not kept (2026-11-27, after the group boxes): a
-//! split's larger side's moments as its parent's less the smaller side's
-//! (the parent's carried in its stack entry), so that a level sums about
-//! half the triangles' moments: slower, 9.63 / 9.68 / 9.78 ms against
-//! 9.16 / 9.36 / 9.26 (worker-thread loop, best of 100, alternated). Nor
-//! the waiting leaves, pairs and triples fitted four at a time as soon as
-//! four wait, their corners gathered when they are made (from the copy
-//! the parent's extents pass had just read) instead of in one pass at the
-//! end: 9.59 / 9.97 / 9.62 ms against 8.94 / 9.08 / 8.98, the gathers'
-//! 6 % of the profile notwithstanding.
+//!
+//! **Memory.** A build's scratch and its tree are fresh memory, and on the
+//! main thread glibc gives a large freed block back to the kernel (it trims
+//! the heap when more than twice its largest freed `mmap` block, here the
+//! tree's nodes, is free at its top); the next build faults the pages in
+//! again, zeroed: on the 32k torus that was 7 MB per build (the tree 3.1
+//! MB, the moments 2.6 MB) and a fifth of the bench's time, `strace`
+//! counting a grow and a trim of the heap per build. So the per-triangle
+//! moments are kept rounded to `f32` ([`RoundedMoments`], 40 bytes instead
+//! of 80) and summed in `f32` over runs of four, the runs in `f64`
+//! ([`Moments::sum_rounded`]), and the single-triangle leaves of pairs no
+//! longer wait in a list: the scratch is under the tree's size, and
+//! repeated builds reuse the heap's pages (13 calls to `brk` in a run of
+//! the bench's OBB build instead of 1 363). The rounding errs by a few
+//! `f32` ulps of the second moments about the origin; where that is not
+//! small against the group's variance (a group small against its distance
+//! from the mesh's middle: [`Moments::rounding_negligible`]), the group's
+//! moments are computed again from its corners in `f64`. The trees barely
+//! change: the random-placement table's OBB counts moved by at most 0.03 %
+//! (box tests on the torus 4 574.5 → 4 575.7). Measured (2026-11-27, three
+//! binaries alternated three times in a noisy hour): the criterion bench's
+//! median 13.6 / 16.9 / 13.7 ms before, 11.1 / 10.4 / 9.6 with the rounded
+//! moments; the worker-thread loop's best (no faults there) 9.30 / 9.20 /
+//! 9.14 against 9.72 / 9.56 / 8.99. Summing the rounded moments straight
+//! into `f64` (a conversion per term) was slower: loop best 9.81 / 10.08 /
+//! 9.27 against 9.28 / 9.04 / 9.01 with the runs. The leaves fitted with
+//! their pairs measured the same (8.99 / 9.03 / 8.95 against 9.17 / 8.97 /
+//! 8.95 ms) and save the list. (Central `f32` moments, tried before, kept
+//! the scratch as small but made every sum do more arithmetic: slower
+//! without faults.)
+//!
+//! Also not kept (2026-11-27, after the group boxes): a split's larger
+//! side's moments as its parent's less the smaller side's (the parent's
+//! carried in its stack entry), so that a level sums about half the
+//! triangles' moments: slower, 9.63 / 9.68 / 9.78 ms against 9.16 / 9.36 /
+//! 9.26 (worker-thread loop, best of 100, alternated). Nor the waiting
+//! leaves, pairs and triples fitted four at a time as soon as four wait,
+//! their corners gathered when they are made (from the copy the parent's
+//! extents pass had just read) instead of in one pass at the end: 9.59 /
+//! 9.97 / 9.62 ms against 8.94 / 9.08 / 8.98, the gathers' 6 % of the
+//! profile notwithstanding.
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose
@@ -125,7 +153,7 @@
 use glam::{DVec3, Mat3, Quat, Vec3, Vec3A, Vec4};
 
 use super::aabb_build::{longest_first, partition_below};
-use super::obb::{AxisExtents, Moments, Obb, bbox_middle};
+use super::obb::{AxisExtents, Moments, Obb, RoundedMoments, bbox_middle};
 use super::obb_leaves::{group_boxes, leaf_boxes, rotations};
 use super::obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
 use crate::math::eigen::{normalized_entries, principal_axes_lanes};
@@ -176,17 +204,19 @@ struct Builder<'a> {
     /// The group being split, its centroids on its box axes as the
     /// extents pass projected them (see [`Keys`]).
     keys: Keys,
-    moments: Vec<Moments>,
+    /// Per-triangle moments relative to `origin`, rounded to `f32`.
+    moments: Vec<RoundedMoments>,
     /// Each vertex is stamped with the last visit that saw it.
     stamp: Vec<u32>,
     visit: u32,
     /// Whether every position is finite (the common case: no checks).
     all_finite: bool,
     pts: Vec<Vec3>,
-    /// Single-triangle leaves, pairs and triples waiting for their box
-    /// (index: their number of triangles less one): node, first child (a
-    /// leaf: its start in the order), start in the order. All a node
-    /// needs: it is written, never read back.
+    /// Lone single-triangle leaves, pairs and triples waiting for their
+    /// box (index: their number of triangles less one): node, first child
+    /// (a leaf: its start in the order), start in the order. All a node
+    /// needs: it is written, never read back. The children of pairs and
+    /// triples that are single triangles are fitted with their parents.
     waiting: [Vec<[u32; 3]>; 3],
 }
 
@@ -274,6 +304,20 @@ pub(super) fn build(
     ObbTree { nodes, order }
 }
 
+/// A triangle's moments relative to `origin` (none when a corner is not
+/// finite).
+fn triangle_moments([p, q, r]: [Vec3; 3], origin: DVec3) -> Moments {
+    if p.is_finite() && q.is_finite() && r.is_finite() {
+        Moments::triangle(
+            p.as_dvec3() - origin,
+            q.as_dvec3() - origin,
+            r.as_dvec3() - origin,
+        )
+    } else {
+        Moments::default()
+    }
+}
+
 fn obb_node(rotation: Quat, obb: &Obb, first: u32, count: u32) -> ObbNode {
     ObbNode {
         rotation,
@@ -321,14 +365,10 @@ impl<'a> Builder<'a> {
                 }
             });
             group.swap(0, far);
-            let leaf = self.leaf(first, &group[..1], start);
-            nodes.extend([leaf, PLACEHOLDER]);
+            nodes.extend([PLACEHOLDER, PLACEHOLDER]);
             self.split_small(first + 1, nodes, &mut group[1..], start + 1);
         } else {
-            for (k, t) in group.iter().enumerate() {
-                let leaf = self.leaf(nodes.len(), std::slice::from_ref(t), start + k);
-                nodes.push(leaf);
-            }
+            nodes.extend([PLACEHOLDER, PLACEHOLDER]);
         }
         nodes[node] = obb_node(PLACEHOLDER.rotation, &Obb::default(), first as u32, 0);
         self.waiting[group.len() - 1].push([node as u32, first as u32, start as u32]);
@@ -366,6 +406,53 @@ impl<'a> Builder<'a> {
                     }
                 };
             }
+            if C > 3 {
+                self.fit_leaf_children(nodes, order, batch, &corners);
+            }
+        }
+    }
+
+    /// The single-triangle children of a batch of waiting pairs (both
+    /// children) or triples (the first), from the corners gathered for
+    /// the parents' boxes: child `k` is node `first + k` over the triangle
+    /// at `start + k` in the order, corners `3k..3k + 3`.
+    fn fit_leaf_children<const C: usize>(
+        &mut self,
+        nodes: &mut [ObbNode],
+        order: &[u32],
+        batch: &[[u32; 3]],
+        corners: &[[Vec3; C]; 4],
+    ) {
+        let per_parent = if C == 6 { 2 } else { 1 };
+        let mut leaves = [([0u32; 2], [Vec3::ZERO; 3]); 8];
+        let mut n = 0;
+        for (&[_, first, start], c) in batch.iter().zip(corners) {
+            for k in 0..per_parent {
+                let at = 3 * k as usize;
+                leaves[n] = ([first + k, start + k], [c[at], c[at + 1], c[at + 2]]);
+                n += 1;
+            }
+        }
+        for chunk in leaves[..n].chunks(4) {
+            let tris = std::array::from_fn(|i| chunk.get(i).unwrap_or(&chunk[0]).1);
+            for (&([node, start], _), fitted) in chunk.iter().zip(leaf_boxes(tris)) {
+                nodes[node as usize] = self.leaf_node(fitted, start, order[start as usize]);
+            }
+        }
+    }
+
+    /// A single-triangle leaf over the triangle at `start` in the order:
+    /// `fitted` by [`leaf_boxes`], or fitted like any group without it.
+    fn leaf_node(&mut self, fitted: Option<ObbNode>, start: u32, triangle: u32) -> ObbNode {
+        match fitted {
+            Some(fitted) => ObbNode {
+                first: start,
+                ..fitted
+            },
+            None => {
+                let (rotation, obb) = self.fit(&[triangle], Pending::Leaf);
+                obb_node(rotation, &obb, start, 1)
+            }
         }
     }
 
@@ -382,15 +469,7 @@ impl<'a> Builder<'a> {
             if !by_keys {
                 centroids.push((p + q + r) / 3.0);
             }
-            moments.push(if p.is_finite() && q.is_finite() && r.is_finite() {
-                Moments::triangle(
-                    p.as_dvec3() - origin,
-                    q.as_dvec3() - origin,
-                    r.as_dvec3() - origin,
-                )
-            } else {
-                Moments::default()
-            });
+            moments.push(triangle_moments([p, q, r], origin).rounded());
         }
         Self {
             positions,
@@ -415,8 +494,11 @@ impl<'a> Builder<'a> {
             stamp: vec![0; positions.len()],
             visit: 0,
             all_finite,
+            // With one triangle per leaf most triangles end in pairs (at
+            // most n / 2 of them); lone leaves (a split's side of one, not
+            // a pair's or a triple's child) and triples are fewer.
             waiting: [
-                Vec::with_capacity(triangles.len()),
+                Vec::new(),
                 Vec::with_capacity(triangles.len() / 2),
                 Vec::new(),
             ],
@@ -431,9 +513,20 @@ impl<'a> Builder<'a> {
         [p[a as usize], p[b as usize], p[c as usize]]
     }
 
-    /// The moments of the triangles `group`.
+    /// The moments of the triangles `group`: summed from the rounded
+    /// table, or computed again in `f64` from the corners when the
+    /// rounding is not negligible (a group small against its distance
+    /// from the origin).
     fn sum(&self, group: &[u32]) -> Moments {
-        Moments::sum(group.iter().map(|&t| &self.moments[t as usize]))
+        let rounded = Moments::sum_rounded(&self.moments, group);
+        if rounded.rounding_negligible() {
+            return rounded;
+        }
+        let mut exact = Moments::default();
+        for &t in group {
+            exact.add(&triangle_moments(self.corners(t), self.origin));
+        }
+        exact
     }
 
     /// Whether the group is a pair or a triple to be split into leaves:
@@ -816,40 +909,64 @@ mod tests {
         }
     }
 
+    /// Two copies of the jittered torus shrunk by `scale`, 2 apart: the
+    /// origin (the middle of the bounding box) is far from both.
+    fn far_tori(scale: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let (pos, tris) = jittered_torus();
+        let n = pos.len() as u32;
+        let place = |dx: f32| pos.iter().map(move |&p| p * scale + Vec3::X * dx);
+        let both = place(-1.0).chain(place(1.0)).collect();
+        let second = tris.iter().map(|t| t.map(|v| v + n));
+        (both, tris.iter().copied().chain(second).collect())
+    }
+
     #[test]
     fn inner_nodes_take_the_axes_of_their_own_triangles() {
         // Every node of four triangles or more whose spectrum the f32 solve
-        // accepts has the covariance axes of its own triangles: siblings are
-        // solved in two lanes of one call, and a mix-up would give a node
-        // its sibling's. (Pairs and triples: `small_groups_take_their_own_axes`.)
-        let (pos, tris) = jittered_torus();
-        let tree = build(&pos, &tris, DEFAULT_HULL_MIN_TRIANGLES);
-        let (origin, _) = bbox_middle(&pos).expect("finite");
-        let moments: Vec<Moments> = tris
-            .iter()
-            .map(|t| {
-                let [p, q, r] = t.map(|v| pos[v as usize].as_dvec3() - origin);
-                Moments::triangle(p, q, r)
-            })
-            .collect();
-        let mut checked = 0;
-        for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
-            let group = under(&tree, i);
-            if group.len() <= 3 {
-                continue;
+        // accepts has the covariance axes of its own triangles, computed
+        // here in f64: siblings are solved in two lanes of one call (a
+        // mix-up would give a node its sibling's), and the build sums
+        // moments rounded to f32, or computes them again where the
+        // rounding is not negligible. Far tori 10⁻³ across take that
+        // second path (asserted), the plain torus the first. (Pairs and
+        // triples: `small_groups_take_their_own_axes`.)
+        for (mesh, (pos, tris)) in [("torus", jittered_torus()), ("far", far_tori(1e-3))] {
+            let tree = build(&pos, &tris, DEFAULT_HULL_MIN_TRIANGLES);
+            let (origin, _) = bbox_middle(&pos).expect("finite");
+            let moments: Vec<Moments> = tris
+                .iter()
+                .map(|t| triangle_moments(t.map(|v| pos[v as usize]), origin))
+                .collect();
+            let rounded: Vec<RoundedMoments> = moments.iter().map(Moments::rounded).collect();
+            let (mut checked, mut recomputed) = (0, 0);
+            for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
+                let group = under(&tree, i);
+                if group.len() <= 3 {
+                    continue;
+                }
+                let mut own = Moments::default();
+                group.iter().for_each(|&t| own.add(&moments[t as usize]));
+                let Some(want) = own.covariance().and_then(|c| principal_axes_f32(&c)) else {
+                    continue;
+                };
+                recomputed +=
+                    usize::from(!Moments::sum_rounded(&rounded, &group).rounding_negligible());
+                let got = Mat3::from_quat(node.rotation);
+                for k in 0..3 {
+                    let cos = got.col(k).dot(want.col(k)).abs();
+                    assert!(cos > 0.9999, "{mesh}: node {i}, axis {k}: cos {cos}");
+                }
+                checked += 1;
             }
-            let own = Moments::sum(group.iter().map(|&t| &moments[t as usize]));
-            let Some(want) = own.covariance().and_then(|c| principal_axes_f32(&c)) else {
-                continue;
-            };
-            let got = Mat3::from_quat(node.rotation);
-            for k in 0..3 {
-                let cos = got.col(k).dot(want.col(k)).abs();
-                assert!(cos > 0.9999, "node {i}, axis {k}: cos {cos}");
+            assert!(checked > tris.len() / 4, "{mesh}: {checked} nodes checked");
+            match mesh {
+                "torus" => assert_eq!(recomputed, 0, "{mesh}"),
+                _ => assert!(
+                    recomputed > checked / 2,
+                    "{mesh}: {recomputed} of {checked}"
+                ),
             }
-            checked += 1;
         }
-        assert!(checked > tris.len() / 4, "{checked} nodes checked");
     }
 
     #[test]
