@@ -424,19 +424,11 @@ impl<'a> Builder<'a> {
         corners: &[[Vec3; C]; 4],
     ) {
         let per_parent = if C == 6 { 2 } else { 1 };
-        let mut leaves = [([0u32; 2], [Vec3::ZERO; 3]); 8];
-        let mut n = 0;
-        for (&[_, first, start], c) in batch.iter().zip(corners) {
-            for k in 0..per_parent {
-                let at = 3 * k as usize;
-                leaves[n] = ([first + k, start + k], [c[at], c[at + 1], c[at + 2]]);
-                n += 1;
-            }
-        }
-        for chunk in leaves[..n].chunks(4) {
-            let tris = std::array::from_fn(|i| chunk.get(i).unwrap_or(&chunk[0]).1);
-            for (&([node, start], _), fitted) in chunk.iter().zip(leaf_boxes(tris)) {
-                nodes[node as usize] = self.leaf_node(fitted, start, order[start as usize]);
+        for k in 0..per_parent {
+            let tris = corners.map(|c| std::array::from_fn(|j| c[3 * k as usize + j]));
+            for (&[_, first, start], fitted) in batch.iter().zip(leaf_boxes(tris)) {
+                let start = start + k;
+                nodes[(first + k) as usize] = self.leaf_node(fitted, start, order[start as usize]);
             }
         }
     }
