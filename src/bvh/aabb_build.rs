@@ -274,17 +274,31 @@ pub(super) fn longest_first(extent: Vec3) -> [usize; 3] {
 
 /// Moves the elements for which `below` holds to the front (Lomuto's
 /// partition); returns how many there are. `below` gets each element with
-/// its position before the partition: every swap so far has touched only
+/// its position before the partition: every write so far has touched only
 /// positions before `j`, so the element at `j` is still the one that
 /// started there (the OBB build reads keys kept by position). When no
 /// element or every element is below, nothing moves.
-pub(super) fn partition_below<T>(group: &mut [T], below: impl Fn(usize, &T) -> bool) -> usize {
+///
+/// Without a branch on `below`: every element is swapped with the first
+/// one not below, and the count advances by `below`'s answer (a branch
+/// here mispredicted on keys that alternate, as a grid's do: the cloth's
+/// OBB build best of 100 10.06–10.31 → 9.56–9.65 ms; the torus's, whose
+/// keys come in long runs, 8.95–9.02 → 9.16–9.28). With none below, that
+/// rotates the group by one, which is undone.
+pub(super) fn partition_below<T: Copy>(
+    group: &mut [T],
+    below: impl Fn(usize, &T) -> bool,
+) -> usize {
     let mut i = 0;
     for j in 0..group.len() {
-        if below(j, &group[j]) {
-            group.swap(i, j);
-            i += 1;
-        }
+        let x = group[j];
+        let b = below(j, &x);
+        group[j] = group[i];
+        group[i] = x;
+        i += usize::from(b);
+    }
+    if i == 0 && !group.is_empty() {
+        group.rotate_left(1);
     }
     i
 }
@@ -293,6 +307,41 @@ pub(super) fn partition_below<T>(group: &mut [T], below: impl Fn(usize, &T) -> b
 mod tests {
     use super::*;
     use crate::testkit::Rng;
+
+    #[test]
+    fn partition_below_by_position() {
+        // Against a filter: the front holds exactly the elements whose
+        // flag (read by their position before the partition) is set, the
+        // back the others; with none or all set, nothing moves.
+        let mut rng = Rng::new(4);
+        for n in [0, 1, 2, 3, 7, 64] {
+            for p in [0.0, 0.1, 0.5, 0.9, 1.0] {
+                let flags: Vec<bool> = (0..n).map(|_| rng.f32() < p).collect();
+                let start: Vec<u32> = (0..n as u32).map(|v| v * 7 % 64).collect();
+                let mut group = start.clone();
+                let i = partition_below(&mut group, |j, &v| {
+                    assert_eq!(v, start[j], "element {j} moved before it was read");
+                    flags[j]
+                });
+                let mut want: Vec<Vec<u32>> = [true, false]
+                    .map(|f| {
+                        (0..n)
+                            .filter(|&j| flags[j] == f)
+                            .map(|j| start[j])
+                            .collect()
+                    })
+                    .into();
+                let mut got = vec![group[..i].to_vec(), group[i..].to_vec()];
+                for side in want.iter_mut().chain(got.iter_mut()) {
+                    side.sort_unstable();
+                }
+                assert_eq!(got, want, "n {n}, p {p}");
+                if i == 0 || i == n {
+                    assert_eq!(group, start, "n {n}, p {p}: nothing moves");
+                }
+            }
+        }
+    }
 
     #[test]
     fn any_rule_leaf_size_and_center_gives_a_valid_tree() {
