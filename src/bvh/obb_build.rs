@@ -773,7 +773,13 @@ fn partition_by_keys(group: &mut [u32], keys: &Keys, k: usize) -> Option<usize> 
     let len = group.len();
     let mean = (keys.sums[k] / len as f64) as f32;
     let keys = &keys.per_triangle[..len];
-    let i = partition_below(group, |j, _| keys[j][k] < mean);
+    // One loop per axis: `keys[j][k]` with `k` unknown at compile time
+    // was an indirect jump per triangle (glam's `Index` for `Vec4`).
+    let i = match k {
+        0 => partition_below(group, |j, _| keys[j].x < mean),
+        1 => partition_below(group, |j, _| keys[j].y < mean),
+        _ => partition_below(group, |j, _| keys[j].z < mean),
+    };
     (i > 0 && i < len).then_some(i)
 }
 
