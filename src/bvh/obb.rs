@@ -346,12 +346,6 @@ impl Moments {
         m
     }
 
-    /// The moments rounded to `f32`: half the memory, for the OBB build's
-    /// per-triangle table ([`Self::sum_rounded`] sums them in `f64`).
-    pub fn rounded(&self) -> RoundedMoments {
-        RoundedMoments(self.0.map(|x| x as f32))
-    }
-
     /// The sum of the moments of the triangles `group` (indices into
     /// `table`): in `f32` over runs of [`ROUNDED_RUN`] triangles (a few
     /// ulps more rounding, a fraction of the conversions), the runs in
@@ -432,6 +426,29 @@ impl Moments {
 /// [`Moments`] rounded to `f32` (40 bytes instead of 80).
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RoundedMoments([f32; 10]);
+
+impl RoundedMoments {
+    /// [`Moments::triangle`] computed in `f32`, on corners already taken
+    /// relative to the origin: a few ulps from the `f64` moments rounded,
+    /// the same order as the rounding that
+    /// [`Moments::rounding_negligible`] allows for.
+    pub fn triangle(p: Vec3, q: Vec3, r: Vec3) -> Self {
+        let area = 0.5 * (q - p).cross(r - p).length();
+        let s = p + q + r; // 3 m
+        let k = area / 12.0;
+        let diagonal = (s * s + p * p + q * q + r * r) * k;
+        let (a, b) = (
+            |v: Vec3| Vec3::new(v.x, v.x, v.y),
+            |v: Vec3| Vec3::new(v.y, v.z, v.z),
+        );
+        let off = (a(s) * b(s) + a(p) * b(p) + a(q) * b(q) + a(r) * b(r)) * k;
+        let first = s * (area / 3.0);
+        Self([
+            area, first.x, first.y, first.z, diagonal.x, diagonal.y, diagonal.z, off.x, off.y,
+            off.z,
+        ])
+    }
+}
 
 /// How much smaller than `|μ|²` the variance may be for moments summed from
 /// [`RoundedMoments`] ([`Moments::rounding_negligible`]): the covariance's

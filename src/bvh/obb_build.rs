@@ -4,8 +4,7 @@
 //! How the loop is organised:
 //!
 //! - **Axes solved two at a time.** Per-triangle area-weighted moments
-//!   are computed once, in `f64`, and kept rounded to `f32` (see
-//!   *Memory* below). When a group is split, each side that will be
+//!   are computed once, in `f32` (see *Memory* below). When a group is split, each side that will be
 //!   split in turn has its moments summed and centred into a covariance in
 //!   `f64`, which waits on the stack as six normalised `f32` entries. When
 //!   a side comes off the stack, its axes and its sibling's are solved in
@@ -112,8 +111,9 @@
 //! again, zeroed: on the 32k torus that was 7 MB per build (the tree 3.1
 //! MB, the moments 2.6 MB) and a fifth of the bench's time, `strace`
 //! counting a grow and a trim of the heap per build. So the per-triangle
-//! moments are kept rounded to `f32` ([`RoundedMoments`], 40 bytes instead
-//! of 80) and summed in `f32` over runs of four, the runs in `f64`
+//! moments are kept in `f32` ([`RoundedMoments`], 40 bytes instead of 80;
+//! computed in `f32` too, a few ulps from the `f64` ones rounded) and
+//! summed in `f32` over runs of four, the runs in `f64`
 //! ([`Moments::sum_rounded`]), and the single-triangle leaves of pairs no
 //! longer wait in a list: the scratch is under the tree's size, and
 //! repeated builds reuse the heap's pages (13 calls to `brk` in a run of
@@ -123,17 +123,21 @@
 //! from the mesh's middle: [`Moments::rounding_negligible`]), the group's
 //! moments are computed again from its corners in `f64`. The trees barely
 //! change: the random-placement table's OBB counts moved by at most 0.03 %
-//! (box tests on the torus 4 574.5 → 4 575.7). Measured (2026-11-27, three
+//! (box tests 4 574.5 → 4 575.5 on the torus, 4 387.7 → 4 388.4 on the
+//! wingnut, 3 907.3 → 3 907.0 on the teapot). Measured (2026-11-27, three
 //! binaries alternated three times in a noisy hour): the criterion bench's
 //! median 13.6 / 16.9 / 13.7 ms before, 11.1 / 10.4 / 9.6 with the rounded
 //! moments; the worker-thread loop's best (no faults there) 9.30 / 9.20 /
 //! 9.14 against 9.72 / 9.56 / 8.99. Summing the rounded moments straight
 //! into `f64` (a conversion per term) was slower: loop best 9.81 / 10.08 /
-//! 9.27 against 9.28 / 9.04 / 9.01 with the runs. The leaves fitted with
-//! their pairs measured the same (8.99 / 9.03 / 8.95 against 9.17 / 8.97 /
-//! 8.95 ms) and save the list. (Central `f32` moments, tried before, kept
-//! the scratch as small but made every sum do more arithmetic: slower
-//! without faults.)
+//! 9.27 against 9.28 / 9.04 / 9.01 with the runs. Computing the moments in
+//! `f32` (instead of in `f64`, rounded) then took the best of 100 from 9.50
+//! / 9.64 / 9.50 to 9.20 / 9.18 / 9.31 ms on the cloth and from 8.95 / 8.99
+//! / 8.83 to 8.59 / 8.59 / 8.59 on the torus (a loop of builds in a small
+//! program, binaries alternated). The leaves fitted with their pairs
+//! measured the same (8.99 / 9.03 / 8.95 against 9.17 / 8.97 / 8.95 ms) and
+//! save the list. (Central `f32` moments, tried before, kept the scratch as
+//! small but made every sum do more arithmetic: slower without faults.)
 //!
 //! Also not kept (2026-11-27, after the group boxes): a split's larger
 //! side's moments as its parent's less the smaller side's (the parent's
@@ -461,7 +465,12 @@ impl<'a> Builder<'a> {
             if !by_keys {
                 centroids.push((p + q + r) / 3.0);
             }
-            moments.push(triangle_moments([p, q, r], origin).rounded());
+            moments.push(if p.is_finite() && q.is_finite() && r.is_finite() {
+                let o = origin.as_vec3();
+                RoundedMoments::triangle(p - o, q - o, r - o)
+            } else {
+                RoundedMoments::default()
+            });
         }
         Self {
             positions,
@@ -935,7 +944,14 @@ mod tests {
                 .iter()
                 .map(|t| triangle_moments(t.map(|v| pos[v as usize]), origin))
                 .collect();
-            let rounded: Vec<RoundedMoments> = moments.iter().map(Moments::rounded).collect();
+            let o = origin.as_vec3();
+            let rounded: Vec<RoundedMoments> = tris
+                .iter()
+                .map(|t| {
+                    let [p, q, r] = t.map(|v| pos[v as usize] - o);
+                    RoundedMoments::triangle(p, q, r)
+                })
+                .collect();
             let (mut checked, mut recomputed) = (0, 0);
             for (i, node) in tree.nodes.iter().enumerate().filter(|(_, n)| n.count == 0) {
                 let group = under(&tree, i);
