@@ -3,23 +3,23 @@
 //!
 //! How the loop is organised:
 //!
-//! - **Axes solved two at a time.** Per-triangle area-weighted moments
-//!   are computed once, in `f32` (see *Memory* below). When a group is split, each side that will be
-//!   split in turn has its moments summed and centred into a covariance in
-//!   `f64`, which waits on the stack as six normalised `f32` entries. When
-//!   a side comes off the stack, its axes and its sibling's are solved in
-//!   one call, one per lane of `Vec4`s ([`principal_axes_lanes`]: Smith's
-//!   eigenvalues in `f32`, eigenvectors from cross products; quaternions by
-//!   [`rotations`]). The solve is one long chain of dependent square
-//!   roots, divisions and trigonometry: side by side, the two chains
-//!   overlap. A side the `f32` solve refuses (two eigenvalues nearly
-//!   equal, or a flat spectrum) sums its moments again when it is fitted
-//!   and takes the `f64` solve. (Summing one side and subtracting it from
-//!   the parent's halves the additions, but measured no faster and loses
-//!   the small side's covariance to cancellation on meshes spanning many
-//!   magnitudes. Solving both sides at the split, before either is
-//!   fitted, measured slower than solving them as they come off the
-//!   stack.)
+//! - **Axes solved two at a time.** Per-triangle area-weighted moments are
+//!   computed once, in `f32` (see *Memory* below). When a group is split,
+//!   each side that will be split in turn has its moments summed and
+//!   centred into a covariance in `f64`, which waits on the stack as six
+//!   normalised `f32` entries. When a side comes off the stack, its axes
+//!   and its sibling's are solved in one call, one per lane of `Vec4`s
+//!   ([`principal_axes_lanes`]: Smith's eigenvalues in `f32`, eigenvectors
+//!   from cross products; quaternions by [`rotations`]). The solve is one
+//!   long chain of dependent square roots, divisions and trigonometry: side
+//!   by side, the two chains overlap. A side the `f32` solve refuses (two
+//!   eigenvalues nearly equal, or a flat spectrum) sums its moments again
+//!   when it is fitted and takes the `f64` solve. (Summing one side and
+//!   subtracting it from the parent's halves the additions, but measured no
+//!   faster and loses the small side's covariance to cancellation on meshes
+//!   spanning many magnitudes. Solving both sides at the split, before
+//!   either is fitted, measured slower than solving them as they come off
+//!   the stack.)
 //! - **One pass per group for the box and the split's keys.** The axes
 //!   are known before the group's triangles are visited, so every
 //!   triangle's three corners (loaded as `Vec3A`, one load each) are
@@ -30,46 +30,9 @@
 //!   split reads its keys from there by position, with no centroid array
 //!   and no second projection. Finiteness is checked once per build, not
 //!   per corner.
-//! - **Leaves after the topology, four at a time.** A single triangle's
-//!   box (its own axes: [`leaf_boxes`], no eigen-solve) depends on nothing
-//!   else, so single-triangle leaves are recorded as the splits make them
-//!   and fitted at the end, one per lane.
-//! - **Pairs and triples the same way.** With one triangle per leaf, about
-//!   half of the inner nodes hold two triangles. Such a pair is split into
-//!   its two leaves as soon as its parent's split makes it (no keys:
-//!   either order holds), and its box is fitted at the end, four pairs to
-//!   a call ([`group_boxes`]): the summed normal, and in that plane the
-//!   edge direction of least rectangle area, as for one triangle. A triple
-//!   is split at once too, into the triangle whose centroid is farthest
-//!   from the three's mean and a pair, and fitted the same way. No moments
-//!   are summed and no eigenvalues solved for them, and their boxes come
-//!   out tighter than on the covariance axes. A pair's two leaves and a
-//!   triple's lone leaf are fitted in the same pass as their parents,
-//!   from the corners gathered for the parents' boxes (only the lone
-//!   leaves that are no pair's or triple's child wait in a list).
-//!
-//!   Measured (2026-11-27; counts per query from the random-placement
-//!   table of `--bench solid`, `ICOLLIDE_BENCH_SCENES=table`, exact on any
-//!   machine; times the best of 100 builds of the 32k torus in the bench's
-//!   worker-thread loop, binaries alternated three times):
-//!   - pairs: box tests 4 604 → 4 575 (torus), 4 638 → 4 506 (wingnut),
-//!     4 176 → 4 067 (teapot); triangle tests 665.4 → 619.5, 375.6 →
-//!     355.1, 341.3 → 331.1; build 10.21 / 10.37 / 10.40 → 9.94 / 10.20 /
-//!     10.06 ms;
-//!   - the waiting leaves and pairs keeping their node's `first` (a node
-//!     is written, never read back: the read missed the cache) and their
-//!     corners gathered by plain loops: 10.37 / 10.42 / 10.12 → 9.72 /
-//!     9.77 / 9.20 ms;
-//!   - triples (the torus's 2¹⁵ triangles split into pairs only): box
-//!     tests 4 388 (wingnut) and 3 907 (teapot), triangle tests 348.6 and
-//!     325.2; the torus's build 8.92 / 8.87 / 9.29 → 9.12 / 9.15 / 9.25
-//!     ms (the general gather's cost);
-//!   - not kept: the same fit done for each pair as its parent split (one
-//!     pair at a time, the 15 segments between the corners as candidates,
-//!     in 2-D lanes) gave the same trees but 11.8–11.9 ms against 10.2:
-//!     one pair's chain of square roots and divisions does not overlap
-//!     with anything, four lanes of it do. Six edges gave the same counts
-//!     as the 15 segments within 0.1 %.
+//! - **Leaves, pairs and triples after the topology, four at a time**
+//!   ([`small`]): their boxes need no moments and no eigen-solve, so
+//!   they wait until the splits are done and are fitted one per lane.
 //!
 //!   A `perf` profile of the loop of builds with pairs (share of the whole
 //!   bench process): the build loop 19 %, the extents pass 13 %, pair
@@ -162,6 +125,8 @@ use super::obb_leaves::{group_boxes, leaf_boxes, rotations};
 use super::obb_tree::{ObbNode, ObbTree, ObbTreeOptions, SplitRule};
 use crate::math::eigen::{normalized_entries, principal_axes_lanes};
 use crate::shape::ConvexHull;
+
+mod small;
 
 /// A group waiting to be fitted: node index, range of `order`, and what
 /// its parent's split computed for it.
@@ -333,125 +298,6 @@ fn obb_node(rotation: Quat, obb: &Obb, first: u32, count: u32) -> ObbNode {
 }
 
 impl<'a> Builder<'a> {
-    /// The leaf node `node` over `group`, which starts at `start` in the
-    /// order. A single triangle's box waits for [`Self::fit_waiting`]
-    /// (the node's box is a placeholder until then).
-    fn leaf(&mut self, node: usize, group: &[u32], start: usize) -> ObbNode {
-        if group.len() == 1 {
-            self.waiting[0].push([node as u32, start as u32, start as u32]);
-            return obb_node(PLACEHOLDER.rotation, &Obb::default(), start as u32, 1);
-        }
-        let (rotation, obb) = self.fit(group, Pending::Leaf);
-        obb_node(rotation, &obb, start as u32, group.len() as u32)
-    }
-
-    /// Splits the pair or triple `group` (node `node`, at `start` in the
-    /// order) into two leaves, or a leaf and a pair; its box waits for
-    /// [`Self::fit_waiting`]. A triple's leaf is the triangle whose
-    /// centroid is farthest from the three's mean (moved to the front).
-    fn split_small(
-        &mut self,
-        node: usize,
-        nodes: &mut Vec<ObbNode>,
-        group: &mut [u32],
-        start: usize,
-    ) {
-        let first = nodes.len();
-        if let [a, b, c] = *group {
-            let centroid = |t: u32| self.corners(t).iter().sum::<Vec3>();
-            let cs = [centroid(a), centroid(b), centroid(c)];
-            let mean = (cs[0] + cs[1] + cs[2]) / 3.0;
-            let far = (1..3).fold(0, |f, k| {
-                if cs[k].distance_squared(mean) > cs[f].distance_squared(mean) {
-                    k
-                } else {
-                    f
-                }
-            });
-            group.swap(0, far);
-            nodes.extend([PLACEHOLDER, PLACEHOLDER]);
-            self.split_small(first + 1, nodes, &mut group[1..], start + 1);
-        } else {
-            nodes.extend([PLACEHOLDER, PLACEHOLDER]);
-        }
-        nodes[node] = obb_node(PLACEHOLDER.rotation, &Obb::default(), first as u32, 0);
-        self.waiting[group.len() - 1].push([node as u32, first as u32, start as u32]);
-    }
-
-    /// The boxes of the waiting nodes over `C / 3` triangles, four at a
-    /// time: single triangles by [`leaf_boxes`], pairs and triples by
-    /// [`group_boxes`]. A node without one (zero area, no finite normal)
-    /// is fitted like any group.
-    fn fit_waiting<const C: usize>(
-        &mut self,
-        nodes: &mut [ObbNode],
-        order: &[u32],
-        boxes: fn([[Vec3; C]; 4]) -> [Option<ObbNode>; 4],
-    ) {
-        let waiting = std::mem::take(&mut self.waiting[C / 3 - 1]);
-        let group = |start: u32| &order[start as usize..start as usize + C / 3];
-        let count = u32::from(C == 3);
-        for batch in waiting.chunks(4) {
-            // A short last batch repeats its first node.
-            let mut corners = [[Vec3::ZERO; C]; 4];
-            for (i, c) in corners.iter_mut().enumerate() {
-                let start = batch.get(i).unwrap_or(&batch[0])[2] as usize;
-                for (k, c) in c.chunks_exact_mut(3).enumerate() {
-                    let [p, q, r] = self.corners(order[start + k]);
-                    (c[0], c[1], c[2]) = (p, q, r);
-                }
-            }
-            for (&[node, first, start], fitted) in batch.iter().zip(boxes(corners)) {
-                nodes[node as usize] = match fitted {
-                    Some(fitted) => ObbNode { first, ..fitted },
-                    None => {
-                        let (rotation, obb) = self.fit(group(start), Pending::Leaf);
-                        obb_node(rotation, &obb, first, count)
-                    }
-                };
-            }
-            if C > 3 {
-                self.fit_leaf_children(nodes, order, batch, &corners);
-            }
-        }
-    }
-
-    /// The single-triangle children of a batch of waiting pairs (both
-    /// children) or triples (the first), from the corners gathered for
-    /// the parents' boxes: child `k` is node `first + k` over the triangle
-    /// at `start + k` in the order, corners `3k..3k + 3`.
-    fn fit_leaf_children<const C: usize>(
-        &mut self,
-        nodes: &mut [ObbNode],
-        order: &[u32],
-        batch: &[[u32; 3]],
-        corners: &[[Vec3; C]; 4],
-    ) {
-        let per_parent = if C == 6 { 2 } else { 1 };
-        for k in 0..per_parent {
-            let tris = corners.map(|c| std::array::from_fn(|j| c[3 * k as usize + j]));
-            for (&[_, first, start], fitted) in batch.iter().zip(leaf_boxes(tris)) {
-                let start = start + k;
-                nodes[(first + k) as usize] = self.leaf_node(fitted, start, order[start as usize]);
-            }
-        }
-    }
-
-    /// A single-triangle leaf over the triangle at `start` in the order:
-    /// `fitted` by [`leaf_boxes`], or fitted like any group without it.
-    fn leaf_node(&mut self, fitted: Option<ObbNode>, start: u32, triangle: u32) -> ObbNode {
-        match fitted {
-            Some(fitted) => ObbNode {
-                first: start,
-                ..fitted
-            },
-            None => {
-                let (rotation, obb) = self.fit(&[triangle], Pending::Leaf);
-                obb_node(rotation, &obb, start, 1)
-            }
-        }
-    }
-
     /// Per-triangle surface moments (and centroids when the split does
     /// not use keys), once.
     fn new(positions: &'a [Vec3], triangles: &'a [[u32; 3]], options: &ObbTreeOptions) -> Self {
