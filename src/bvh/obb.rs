@@ -373,6 +373,7 @@ impl Moments {
     /// are a few `f32` ulps of the second moments about the origin, which
     /// are `|μ|²` per unit weight, so the variance (the covariance's
     /// trace) must not be much smaller than `|μ|²` ([`ROUNDING_MARGIN`]).
+    /// False without weight (then nothing is lost by summing in `f64`).
     pub fn rounding_negligible(&self) -> bool {
         let [weight, fx, fy, fz, xx, yy, zz, ..] = self.0;
         let mu = DVec3::new(fx, fy, fz) / weight;
@@ -423,7 +424,8 @@ impl Moments {
     }
 }
 
-/// [`Moments`] rounded to `f32` (40 bytes instead of 80).
+/// A triangle's (or a few triangles') [`Moments`] in `f32`: 40 bytes
+/// instead of 80, for the OBB build's per-triangle table.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct RoundedMoments([f32; 10]);
 
@@ -452,9 +454,17 @@ impl RoundedMoments {
 
 /// How much smaller than `|μ|²` the variance may be for moments summed from
 /// [`RoundedMoments`] ([`Moments::rounding_negligible`]): the covariance's
-/// rounding error is then at most a few `f32` ulps times this, about 10⁻³
-/// of its trace, which tilts the axes by a fraction of a degree at most
-/// (any axes give a valid box; this only keeps the boxes tight).
+/// rounding error is then a few `f32` ulps times this, about 10⁻³ of its
+/// trace. Any axes give a valid box; this keeps the boxes tight. Measured
+/// against the `f64` axes on every inner node of four triangles or more
+/// (2026-11-27): the 32k torus, the wingnut and the teapot all within
+/// 0.5°; the 128² cloth 15 of 13 662 nodes between 0.5° and 3.9° (854
+/// more recomputed in `f64`); the FCL environment 46 of 484 past 0.5°,
+/// some by 90° (two nearly equal eigenvalues, whose axes are arbitrary in
+/// their plane). The boxes on the rounded axes have, in geometric mean,
+/// 0.1 % (torus, cloth), 0.4 % (wingnut), 0.8 % (teapot) and 1.7 % (FCL
+/// environment) more volume, and the random-placement table's box and
+/// triangle tests moved by at most 0.03 % (`obb_build.rs`, *Memory*).
 const ROUNDING_MARGIN: f64 = 1e4;
 
 /// Triangles per `f32` run of [`Moments::sum_rounded`].
