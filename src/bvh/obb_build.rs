@@ -173,7 +173,7 @@ struct Builder<'a> {
     /// The group being split, its centroids on its box axes as the
     /// extents pass projected them (see [`Keys`]).
     keys: Keys,
-    /// Per-triangle moments relative to `origin`, rounded to `f32`.
+    /// Per-triangle moments relative to `origin`, in `f32`.
     moments: Vec<RoundedMoments>,
     /// Each vertex is stamped with the last visit that saw it.
     stamp: Vec<u32>,
@@ -306,13 +306,13 @@ impl<'a> Builder<'a> {
         let by_keys = all_finite && options.rule == SplitRule::Mean;
         let mut centroids = Vec::with_capacity(if by_keys { 0 } else { triangles.len() });
         let mut moments = Vec::with_capacity(triangles.len());
+        let o = origin.as_vec3();
         for t in triangles {
             let [p, q, r] = t.map(|i| positions[i as usize]);
             if !by_keys {
                 centroids.push((p + q + r) / 3.0);
             }
             moments.push(if p.is_finite() && q.is_finite() && r.is_finite() {
-                let o = origin.as_vec3();
                 RoundedMoments::triangle(p - o, q - o, r - o)
             } else {
                 RoundedMoments::default()
