@@ -64,9 +64,11 @@ impl Builder<'_> {
     }
 
     /// Splits the pair or triple `group` (node `node`, at `start` in the
-    /// order) into two leaves, or a leaf and a pair; its box waits for
-    /// [`Self::fit_waiting`]. A triple's leaf is the triangle whose
-    /// centroid is farthest from the three's mean (moved to the front).
+    /// order) into two leaves, or a leaf and a pair; its box and its
+    /// single-triangle children's wait for [`Self::fit_waiting`] (the
+    /// children are placeholders until then). A triple's leaf is the
+    /// triangle whose centroid is farthest from the three's mean (moved to
+    /// the front).
     pub(super) fn split_small(
         &mut self,
         node: usize,
