@@ -1174,23 +1174,24 @@ fn bench_build(c: &mut Criterion) -> [f64; 3] {
         verdict(ms[1] <= 10_000.0),
         ms[2] / 1e3,
     );
-    build_loop(&mesh);
+    build_loop(&mesh, &Cloth::new());
     ms
 }
 
 /// Builds per kind in [`build_loop`].
 const LOOP_BUILDS: usize = 100;
 
-/// The three builds of scene 4 again, [`LOOP_BUILDS`] each in a plain loop
+/// The three builds of scene 4 and the cloth's OBB build (its first
+/// frame), [`LOOP_BUILDS`] each in a plain loop
 /// on a worker thread (whose allocator arena, unlike the main thread's, is
 /// not trimmed between builds: no page faults), kinds interleaved; prints
 /// the best and the median per kind. What the builds cost without the
 /// allocator's share (see the module docs).
-fn build_loop(mesh: &TriMesh) {
+fn build_loop(mesh: &TriMesh, cloth: &Cloth) {
     let (positions, triangles) = (mesh.vertices(), mesh.triangles());
     let times = std::thread::scope(|s| {
         s.spawn(|| {
-            let mut times: [Vec<f64>; 3] = Default::default();
+            let mut times: [Vec<f64>; 4] = Default::default();
             let since = |start: Instant| start.elapsed().as_secs_f64() * 1e3;
             for _ in 0..LOOP_BUILDS {
                 let start = Instant::now();
@@ -1206,21 +1207,25 @@ fn build_loop(mesh: &TriMesh) {
                 let parry = ParryTriMesh::new(p, t).expect("valid");
                 times[2].push(since(start));
                 black_box(parry);
+                let start = Instant::now();
+                let tree = ObbTree::build(&cloth.frames[0], &cloth.triangles, SplitRule::Mean, 1);
+                times[3].push(since(start));
+                black_box(tree);
             }
             times
         })
         .join()
         .expect("the build loop")
     });
-    let [aabb, obb, parry] = times.map(|mut t| {
+    let [aabb, obb, parry, cloth_obb] = times.map(|mut t| {
         t.sort_by(f64::total_cmp);
         (t[0], t[t.len() / 2])
     });
     println!(
         "[build] torus32k, {LOOP_BUILDS} builds each in a loop on a worker thread, best / median: \
          AABB tree {:.3} / {:.3} ms, OBB tree {:.3} / {:.3} ms, parry3d TriMesh::new {:.3} / {:.3} \
-         ms",
-        aabb.0, aabb.1, obb.0, obb.1, parry.0, parry.1
+         ms; the cloth's OBB tree (frame 0) {:.3} / {:.3} ms",
+        aabb.0, aabb.1, obb.0, obb.1, parry.0, parry.1, cloth_obb.0, cloth_obb.1
     );
 }
 

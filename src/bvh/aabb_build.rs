@@ -283,7 +283,8 @@ pub(super) fn longest_first(extent: Vec3) -> [usize; 3] {
 /// one not below, and the count advances by `below`'s answer (a branch
 /// here mispredicted on keys that alternate, as a grid's do: the cloth's
 /// OBB build best of 100 10.06–10.31 → 9.56–9.65 ms; the torus's, whose
-/// keys come in long runs, 8.95–9.02 → 9.16–9.28). With none below, that
+/// keys come in long runs, 8.95–9.02 → 9.16–9.28; a throwaway program
+/// timing builds in a loop, binaries alternated). With none below, that
 /// rotates the group by one, which is undone.
 pub(super) fn partition_below<T: Copy>(
     group: &mut [T],

@@ -456,15 +456,16 @@ impl RoundedMoments {
 /// [`RoundedMoments`] ([`Moments::rounding_negligible`]): the covariance's
 /// rounding error is then a few `f32` ulps times this, about 10⁻³ of its
 /// trace. Any axes give a valid box; this keeps the boxes tight. Measured
-/// against the `f64` axes on every inner node of four triangles or more
-/// (2026-11-27): the 32k torus, the wingnut and the teapot all within
-/// 0.5°; the 128² cloth 15 of 13 662 nodes between 0.5° and 3.9° (854
-/// more recomputed in `f64`); the FCL environment 46 of 484 past 0.5°,
-/// some by 90° (two nearly equal eigenvalues, whose axes are arbitrary in
-/// their plane). The boxes on the rounded axes have, in geometric mean,
-/// 0.1 % (torus, cloth), 0.4 % (wingnut), 0.8 % (teapot) and 1.7 % (FCL
-/// environment) more volume, and the random-placement table's box and
-/// triangle tests moved by at most 0.03 % (`obb_build.rs`, *Memory*).
+/// against the axes of `f64` moments on every inner node of four triangles
+/// or more that keeps the `f32` sums (the test
+/// `rounded_moments_keep_the_boxes_tight`, which prints these): none tilted
+/// past 0.5° on the 32k torus, the wingnut and the teapot, 17 of 13 664 on
+/// the 128² cloth (854 more recomputed in `f64`), 246 of 1 015 on the FCL
+/// environment (nearly equal eigenvalues, whose axes are arbitrary in
+/// their plane); the boxes' volume grew by 0.10 % (torus, cloth), 0.38 %
+/// (wingnut) and 0.29 % (teapot, FCL environment) in geometric mean, and
+/// the random-placement table's box and triangle tests by at most 0.03 %
+/// (`obb_build.rs`, *Memory*).
 const ROUNDING_MARGIN: f64 = 1e4;
 
 /// Triangles per `f32` run of [`Moments::sum_rounded`].

@@ -122,13 +122,7 @@ impl Builder<'_> {
                 }
             }
             for (&[node, first, start], fitted) in batch.iter().zip(boxes(corners)) {
-                nodes[node as usize] = match fitted {
-                    Some(fitted) => ObbNode { first, ..fitted },
-                    None => {
-                        let (rotation, obb) = self.fit(group(start), Pending::Leaf);
-                        obb_node(rotation, &obb, first, count)
-                    }
-                };
+                nodes[node as usize] = self.placed(fitted, first, group(start), count);
             }
             if C > 3 {
                 self.fit_leaf_children(nodes, order, batch, &corners);
@@ -151,23 +145,28 @@ impl Builder<'_> {
         for k in 0..per_parent {
             let tris = corners.map(|c| std::array::from_fn(|j| c[3 * k as usize + j]));
             for (&[_, first, start], fitted) in batch.iter().zip(leaf_boxes(tris)) {
-                let start = start + k;
-                nodes[(first + k) as usize] = self.leaf_node(fitted, start, order[start as usize]);
+                let start = (start + k) as usize;
+                let node = self.placed(fitted, start as u32, &order[start..start + 1], 1);
+                nodes[(first + k) as usize] = node;
             }
         }
     }
 
-    /// A single-triangle leaf over the triangle at `start` in the order:
-    /// `fitted` by [`leaf_boxes`], or fitted like any group without it.
-    fn leaf_node(&mut self, fitted: Option<ObbNode>, start: u32, triangle: u32) -> ObbNode {
+    /// The node over `group` (`first` and `count` as the tree stores
+    /// them): the box `fitted` four to a call, or, without one (zero area,
+    /// no finite normal), the group fitted the general way.
+    fn placed(
+        &mut self,
+        fitted: Option<ObbNode>,
+        first: u32,
+        group: &[u32],
+        count: u32,
+    ) -> ObbNode {
         match fitted {
-            Some(fitted) => ObbNode {
-                first: start,
-                ..fitted
-            },
+            Some(fitted) => ObbNode { first, ..fitted },
             None => {
-                let (rotation, obb) = self.fit(&[triangle], Pending::Leaf);
-                obb_node(rotation, &obb, start, 1)
+                let (rotation, obb) = self.fit(group, Pending::Leaf);
+                obb_node(rotation, &obb, first, count)
             }
         }
     }
