@@ -4,7 +4,8 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::{PairChanges, ProxyKey};
+use super::{InvariantError, PairChanges, PairFilter, ProxyKey};
+use crate::math::Aabb;
 
 /// A pair of proxies as one `u64`: the smaller id in the high half. Sorting
 /// keys sorts pairs lexicographically.
@@ -184,6 +185,34 @@ impl PairTable {
     /// Whether changes wait to be drained.
     pub(crate) fn has_changes(&self) -> bool {
         !self.log.is_empty()
+    }
+
+    /// The O(n²) reference check of a broad phase's output: the table
+    /// (valid itself) holds exactly the pairs of `live` proxies (key, box,
+    /// static) whose boxes overlap, that are not both static, and that
+    /// `filter` allows.
+    pub(crate) fn check_exact<F: PairFilter + ?Sized>(
+        &self,
+        live: &[(ProxyKey, Aabb, bool)],
+        filter: &F,
+    ) -> Result<(), InvariantError> {
+        self.validate().map_err(InvariantError)?;
+        let mut want = 0;
+        for (i, &(a, box_a, static_a)) in live.iter().enumerate() {
+            for &(b, box_b, static_b) in &live[i + 1..] {
+                let pair = !(static_a && static_b) && box_a.overlaps(&box_b) && filter.allows(a, b);
+                if pair != self.contains(pair_key(a, b)) {
+                    return Err(InvariantError(format!(
+                        "pair ({a}, {b}) wrong in the table"
+                    )));
+                }
+                want += usize::from(pair);
+            }
+        }
+        if want != self.len() {
+            return Err(InvariantError("the pair table holds dead pairs".into()));
+        }
+        Ok(())
     }
 
     /// Checks the per-proxy counts against the pairs.

@@ -550,32 +550,15 @@ impl GridSweepAndPrune {
                 return err(format!("proxy {key}: endpoints outside its cells"));
             }
         }
-        self.table.validate().map_err(InvariantError)?;
         self.validate_pairs(filter)
     }
 
     fn validate_pairs<F: PairFilter + ?Sized>(&self, filter: &F) -> Result<(), InvariantError> {
-        let live: Vec<usize> = (0..self.proxies.len())
+        let live: Vec<_> = (0..self.proxies.len())
             .filter(|&i| self.meta[i].state == State::Live)
+            .map(|i| (i as ProxyKey, self.boxes[i], self.statics[i]))
             .collect();
-        let mut want = 0;
-        for (i, &a) in live.iter().enumerate() {
-            for &b in &live[i + 1..] {
-                let pair = !(self.statics[a] && self.statics[b])
-                    && self.boxes[a].overlaps(&self.boxes[b])
-                    && filter.allows(a as u32, b as u32);
-                if pair != self.table.contains(pair_key(a as u32, b as u32)) {
-                    return Err(InvariantError(format!(
-                        "pair ({a}, {b}) wrong in the table"
-                    )));
-                }
-                want += usize::from(pair);
-            }
-        }
-        if want != self.table.len() {
-            return Err(InvariantError("the pair table holds dead pairs".into()));
-        }
-        Ok(())
+        self.table.check_exact(&live, filter)
     }
 }
 
