@@ -52,12 +52,12 @@
 //! a throwaway program timing the same scene: without motion (every query
 //! ends at the first step) 183 ns with a hull per body against 88–101 ns
 //! with shared hulls; with the read-ahead, queries that end at the first
-//! step cost about 130 ns and those that move about 570 ns. Tried and not
-//! kept:
+//! step cost about 130 ns, so those that move cost about 570 ns (derived
+//! from the moving scene's 226 ns). Tried and not kept:
 //! - a copy of the two features' records and planes in the pair cache
 //!   (keyed by a per-build polytope id, read instead of the hulls while
-//!   the walk stays on them): 10 % faster without read-ahead, but slower
-//!   with it (the kept bench on that code: read-ahead 234–284 ns against
+//!   the walk stays on them): 5–10 % faster without read-ahead, but slower
+//!   with it (the kept bench on that code: read-ahead 234–289 ns against
 //!   198–221 for this code, alternated), because the hints of the cached
 //!   features' records also bring in most of the records a move reads
 //!   (neighbouring features have neighbouring indices);
