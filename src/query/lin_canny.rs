@@ -68,7 +68,12 @@
 //!   up to 7 links in 128 bytes, a triangle's plane and 3 slots in 128
 //!   bytes, beside the existing arrays): six alternated runs of the kept
 //!   bench, medians 285.1 → 275.7 ns warm and 227.6 → 212.9 ns with
-//!   read-ahead, 38 KB more per 100-vertex hull: too little for the memory.
+//!   read-ahead, 38 KB more per 100-vertex hull: too little for the memory;
+//! - parking a walk at its first move (its target's record hinted, the walk
+//!   resumed 4, 8 or 16 pairs later, the way interleaved lookups hide
+//!   misses), with and without the inline regions: slower, 230–275 ns
+//!   against 217–249 ns with read-ahead (the kept bench, alternated): a
+//!   resumed walk pays its setup again and still misses on its later moves.
 //!
 //! With glibc's huge pages for the heap (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`,
 //! an application's choice), three alternated runs of the bench without its
