@@ -71,7 +71,7 @@
 //!   read-ahead, 38 KB more per 100-vertex hull: too little for the memory;
 //! - parking a walk at its first move (its target's record hinted, the walk
 //!   resumed 4, 8 or 16 pairs later, the way interleaved lookups hide
-//!   misses), with and without the inline regions: slower, 230–275 ns
+//!   misses), with and without the inline regions: slower, 230–276 ns
 //!   against 217–249 ns with read-ahead (the kept bench, alternated): a
 //!   resumed walk pays its setup again and still misses on its later moves.
 //!
