@@ -107,7 +107,7 @@ use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::io::load_obj;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::TriMesh;
-use bevy_icollide::testkit::{Rng, torus};
+use bevy_icollide::testkit::{Rng, grid, torus};
 use criterion::{Criterion, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
 use icollide_peers::timing::{
@@ -151,16 +151,7 @@ struct Cloth {
 
 impl Cloth {
     fn new() -> Self {
-        let side = CLOTH_N + 1;
-        let id = |i: usize, j: usize| (i * side + j) as u32;
-        let mut triangles = Vec::with_capacity(2 * CLOTH_N * CLOTH_N);
-        for i in 0..CLOTH_N {
-            for j in 0..CLOTH_N {
-                let (p, q, r, s) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
-                triangles.push([p, q, r]);
-                triangles.push([p, r, s]);
-            }
-        }
+        let triangles = grid(CLOTH_N, |_, _| 0.0).1;
         let frames = (0..FRAMES).map(|k| wave(DT * k as f32)).collect();
         Self { triangles, frames }
     }
@@ -181,20 +172,10 @@ impl Cloth {
 
 /// The cloth's vertices at time `t`.
 fn wave(t: f32) -> Vec<Vec3> {
-    let side = CLOTH_N + 1;
-    let at = |i: usize| -1.0 + 2.0 * i as f32 / CLOTH_N as f32;
-    let mut v = Vec::with_capacity(side * side);
-    for i in 0..side {
-        for j in 0..side {
-            let (x, z) = (at(i), at(j));
-            v.push(Vec3::new(
-                x,
-                0.1 * (6.0 * x + t).sin() * (4.0 * z - t).cos(),
-                z,
-            ));
-        }
-    }
-    v
+    grid(CLOTH_N, |x, z| {
+        0.1 * (6.0 * x + t).sin() * (4.0 * z - t).cos()
+    })
+    .0
 }
 
 /// Our deforming cloth: the mesh, its AABB tree (as a deformable body

@@ -15,28 +15,12 @@ use bevy_icollide::pipeline::{
 };
 use bevy_icollide::query::Ray;
 use bevy_icollide::shape::TriMesh;
-use bevy_icollide::testkit::{Rng, sphere_hull, torus, triangle_pairs};
+use bevy_icollide::testkit::{Rng, grid, sphere_hull, torus, triangle_pairs};
 use glam::{Quat, Vec3};
 
-/// A `n × n` grid of quads over `[-1, 1]²` in the xz plane, two triangles
-/// each.
+/// A flat `n × n` cloth over `[-1, 1]²` in the xz plane.
 fn cloth(n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    let at = |i: usize| -1.0 + 2.0 * i as f32 / n as f32;
-    let mut v = Vec::new();
-    for i in 0..=n {
-        for j in 0..=n {
-            v.push(Vec3::new(at(i), 0.0, at(j)));
-        }
-    }
-    let id = |i: usize, j: usize| (i * (n + 1) + j) as u32;
-    let mut t = Vec::new();
-    for i in 0..n {
-        for j in 0..n {
-            t.push([id(i, j), id(i + 1, j), id(i + 1, j + 1)]);
-            t.push([id(i, j), id(i + 1, j + 1), id(i, j + 1)]);
-        }
-    }
-    (v, t)
+    grid(n, |_, _| 0.0)
 }
 
 /// The cloth at time `k`: a travelling wave, from frame 150 a fold that

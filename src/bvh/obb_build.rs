@@ -682,7 +682,7 @@ mod tests {
     use crate::bvh::obb_tree::DEFAULT_HULL_MIN_TRIANGLES;
     use crate::math::eigen::principal_axes_f32;
     use crate::shape::TriMesh;
-    use crate::testkit::{Rng, torus};
+    use crate::testkit::{Rng, grid, torus};
 
     /// The triangles under node `i`.
     fn under(tree: &ObbTree, i: usize) -> Vec<u32> {
@@ -834,28 +834,6 @@ mod tests {
         }
     }
 
-    /// A 128² grid over `[-1, 1]²` under `y = 0.1 sin 6x cos 4z` (the
-    /// solid bench's cloth at `t = 0`).
-    fn cloth() -> (Vec<Vec3>, Vec<[u32; 3]>) {
-        let (n, side) = (128, 129);
-        let at = |i: usize| -1.0 + 2.0 * i as f32 / n as f32;
-        let pos = (0..side * side)
-            .map(|k| {
-                let (x, z) = (at(k / side), at(k % side));
-                Vec3::new(x, 0.1 * (6.0 * x).sin() * (4.0 * z).cos(), z)
-            })
-            .collect();
-        let id = |i: usize, j: usize| (i * side + j) as u32;
-        let tris = (0..n * n)
-            .flat_map(|k| {
-                let (i, j) = (k / n, k % n);
-                let (p, q, r, s) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
-                [[p, q, r], [p, r, s]]
-            })
-            .collect();
-        (pos, tris)
-    }
-
     #[test]
     fn rounded_moments_keep_the_boxes_tight() {
         // On every node of four triangles or more that keeps the moments
@@ -867,11 +845,13 @@ mod tests {
             let m = crate::io::load_obj(format!("assets/meshes/{name}")).expect("asset");
             (m.positions, m.triangles)
         };
+        // The solid bench's cloth at t = 0.
+        let cloth = grid(128, |x, z| 0.1 * (6.0 * x).sin() * (4.0 * z).cos());
         let meshes = [
             ("torus", torus(1.0, 0.2, 128, 128), 0, 1.002),
             ("wingnut", load("odedstein_wingnut.obj"), 0, 1.01),
             ("teapot", load("o3dv_utah_teapot.stl.obj"), 0, 1.01),
-            ("cloth", cloth(), 30, 1.002),
+            ("cloth", cloth, 30, 1.002),
             ("fcl_env", load("fcl_env.obj"), 300, 1.01),
         ];
         for (mesh, (pos, tris), most_tilted, most_volume) in meshes {

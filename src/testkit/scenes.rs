@@ -231,6 +231,30 @@ impl Placer {
     }
 }
 
+/// A cloth: an `n × n` grid of quads over `[-1, 1]²` in the xz plane at
+/// height `y = height(x, z)`, two triangles each (`2 n²`); vertex `(i, j)`
+/// (x index, z index) is number `i (n + 1) + j`. The solid bench's cloth is
+/// `grid(128, …)` under a travelling wave.
+pub fn grid(n: usize, height: impl Fn(f32, f32) -> f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    let side = n + 1;
+    let at = |i: usize| -1.0 + 2.0 * i as f32 / n as f32;
+    let positions = (0..side * side)
+        .map(|k| {
+            let (x, z) = (at(k / side), at(k % side));
+            Vec3::new(x, height(x, z), z)
+        })
+        .collect();
+    let id = |i: usize, j: usize| (i * side + j) as u32;
+    let triangles = (0..n * n)
+        .flat_map(|k| {
+            let (i, j) = (k / n, k % n);
+            let (p, q, r, s) = (id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1));
+            [[p, q, r], [p, r, s]]
+        })
+        .collect();
+    (positions, triangles)
+}
+
 /// A torus of major radius `major` and minor radius `minor` around the z
 /// axis, as a `u × v` grid of quads split into `2 u v` triangles (RAPID's
 /// test tori: 1, 0.2, 50 × 50 → 5000 triangles).
