@@ -73,7 +73,20 @@
 //!   resumed 4, 8 or 16 pairs later, the way interleaved lookups hide
 //!   misses), with and without the inline regions: slower, 230–276 ns
 //!   against 217–249 ns with read-ahead (the kept bench, alternated): a
-//!   resumed walk pays its setup again and still misses on its later moves.
+//!   resumed walk pays its setup again and still misses on its later moves;
+//! - skipping the walk when a motion bound proves last frame's features
+//!   still closest (2026-11-27, branch `exp/lin-canny-certificate`): the
+//!   last walk's closest points and how deep inside each region they were
+//!   (distance to the nearest plane), copies of the two features' geometry
+//!   in the pair cache, keyed by per-build polytope ids; a query whose new
+//!   points stay within that depth (less `τ`) of the old ones returns them,
+//!   bit for bit the walk's answer, reading no records or planes. It
+//!   certified only about 28 % of the queries (the bench's check: 77.5 %
+//!   kept their features, 49.4 % still took a walk step): a frame's turn
+//!   moves a point by about as much as its depth in a region. Slower: in
+//!   cache 124.0–129.8 → 181.5–183.4 ns, per body with read-ahead 211.0 →
+//!   376.5 ns (alternated), the failed checks' extra setup and the larger
+//!   cache costing more than the skipped walks saved.
 //!
 //! With glibc's huge pages for the heap (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`,
 //! an application's choice), three alternated runs of the bench without its
