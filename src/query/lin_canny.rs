@@ -85,8 +85,11 @@
 //!   kept their features, 49.4 % still took a walk step): a frame's turn
 //!   moves a point by about as much as its depth in a region. Slower: in
 //!   cache 124.0–129.8 → 181.5–183.4 ns, per body with read-ahead 211.0 →
-//!   376.5 ns (alternated), the failed checks' extra setup and the larger
-//!   cache costing more than the skipped walks saved.
+//!   376.5 ns (alternated). Taken apart in cache (two alternated runs):
+//!   this code 135.3–141.2 ns; the walk returning its last step's depths
+//!   152.6–156.9; also filling the copies after each walk 169.0–186.5; also
+//!   checking them 185.2–211.1: every part cost more than the skipped
+//!   walks saved.
 //!
 //! With glibc's huge pages for the heap (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`,
 //! an application's choice), three alternated runs of the bench without its
