@@ -96,6 +96,24 @@
 //! check (`ICOLLIDE_BENCH_CHECK=0`): warm 270.7–285.7 → 212.9–220.2 ns, with
 //! read-ahead 194.3–220.8 → 178.1–187.7 ns: the TLB's share of the per-body
 //! cost.
+//!
+//! Where the hulls sit matters as much (throwaway variants of the bench,
+//! 2026-11-27, three alternated runs each, warm / read-ahead ns): the
+//! scene's hulls as built, each polytope inside its shape's allocation,
+//! 313.7–319.3 / 230.4–252.3 (one run at 572.6 / 296.3); deep copies of the
+//! 2 000 polytopes made after the scene, the structs side by side in one
+//! `Vec` and their arrays one polytope after another, 240.5–257.7 /
+//! 203.8–228.4; the same copies with each struct boxed after its own arrays
+//! 293.6–349.2 / 216.1–224.4; the structs side by side but the arrays where
+//! they were built (shallow copies, the arrays shared by `Arc`) 327.2–372.2
+//! / 246.6–266.1; the shapes built without their hull mesh and its tree
+//! (less interleaved with the polytopes) 300.5–447.2 / 243.9–250.1. Only
+//! dense structs *and* freshly packed arrays together gained, by a quarter
+//! without read-ahead; why the two are needed together is not understood.
+//! The crate does not control where an application's shapes are allocated,
+//! so nothing of this was kept. The kernel's access monitor (`kdamond`) ran
+//! on this machine throughout, which may add to both the page walks and
+//! the noise.
 
 use glam::{Affine3A, Vec3};
 
