@@ -97,6 +97,18 @@
 //! read-ahead 194.3–220.8 → 178.1–187.7 ns: the TLB's share of the per-body
 //! cost.
 //!
+//! **The machine's floor.** One dependent load over a random working set
+//! costs 8.9–11.1 ns in 1 MiB, 114–148 ns in 16 MiB, 169–174 ns in 64 MiB
+//! and 179–214 ns in 256 MiB here (`cargo run --release -p icollide-peers
+//! --example memory_latency`, three runs; 148 and 166 ns at 64 and 256
+//! MiB with huge pages). The per-body scene reads 122 MB of hulls, and a
+//! query that starts cold waits on at least two such loads in a chain (the
+//! polytope's own fields, then the cached features' records): one query at
+//! a time, with its hulls out of cache, cannot come near 150 ns on this
+//! machine. Only a batch that overlaps the pairs' misses (the read-ahead)
+//! can, and there the compute alone, about 127 ns with the hulls in cache,
+//! is most of that budget.
+//!
 //! Where the hulls sit matters as much (throwaway variants of the bench,
 //! 2026-11-27, three alternated runs each, warm / read-ahead ns): the
 //! scene's hulls as built, each polytope inside its shape's allocation,
