@@ -106,8 +106,8 @@
 //! polytope's own fields, then the cached features' records): one query at
 //! a time, with its hulls out of cache, cannot come near 150 ns on this
 //! machine. Only a batch that overlaps the pairs' misses (the read-ahead)
-//! can, and there the compute alone, about 127 ns with the hulls in cache,
-//! is most of that budget.
+//! can, and there the compute alone (124–141 ns with the hulls in cache in
+//! today's runs) is most of that budget.
 //!
 //! Where the hulls sit matters as much (throwaway variants of the bench,
 //! 2026-11-27, three alternated runs each, warm / read-ahead ns): the
@@ -116,11 +116,13 @@
 //! 2 000 polytopes made after the scene, the structs side by side in one
 //! `Vec` and their arrays one polytope after another, 240.5–257.7 /
 //! 203.8–228.4; the same copies with each struct boxed after its own arrays
-//! 293.6–349.2 / 216.1–224.4; the structs side by side but the arrays where
-//! they were built (shallow copies, the arrays shared by `Arc`) 327.2–372.2
-//! / 246.6–266.1; the shapes built without their hull mesh and its tree
-//! (less interleaved with the polytopes) 300.5–447.2 / 243.9–250.1. Only
-//! dense structs *and* freshly packed arrays together gained, by a quarter
+//! 293.6–349.2 / 216.1–224.4. On a build whose arrays were `Arc`s (so that
+//! a copy of the struct shares them), its hulls as built 318.0–337.7 /
+//! 238.9–265.9: the structs side by side with the arrays where they were
+//! built 327.2–372.2 / 246.6–266.1; the shapes built without their hull
+//! mesh and its tree (less interleaved with the polytopes) 300.5–447.2 /
+//! 243.9–250.1 against 336.1–381.3 / 248.6–256.4 with them. Only dense
+//! structs *and* freshly packed arrays together gained, by a quarter
 //! without read-ahead; why the two are needed together is not understood.
 //! The crate does not control where an application's shapes are allocated,
 //! so nothing of this was kept. The kernel's access monitor (`kdamond`) ran
