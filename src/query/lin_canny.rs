@@ -106,8 +106,9 @@
 //! polytope's own fields, then the cached features' records): one query at
 //! a time, with its hulls out of cache, cannot come near 150 ns on this
 //! machine. Only a batch that overlaps the pairs' misses (the read-ahead)
-//! can, and there the compute alone (124–141 ns with the hulls in cache in
-//! today's runs) is most of that budget.
+//! can, and there the compute alone (with the hulls in cache 124–141 ns
+//! in today's quieter runs, up to 175 in a noisy hour) is most of that
+//! budget.
 //!
 //! Where the hulls sit matters as much (throwaway variants of the bench,
 //! 2026-11-27, three alternated runs each, warm / read-ahead ns): the
