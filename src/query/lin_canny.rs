@@ -104,7 +104,7 @@
 //! MiB with huge pages). The per-body scene reads 122 MB of hulls, and a
 //! query that starts cold waits on at least two such loads in a chain (the
 //! polytope's own fields, then the cached features' records): one query at
-//! a time, with its hulls out of cache, cannot come near 150 ns on this
+//! a time, with its hulls out of cache, cannot reach 150 ns on this
 //! machine. Only a batch that overlaps the pairs' misses (the read-ahead)
 //! can, and there the compute alone (with the hulls in cache 124–141 ns
 //! in today's quieter runs, up to 175 in a noisy hour) is most of that
