@@ -18,11 +18,6 @@ use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::{Rng, grid, sphere_hull, torus, triangle_pairs};
 use glam::{Quat, Vec3};
 
-/// A flat `n × n` cloth over `[-1, 1]²` in the xz plane.
-fn cloth(n: usize) -> (Vec<Vec3>, Vec<[u32; 3]>) {
-    grid(n, |_, _| 0.0)
-}
-
 /// The cloth at time `k`: a travelling wave, from frame 150 a fold that
 /// pushes one half through the other, from frame 250 a strip of vertices
 /// collapsed onto one point (degenerate triangles).
@@ -64,7 +59,7 @@ fn rigid_shapes(rng: &mut Rng) -> Vec<SharedShape> {
 
 #[test]
 fn a_deforming_cloth_matches_brute_force() {
-    let (rest, tris) = cloth(16);
+    let (rest, tris) = grid(16, |_, _| 0.0);
     let shape = SharedShape::trimesh(rest.clone(), tris.clone()).expect("cloth");
     let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
     let cloth_body = world.add_body(BodyDesc::new(shape.clone()));
@@ -159,7 +154,7 @@ fn check_queries(world: &CollisionWorld, mesh: &TriMesh, rng: &mut Rng, k: usize
 
 #[test]
 fn bad_deformations_are_errors() {
-    let (rest, tris) = cloth(4);
+    let (rest, tris) = grid(4, |_, _| 0.0);
     let shape = SharedShape::trimesh(rest.clone(), tris).expect("cloth");
     let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
     let body = world.add_body(BodyDesc::new(shape));

@@ -44,10 +44,10 @@ fn chase(mib: usize, rng: &mut Rng) -> f64 {
 fn main() {
     let sizes = icollide_peers::env_sizes("ICOLLIDE_BENCH_MB", &[1, 16, 64, 256]);
     let mut rng = Rng::new(1);
-    for mib in sizes {
+    for mib in sizes.into_iter().map(|m| m.max(1)) {
         println!(
             "{mib} MiB: {:.1} ns per dependent load",
-            chase(mib.max(1), &mut rng)
+            chase(mib, &mut rng)
         );
     }
 }

@@ -75,7 +75,8 @@
 //!   against 217–249 ns with read-ahead (the kept bench, alternated): a
 //!   resumed walk pays its setup again and still misses on its later moves;
 //! - skipping the walk when a motion bound proves last frame's features
-//!   still closest (2026-11-27, branch `exp/lin-canny-certificate`): the
+//!   still closest (2026-11-27, code on the repository's branch
+//!   `exp/lin-canny-certificate`, not on `main`): the
 //!   last walk's closest points and how deep inside each region they were
 //!   (distance to the nearest plane), copies of the two features' geometry
 //!   in the pair cache, keyed by per-build polytope ids; a query whose new
