@@ -46,8 +46,9 @@
 //! at the first step, on last frame's features; the rest take 2.4 steps on
 //! average (1.30 over all). With the hulls in cache (16 shared) a query
 //! costs about 122–130 ns; with a hull per body (2 000 hulls, 122 MB, far
-//! past the cache and the TLB's reach) each access to a hull is a cache
-//! and TLB miss, and a walk that moves waits on one or two dependent
+//! past the cache and the TLB's reach) each access to a hull is a TLB
+//! miss, and a cache miss too when its line has left the L3 (see the
+//! machine's floor below), and a walk that moves waits on one or two dependent
 //! misses per move (a feature's record, then its region's run). Counted in
 //! a throwaway program timing the same scene: without motion (every query
 //! ends at the first step) 183 ns with a hull per body against 88–101 ns
@@ -98,18 +99,52 @@
 //! read-ahead 194.3–220.8 → 178.1–187.7 ns: the TLB's share of the per-body
 //! cost.
 //!
-//! **The machine's floor.** One dependent load over a random working set
-//! costs 8.9–11.1 ns in 1 MiB, 114–148 ns in 16 MiB, 169–174 ns in 64 MiB
-//! and 179–214 ns in 256 MiB here (`cargo run --release -p icollide-peers
-//! --example memory_latency`, three runs; 148 and 166 ns at 64 and 256
-//! MiB with huge pages). The per-body scene reads 122 MB of hulls, and a
-//! query that starts cold waits on at least two such loads in a chain (the
-//! polytope's own fields, then the cached features' records): one query at
-//! a time, with its hulls out of cache, cannot reach 150 ns on this
-//! machine. Only a batch that overlaps the pairs' misses (the read-ahead)
-//! can, and there the compute alone (with the hulls in cache 124–141 ns
-//! in today's quieter runs, up to 175 in a noisy hour) is most of that
-//! budget.
+//! **The machine's floor** (`cargo run --release -p icollide-peers
+//! --example memory_latency`, three runs, 2026-11-27). A dependent load
+//! through every line of a random working set costs 9.1–16.5 ns in 1 MiB,
+//! 110–160 ns in 16 MiB, 159–178 ns in 64 MiB and 187–233 ns in 256 MiB;
+//! through one line per 4 KiB page (the same pages with 1/64 of the data,
+//! so that the lines stay cached and the cost is the TLB miss's page walk)
+//! 3.2–5.1, 17–26, 46–60 and 184–229 ns; independent loads overlap, to
+//! 5–10 ns each. The per-body scene spreads 122 MB of hulls over some
+//! 30 000 pages and a frame touches a few of each hull's: each first touch
+//! is a page walk of 50 ns or more, and a cache miss besides when the line
+//! has left the L3. A query that starts cold waits on at least two such
+//! loads in a chain (the polytope's own fields, then the cached features'
+//! records) before its compute (124–141 ns with the hulls in cache): one
+//! query at a time, with its hulls out of cache, cannot reach 150 ns on
+//! this machine. Only a batch that overlaps its pairs' misses can; the
+//! read-ahead leaves 70–100 ns per query unhidden, and what was tried to
+//! hide the rest did not:
+//! - walks interleaved (2026-11-27, code on the repository's branch
+//!   `exp/lin-canny-batch`): every query's first step in one pass with the
+//!   read-ahead, a walk that moves parked whole (its frames, tolerance,
+//!   features and step count: the same steps, answers equal bit for bit,
+//!   tested) with its new feature's record hinted, and resumed in a later
+//!   pass with its run hinted two walks ahead. Per body 212.1–221.9 ns
+//!   against the read-ahead's 219.0–235.9 (four runs of both), but 146.4–
+//!   149.0 against 126.6–127.4 in cache (the parking's copies and the
+//!   passes' bookkeeping): a gain too small for a second API;
+//! - the same with the first pass's hints issued in bursts for groups of
+//!   4–32 queries (so that their page walks overlap): 217.3–240.6 ns, no
+//!   better;
+//! - hinting every line a record or run overlaps (the vertex records of
+//!   `v` and `v + 1`, the tails of runs that cross a line): read-ahead
+//!   212.8–241.9 against 211.4–236.0 ns, three alternated runs;
+//! - a hint to one line in each 4 KiB page of both hulls' arrays (to fill
+//!   the TLB before a move): 351.5–369.4 against 193.8–208.3 ns;
+//! - hint distances from 4 and 2 queries ahead (fields, records) to 12 and
+//!   6: 211.1–233.8 ns for all, within the noise.
+//!
+//! A profile of the read-ahead (`perf`, per body) puts about a fifth of the
+//! frame's samples on the hint instructions themselves and on the load of
+//! the polytope's fields that the second hint needs. One reading: a hint
+//! that misses the TLB holds the pipeline for its page walk, and a query's
+//! thousand-odd instructions are too many for the reorder window to cover
+//! it; but the bursts above, meant to overlap those walks, did not help,
+//! so the cause is not settled. (In a throwaway loop of one load per
+//! iteration, hints eight loads ahead cut a load through one line per page
+//! of 128 MiB from 53.7 to 5.9 ns: there the hints work.)
 //!
 //! Where the hulls sit matters as much (throwaway variants of the bench,
 //! 2026-11-27, three alternated runs each, warm / read-ahead ns): the
