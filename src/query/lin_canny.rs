@@ -124,7 +124,12 @@
 //!   pass with its run hinted two walks ahead. Per body 212.1–221.9 ns
 //!   against the read-ahead's 219.0–235.9 (four runs of both), but 146.4–
 //!   149.0 against 126.6–127.4 in cache (the parking's copies and the
-//!   passes' bookkeeping): a gain too small for a second API;
+//!   passes' bookkeeping): a gain too small for a second API. Timed by
+//!   pass (two runs, throwaway counters): the first pass 156.6–159.5 ns
+//!   per query per body against 110.3–110.8 in cache, the resumed steps
+//!   74.3–76.2 against 43.2–43.5 (22.5 % of the queries parked): the first
+//!   step leaves about 47 ns unhidden although everything it reads was
+//!   hinted, and the cause was not found;
 //! - the same with the first pass's hints issued in bursts for groups of
 //!   4–32 queries (so that their page walks overlap): 217.3–240.6 ns, no
 //!   better;
