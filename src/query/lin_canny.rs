@@ -106,7 +106,7 @@
 //! through one line per 4 KiB page (the same pages with 1/64 of the data,
 //! so that the lines stay cached and the cost is the TLB miss's page walk)
 //! 3.2–5.1, 17–26, 46–60 and 184–229 ns; independent loads overlap, to
-//! 5–10 ns each. The per-body scene spreads 122 MB of hulls over some
+//! 5–10 ns each in 64–256 MiB. The per-body scene spreads 122 MB of hulls over some
 //! 30 000 pages and a frame touches a few of each hull's: each first touch
 //! is a page walk of 50 ns or more, and a cache miss besides when the line
 //! has left the L3. A query that starts cold waits on at least two such
@@ -128,11 +128,11 @@
 //!   pass (two runs, throwaway counters): the first pass 156.6–159.5 ns
 //!   per query per body against 110.3–110.8 in cache, the resumed steps
 //!   74.3–76.2 against 43.2–43.5 (22.5 % of the queries parked): the first
-//!   step leaves about 47 ns unhidden although everything it reads was
-//!   hinted, and the cause was not found;
+//!   step leaves about 47 ns unhidden although the records and runs it
+//!   reads were hinted, and the cause was not found;
 //! - the same with the first pass's hints issued in bursts for groups of
-//!   4–32 queries (so that their page walks overlap): 217.3–240.6 ns, no
-//!   better;
+//!   4–32 queries (so that their page walks overlap): 217.3–240.6 ns (the
+//!   read-ahead in the same runs 202.8–228.5), no better;
 //! - hinting every line a record or run overlaps (the vertex records of
 //!   `v` and `v + 1`, the tails of runs that cross a line): read-ahead
 //!   212.8–241.9 against 211.4–236.0 ns, three alternated runs;
@@ -141,8 +141,8 @@
 //! - hint distances from 4 and 2 queries ahead (fields, records) to 12 and
 //!   6: 211.1–233.8 ns for all, within the noise.
 //!
-//! A profile of the read-ahead (`perf`, per body) puts about a fifth of the
-//! frame's samples on the hint instructions themselves and on the load of
+//! A profile of the read-ahead (`perf`, per body) puts about one in seven
+//! of the frame's samples on the hint instructions themselves and on the load of
 //! the polytope's fields that the second hint needs. One reading: a hint
 //! that misses the TLB holds the pipeline for its page walk, and a query's
 //! thousand-odd instructions are too many for the reorder window to cover
