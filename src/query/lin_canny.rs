@@ -139,7 +139,15 @@
 //! - a hint to one line in each 4 KiB page of both hulls' arrays (to fill
 //!   the TLB before a move): 351.5–369.4 against 193.8–208.3 ns;
 //! - hint distances from 4 and 2 queries ahead (fields, records) to 12 and
-//!   6: 211.1–233.8 ns for all, within the noise.
+//!   6: 211.1–233.8 ns for all, within the noise;
+//! - loading what the first step reads (the polytopes' fields, the cached
+//!   features' records and runs) for the next 4, 8 or 16 pairs in a tight
+//!   loop of loads, where the misses overlap, before walking the current
+//!   ones (a throwaway program, two runs each): 245.9–308.0 ns against the
+//!   read-ahead's 221.2–242.3. That loop alone took 42.7–44.0 ns per pair
+//!   per body without hints and 32.1–36.5 with them (9.5–12.1 in cache),
+//!   so the first step's own reads are not most of what the read-ahead
+//!   leaves.
 //!
 //! A profile of the read-ahead (`perf`, per body) puts about one in seven
 //! of the frame's samples on the hint instructions themselves and on the load of
