@@ -145,9 +145,9 @@
 //!   loop of loads, where the misses overlap, before walking the current
 //!   ones (a throwaway program, two runs each): 245.9–308.0 ns against the
 //!   read-ahead's 221.2–242.3. That loop alone took 42.7–44.0 ns per pair
-//!   per body without hints and 32.1–36.5 with them (9.5–12.1 in cache),
-//!   so the first step's own reads are not most of what the read-ahead
-//!   leaves.
+//!   per body without hints and 32.1–36.5 with them (9.5–12.1 in cache):
+//!   the first step's reads cost 20–25 ns more per body even where their
+//!   misses overlap freely.
 //!
 //! A profile of the read-ahead (`perf`, per body) puts about one in seven
 //! of the frame's samples on the hint instructions themselves and on the load of
