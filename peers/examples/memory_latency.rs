@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use bevy_icollide::testkit::Rng;
 
-/// `u64`s per 64-byte cache line: one link per line.
+/// `u64`s per 64-byte cache line: at most one slot of the cycle per line.
 const STRIDE: usize = 8;
 /// Loads timed per working set.
 const LOADS: usize = 4_000_000;

@@ -48,8 +48,8 @@
 //! costs about 122–130 ns; with a hull per body (2 000 hulls, 122 MB, far
 //! past the cache and the TLB's reach) each access to a hull is a TLB
 //! miss, and a cache miss too when its line has left the L3 (see the
-//! machine's floor below), and a walk that moves waits on one or two dependent
-//! misses per move (a feature's record, then its region's run). Counted in
+//! machine's floor below), and a walk that moves waits on one or two
+//! dependent misses per move (a feature's record, then its region's run). Counted in
 //! a throwaway program timing the same scene: without motion (every query
 //! ends at the first step) 183 ns with a hull per body against 88–101 ns
 //! with shared hulls; with the read-ahead, queries that end at the first
@@ -106,16 +106,17 @@
 //! through one line per 4 KiB page (the same pages with 1/64 of the data,
 //! so that the lines stay cached and the cost is the TLB miss's page walk)
 //! 3.2–5.1, 17–26, 46–60 and 184–229 ns; independent loads overlap, to
-//! 5–10 ns each in 64–256 MiB. The per-body scene spreads 122 MB of hulls over some
-//! 30 000 pages and a frame touches a few of each hull's: each first touch
+//! 5–10 ns each in 64–256 MiB. The per-body scene spreads 122 MB of hulls
+//! over some 30 000 pages and a frame touches a few of each hull's: each first touch
 //! is a page walk of 50 ns or more, and a cache miss besides when the line
 //! has left the L3. A query that starts cold waits on at least two such
 //! loads in a chain (the polytope's own fields, then the cached features'
 //! records) before its compute (124–141 ns with the hulls in cache): one
 //! query at a time, with its hulls out of cache, cannot reach 150 ns on
 //! this machine. Only a batch that overlaps its pairs' misses can; the
-//! read-ahead leaves 70–100 ns per query unhidden, and what was tried to
-//! hide the rest did not:
+//! read-ahead leaves 70–115 ns per query unhidden (per body 202.8–241.9 ns
+//! over today's runs below, against 126.6–129.6 in cache), and what was
+//! tried to hide the rest did not:
 //! - walks interleaved (2026-11-27, code on the repository's branch
 //!   `exp/lin-canny-batch`): every query's first step in one pass with the
 //!   read-ahead, a walk that moves parked whole (its frames, tolerance,
@@ -150,8 +151,8 @@
 //!   misses overlap freely.
 //!
 //! A profile of the read-ahead (`perf`, per body) puts about one in seven
-//! of the frame's samples on the hint instructions themselves and on the load of
-//! the polytope's fields that the second hint needs. One reading: a hint
+//! of the frame's samples on the hint instructions themselves and on the
+//! load of the polytope's fields that the second hint needs. One reading: a hint
 //! that misses the TLB holds the pipeline for its page walk, and a query's
 //! thousand-odd instructions are too many for the reorder window to cover
 //! it; but the bursts above, meant to overlap those walks, did not help,
