@@ -27,7 +27,7 @@
 //!
 //! ## Layers
 //!
-//! Each module imports only from the layers below it (`tests/layers.rs`
+//! Each module imports only from the layers below it (`tests/core/layers.rs`
 //! checks it):
 //!
 //! | layer | what |

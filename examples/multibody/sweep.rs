@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use bevy_icollide::prelude::BoundsMode;
 use bevy_icollide::testkit::MultiBodyParams;
 
-use crate::sim::{RunParams, Summary, ms, run};
-use crate::svg::{Plot, Series, render};
+use super::sim::{RunParams, Summary, ms, run};
+use super::svg::{Plot, Series, render};
 
 /// One graph: a parameter and the values it takes, the others at the base.
 pub struct Axis {

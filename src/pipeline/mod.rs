@@ -27,7 +27,7 @@
 //! queue drained once by its reader. So skipping a stage, running one
 //! twice, or removing a body between two stages gives exactly the events of
 //! the right order: no pair lost, no event twice (tested in
-//! `tests/pipeline_order.rs`).
+//! `tests/core/pipeline_order.rs`).
 //!
 //! ## Pair configuration
 //!

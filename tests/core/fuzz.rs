@@ -10,7 +10,7 @@
 //! `ICOLLIDE_FUZZ_ITERS` sets the mutations per input (default 300, a few
 //! seconds; the closing note gives longer runs).
 
-mod common;
+use crate::common;
 
 use bevy_icollide::bvh::{ContactMode, MeshSide, ObbTree, SplitRule, collide};
 use bevy_icollide::collider::SharedShape;

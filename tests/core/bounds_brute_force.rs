@@ -5,7 +5,7 @@
 //! (from the events) equal the brute-force separating-axis test — with
 //! bodies added and removed mid-run.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

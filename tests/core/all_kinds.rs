@@ -13,7 +13,7 @@
 //! to call in f64 against the f32 narrow phase: the reference takes the
 //! world's answer for it (such pairs are counted, and rare).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -1,7 +1,7 @@
 //! The one-shot query API: known answers, errors for bad input and
 //! unsupported kinds, and agreement with brute force on random pairs.
 
-mod common;
+use crate::common;
 
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Pose, PoseError};

@@ -9,7 +9,7 @@
 //! shape casts agree too. Convex hulls, capsules and compounds of hulls
 //! move among the meshes. Bad scales are refused with a clear error.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -5,9 +5,7 @@
 //! mixed, and `First` agrees on whether any exists. Both split rules are
 //! exercised.
 
-mod common;
-
-use common::model;
+use crate::common::model;
 use std::collections::BTreeSet;
 
 use bevy_icollide::bvh::{

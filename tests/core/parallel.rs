@@ -1,7 +1,7 @@
 //! The narrow phase split over threads gives exactly the events of the
 //! serial narrow phase, in the same order, whatever the number of tasks.
 
-mod common;
+use crate::common;
 
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, ContactEvent, WorldConfig};
 use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};

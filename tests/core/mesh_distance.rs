@@ -6,8 +6,7 @@
 //! reported triangles that far apart; a tolerance query says yes exactly
 //! when the distance is within the tolerance. Every tree kind.
 
-mod common;
-
+use crate::common::model;
 use bevy_icollide::bvh::{
     AabbTree, AabbTreeOptions, Bvh, DistanceLimit, MeshSide, ObbTree, SplitRule, surface_distance,
 };
@@ -15,7 +14,6 @@ use bevy_icollide::geometry::closest::triangle_triangle;
 use bevy_icollide::math::Pose;
 use bevy_icollide::shape::TriMesh;
 use bevy_icollide::testkit::{Rng, mesh_distance, point_triangle_distance, triangle_distance};
-use common::model;
 
 #[test]
 fn triangle_distance_matches_the_f64_reference() {

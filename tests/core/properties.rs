@@ -14,8 +14,6 @@
 //!   (B mapped into A's frame, as the queries do), and `distance` equals the
 //!   minimum over all triangle pairs bit for bit.
 
-mod common;
-
 use std::collections::BTreeSet;
 
 use bevy_icollide::bvh::{ContactMode, mapped_triangle};

@@ -7,7 +7,7 @@
 //! Scales are anisotropic (up to 12:1 between axes), some negative
 //! (mirrored).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,7 @@
 //! written.
 
 #[allow(dead_code)]
-#[path = "../examples/walkthrough/main.rs"]
+#[path = "../../examples/walkthrough/main.rs"]
 mod walkthrough;
 
 use walkthrough::{Config, Happening};

@@ -2,15 +2,13 @@
 //! over all vertex–triangle and edge–edge pairs; intersection = the separating
 //! axis test over all face normals and edge-direction cross products.
 
-mod common;
-
+use crate::common::{Body, brute_distance, sat_separation};
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::geometry::epa::penetration;
 use bevy_icollide::geometry::gjk::{GjkCache, gjk_distance};
 use bevy_icollide::math::Pose;
 use bevy_icollide::query::lin_canny::{self, ClosestFeatures, ConvexCache};
 use bevy_icollide::testkit::Rng;
-use common::{Body, brute_distance, sat_separation};
 use glam::{Quat, Vec3};
 
 fn random_body(rng: &mut Rng, size: f32) -> Body {

@@ -3,7 +3,7 @@
 //! — the separating-axis test for convex pairs, all triangle pairs of the
 //! two surfaces (a convex shape's hull triangles) for pairs with a mesh.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -13,7 +13,7 @@
 //! - the grid's own box and ray queries equal brute force over its proxies;
 //! - the `SpatialQuery` system parameter from an app.
 
-mod common;
+use crate::common;
 
 use bevy_icollide::bounds::BoundsMode;
 use bevy_icollide::broad_phase::GridSweepAndPrune;

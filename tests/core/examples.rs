@@ -2,11 +2,11 @@
 //! benchmark's run and sweep (the same files `cargo run --example multibody`
 //! compiles).
 
-#[path = "../examples/multibody/sim.rs"]
+#[path = "../../examples/multibody/sim.rs"]
 mod sim;
-#[path = "../examples/multibody/svg.rs"]
+#[path = "../../examples/multibody/svg.rs"]
 mod svg;
-#[path = "../examples/multibody/sweep.rs"]
+#[path = "../../examples/multibody/sweep.rs"]
 mod sweep;
 
 use bevy_icollide::prelude::BoundsMode;

@@ -1,0 +1,18 @@
+//! The Bevy plugin's integration tests (headless apps), in one binary so
+//! that `cargo test` links once. The modules for off-by-default features
+//! (`debug-render`, `picking`) compile only with them:
+//! `cargo test --features debug-render,picking --test app`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod assets;
+mod bevy_app;
+mod ccd;
+mod debug_render;
+mod picking;
+mod reflect;
+mod scaled_app;
+mod shape_cast_world;
+mod spatial_query;
+mod ttc;

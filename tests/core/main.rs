@@ -1,0 +1,33 @@
+//! The collision core's integration tests (no Bevy app), in one binary so
+//! that `cargo test` links once: brute-force cross-checks of every query,
+//! the world's pipeline, bad input, fuzzing, and the examples run short.
+//!
+//! Long randomized runs: `ICOLLIDE_LONG=N` runs the seeded suites N times
+//! longer; `ICOLLIDE_FUZZ_ITERS` and `ICOLLIDE_PROPERTY_CASES` size the
+//! fuzzer and the property tests.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod all_kinds;
+mod bad_input;
+mod bounds_brute_force;
+mod broad_phase_brute_force;
+mod convex_brute_force;
+mod deformable;
+mod examples;
+mod fuzz;
+mod layers;
+mod mesh_brute_force;
+mod mesh_distance;
+mod mixed_world;
+mod parallel;
+mod pipeline_order;
+mod properties;
+mod query;
+mod ray_cast;
+mod scaled_mesh;
+mod scaled_world;
+mod shape_cast;
+mod soak;
+mod walkthrough;
