@@ -66,7 +66,7 @@
 //! let mut app = App::new();
 //! app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
 //!     .add_systems(Update, on_start);
-//! let cube = Collider::cuboid(Vec3::splat(0.5)).expect("valid half-extents");
+//! let cube = Collider::cuboid(1.0, 1.0, 1.0);
 //! // Collision events for this entity's pairs (as in avian).
 //! app.world_mut().spawn((cube.clone(), Transform::from_xyz(0.0, 0.0, 0.0), CollisionEventsEnabled));
 //! app.world_mut().spawn((cube, Transform::from_xyz(0.9, 0.0, 0.0)));

@@ -50,19 +50,61 @@ impl Collider {
         SharedShape::convex_hull(points).map(Self::new)
     }
 
-    /// A box with the given half-extents. See [`SharedShape::cuboid`].
-    pub fn cuboid(half_extents: Vec3) -> Result<Self, ShapeError> {
-        SharedShape::cuboid(half_extents).map(Self::new)
+    /// A box of the given side lengths, centered on the entity (full
+    /// lengths, as avian3d's `Collider::cuboid`; [`SharedShape::cuboid`]
+    /// takes half-extents).
+    ///
+    /// ```
+    /// # use bevy_icollide::prelude::*;
+    /// let crate_box = Collider::cuboid(1.0, 2.0, 1.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If a length is not finite and positive, or the box is outside the
+    /// shape limits ([`crate::collider::limits`]). For sizes that come from
+    /// data, [`Collider::try_cuboid`] returns the error instead.
+    #[track_caller]
+    pub fn cuboid(x_length: f32, y_length: f32, z_length: f32) -> Self {
+        literal("cuboid", Self::try_cuboid(x_length, y_length, z_length))
     }
 
-    /// A ball of the given radius. See [`SharedShape::sphere`].
-    pub fn sphere(radius: f32) -> Result<Self, ShapeError> {
+    /// [`Collider::cuboid`] for sizes from data: the reason as an error.
+    pub fn try_cuboid(x_length: f32, y_length: f32, z_length: f32) -> Result<Self, ShapeError> {
+        SharedShape::cuboid(0.5 * Vec3::new(x_length, y_length, z_length)).map(Self::new)
+    }
+
+    /// A ball of the given radius, centered on the entity.
+    ///
+    /// # Panics
+    ///
+    /// If the radius is not finite and positive or beyond the shape limits;
+    /// [`Collider::try_sphere`] returns the error instead.
+    #[track_caller]
+    pub fn sphere(radius: f32) -> Self {
+        literal("sphere", Self::try_sphere(radius))
+    }
+
+    /// [`Collider::sphere`] for sizes from data: the reason as an error.
+    pub fn try_sphere(radius: f32) -> Result<Self, ShapeError> {
         SharedShape::sphere(radius).map(Self::new)
     }
 
-    /// A capsule along local Y: a segment of `length` rounded by `radius`
-    /// (as avian3d's `Collider::capsule`). See [`SharedShape::capsule`].
-    pub fn capsule(radius: f32, length: f32) -> Result<Self, ShapeError> {
+    /// A capsule along local Y: a segment of `length` rounded by `radius`,
+    /// so `length + 2 radius` tall (as avian3d's `Collider::capsule`).
+    ///
+    /// # Panics
+    ///
+    /// If the radius is not finite and positive, the length negative or not
+    /// finite, or the capsule outside the shape limits;
+    /// [`Collider::try_capsule`] returns the error instead.
+    #[track_caller]
+    pub fn capsule(radius: f32, length: f32) -> Self {
+        literal("capsule", Self::try_capsule(radius, length))
+    }
+
+    /// [`Collider::capsule`] for sizes from data: the reason as an error.
+    pub fn try_capsule(radius: f32, length: f32) -> Result<Self, ShapeError> {
         SharedShape::capsule(radius, length).map(Self::new)
     }
 
@@ -98,6 +140,13 @@ impl Collider {
     pub fn bounds(&self) -> BoundsMode {
         self.bounds
     }
+}
+
+/// The collider of a constructor for literal sizes, or a panic naming the
+/// constructor and the fault (the `try_` forms return the error).
+#[track_caller]
+fn literal(constructor: &str, built: Result<Collider, ShapeError>) -> Collider {
+    built.unwrap_or_else(|e| panic!("Collider::{constructor}: {e}"))
 }
 
 /// The collider's world pose as the collision world uses it.

@@ -15,6 +15,27 @@ use bevy_ecs::prelude::*;
 /// [`CollisionEventsEnabled`](super::CollisionEventsEnabled), with
 /// `collider1` the observed entity. Both are emitted in the Report stage in
 /// a deterministic order: sorted by pair.
+///
+/// **When to read them.** The Report stage runs in the plugin's schedule
+/// (default `PostUpdate`, after transform propagation). A system in
+/// `Update` reads the messages one frame later (they live two frames); to
+/// react in the same frame, read them in `PostUpdate` after
+/// [`CollisionSystems::Report`](super::CollisionSystems::Report), or use an
+/// observer (triggered in the Report stage):
+///
+/// ```
+/// # use bevy_app::prelude::*;
+/// # use bevy_ecs::prelude::*;
+/// # use bevy_icollide::prelude::*;
+/// fn same_frame(mut starts: MessageReader<CollisionStart>) {
+///     for ev in starts.read() {
+///         println!("{} touches {}", ev.collider1, ev.collider2);
+///     }
+/// }
+/// let mut app = App::new();
+/// app.add_plugins(CollisionPlugin::default())
+///     .add_systems(PostUpdate, same_frame.after(CollisionSystems::Report));
+/// ```
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "reflect",

@@ -41,6 +41,8 @@ mod pair_config;
 mod picking;
 #[cfg(feature = "bevy_transform")]
 mod pose;
+#[cfg(feature = "bevy_transform")]
+mod propagation;
 #[cfg(feature = "reflect")]
 mod reflect;
 mod resources;
@@ -207,6 +209,11 @@ impl Plugin for CollisionPlugin {
             .chain();
         #[cfg(feature = "bevy_transform")]
         let sets = sets.after(bevy_transform::TransformSystems::Propagate);
+        #[cfg(feature = "bevy_transform")]
+        app.add_systems(
+            self.schedule,
+            propagation::check_propagation.in_set(CollisionSystems::SyncPoses),
+        );
         app.configure_sets(self.schedule, sets).add_systems(
             self.schedule,
             (

@@ -116,9 +116,17 @@ impl Collisions<'_> {
 
     /// Contact data of the pair, seen from `a` (the normal points from `a`
     /// to `b`): closest features, distance or penetration depth, normal and
-    /// points. `None` when the boxes do not overlap, or the pair kind does
-    /// not compute contact data (see [`crate::narrow_phase`]), or a sensor
-    /// is involved and they touch.
+    /// points. Computed for pairs of convex shapes, spheres and capsules
+    /// (and, per piece pair, inside compounds: [`Collisions::touching_pieces`]).
+    ///
+    /// `None` when the boxes do not overlap; for a pair with a triangle mesh
+    /// (a mesh pair reports which triangles touch,
+    /// [`Collisions::triangle_pairs`], not one contact: a polygon soup has no
+    /// inside, so no penetration depth); for a compound pair (see
+    /// `touching_pieces`); when a sensor is involved and they touch; and
+    /// with contact data off
+    /// ([`CollisionPlugin::with_penetration(false)`](super::CollisionPlugin::with_penetration)),
+    /// for touching pairs.
     pub fn contact(&self, a: Entity, b: Entity) -> Option<ContactData> {
         let c = self.pair(a, b)?.result.contact?;
         // The pair stores A = the body in the smaller slot.
@@ -126,9 +134,13 @@ impl Collisions<'_> {
     }
 
     /// For pairs involving a triangle mesh: the intersecting triangle pairs
-    /// `[triangle of a, triangle of b]` (all of them; the first one only if a
-    /// sensor is involved). `None` for other pair kinds or when the boxes do
-    /// not overlap.
+    /// `[triangle of a, triangle of b]`, sorted (all of them; the first one
+    /// only if a sensor is involved). A triangle is an index into the mesh's
+    /// triangle list; for a convex hull, into the hull's own triangulated
+    /// surface; a sphere or capsule has no triangles and its side is `0`
+    /// (so a sphere–mesh pair lists `[0, t]` for every mesh triangle `t`
+    /// within the radius). Empty when they do not touch; `None` for other
+    /// pair kinds or when the boxes do not overlap.
     pub fn triangle_pairs(&self, a: Entity, b: Entity) -> Option<Vec<[u32; 2]>> {
         let pairs = self.pair(a, b)?.triangle_pairs()?;
         // The pair stores the body in the smaller slot first.
@@ -261,6 +273,10 @@ pub struct CollisionDiagnostics {
     pub frames: u64,
     /// Counters of the last frame.
     pub stats: WorldStats,
+    /// Set (with a warning in the log) when colliders have a `Transform`
+    /// whose `GlobalTransform` is never updated: an app without
+    /// `TransformPlugin`, where every collider would sit at the origin.
+    pub unpropagated_transforms: bool,
 }
 
 impl CollisionDiagnostics {

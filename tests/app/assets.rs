@@ -88,7 +88,7 @@ fn mesh_colliders_are_built_shared_and_collide_exactly() {
     let b = spawn(&mut app, 10.0);
     // A small cube in the torus's hole touches nothing: the torus is a
     // surface, and its hole is empty.
-    let cube = Collider::cuboid(Vec3::splat(0.2)).expect("cuboid");
+    let cube = Collider::cuboid(0.4, 0.4, 0.4);
     let hole = app
         .world_mut()
         .spawn((cube.clone(), Transform::default()))
@@ -284,7 +284,7 @@ fn a_deformable_mesh_collider_follows_its_asset_exactly() {
     let torus_e = spawn_deformable(&mut app, &handle);
     // Small cubes around the tube, some of which the wave sweeps through.
     let mut rng = Rng::new(31);
-    let cube = Collider::cuboid(Vec3::splat(0.08)).expect("cuboid");
+    let cube = Collider::cuboid(0.16, 0.16, 0.16);
     let probes: Vec<(Entity, Vec3)> = (0..40)
         .map(|_| {
             let a = rng.range(0.0, std::f32::consts::TAU);

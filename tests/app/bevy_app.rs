@@ -45,7 +45,7 @@ fn app() -> App {
 }
 
 fn cube() -> Collider {
-    Collider::cuboid(Vec3::splat(0.5)).expect("valid cuboid")
+    Collider::cuboid(1.0, 1.0, 1.0)
 }
 
 fn at(x: f32) -> Transform {
@@ -205,7 +205,7 @@ fn despawn_and_collider_removal_end_pairs() {
     // Replacing the shape by a small one that no longer reaches ends it.
     app.world_mut()
         .entity_mut(c)
-        .insert(Collider::cuboid(Vec3::splat(0.01)).expect("valid"));
+        .insert(Collider::cuboid(0.02, 0.02, 0.02));
     app.update();
     assert_eq!(take(&mut app), vec![end(a, c)]);
 }
@@ -750,4 +750,33 @@ fn a_new_collider_starts_with_no_colliding_entities() {
     app.update();
     assert!(app.world().get::<CollidingEntities>(c).unwrap().is_empty());
     assert!(app.world().get::<CollidingEntities>(a).unwrap().contains(b));
+}
+
+/// Without `TransformPlugin` nothing updates `GlobalTransform`: every
+/// collider would sit at the origin. The plugin says so once (a warning,
+/// and `CollisionDiagnostics::unpropagated_transforms`); with propagation
+/// it stays quiet, also for a collider spawned at the origin.
+#[test]
+fn missing_transform_propagation_is_reported_once() {
+    let unpropagated = |app: &App| {
+        app.world()
+            .resource::<CollisionDiagnostics>()
+            .unpropagated_transforms
+    };
+    let mut bare = App::new();
+    bare.add_plugins(CollisionPlugin::default());
+    bare.world_mut().spawn((cube(), Transform::IDENTITY));
+    bare.world_mut().spawn((cube(), at(5.0)));
+    bare.update();
+    assert!(!unpropagated(&bare), "one frame may precede propagation");
+    bare.update();
+    assert!(unpropagated(&bare));
+
+    let mut propagated = app();
+    propagated.world_mut().spawn((cube(), Transform::IDENTITY));
+    propagated.world_mut().spawn((cube(), at(5.0)));
+    for _ in 0..3 {
+        propagated.update();
+    }
+    assert!(!unpropagated(&propagated));
 }

@@ -243,16 +243,13 @@ fn swept_ccd_from_an_app_catches_a_ball_through_a_wall() {
             },
         );
         app.world_mut().spawn((
-            Collider::cuboid(Vec3::new(0.01, 3.0, 3.0)).expect("wall"),
+            Collider::cuboid(0.02, 6.0, 6.0),
             Transform::default(),
             StaticCollider,
         ));
         let ball = app
             .world_mut()
-            .spawn((
-                Collider::sphere(0.1).expect("ball"),
-                Transform::from_xyz(-2.0, 0.0, 0.0),
-            ))
+            .spawn((Collider::sphere(0.1), Transform::from_xyz(-2.0, 0.0, 0.0)))
             .id();
         if ccd {
             app.world_mut().entity_mut(ball).insert(SweptCcd);

@@ -276,10 +276,8 @@ fn without_the_gizmo_plugin_nothing_is_drawn_and_nothing_panics() {
     let mut app = App::new();
     app.add_plugins((CollisionPlugin::default(), CollisionDebugPlugin::default()));
     app.finish();
-    app.world_mut().spawn((
-        Collider::cuboid(Vec3::ONE).unwrap(),
-        ColliderPose::default(),
-    ));
+    app.world_mut()
+        .spawn((Collider::cuboid(2.0, 2.0, 2.0), ColliderPose::default()));
     app.update();
     assert!(!app.world().contains_resource::<GizmoConfigStore>());
 }

@@ -133,10 +133,8 @@ fn cameras_without_the_marker_pick_nothing_when_markers_are_required() {
         .world_mut()
         .spawn((bevy_camera::Camera::default(), CollisionPickingCamera))
         .id();
-    app.world_mut().spawn((
-        Collider::cuboid(Vec3::ONE).unwrap(),
-        ColliderPose::default(),
-    ));
+    app.world_mut()
+        .spawn((Collider::cuboid(2.0, 2.0, 2.0), ColliderPose::default()));
     app.update();
     let ray = bevy_shape::Ray3d::new(Vec3::new(0.0, 0.0, -5.0), bevy_math::Dir3::Z);
     let mut rays = app.world_mut().resource_mut::<RayMap>();

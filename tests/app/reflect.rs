@@ -60,7 +60,7 @@ fn public_types_are_registered() {
 #[test]
 fn a_reflected_edit_of_layers_takes_effect() {
     let mut app = app();
-    let cube = || Collider::cuboid(Vec3::splat(0.5)).expect("cuboid");
+    let cube = || Collider::cuboid(1.0, 1.0, 1.0);
     let a = app
         .world_mut()
         .spawn((cube(), Transform::from_xyz(0.0, 0.0, 0.0)))

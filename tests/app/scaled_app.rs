@@ -54,7 +54,7 @@ fn tile() -> Collider {
 }
 
 fn cube_at(app: &mut App, at: Vec3) -> Entity {
-    let cube = Collider::cuboid(Vec3::splat(0.25)).expect("valid cuboid");
+    let cube = Collider::cuboid(0.5, 0.5, 0.5);
     app.world_mut()
         .spawn((cube, Transform::from_translation(at)))
         .id()

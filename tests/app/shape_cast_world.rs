@@ -168,7 +168,7 @@ fn spatial_query_casts_shapes_from_a_system() {
     app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
         .init_resource::<Seen>()
         .add_systems(Update, |q: SpatialQuery, mut seen: ResMut<Seen>| {
-            let ball = Collider::sphere(0.5).expect("sphere");
+            let ball = Collider::sphere(0.5);
             let config = ShapeCastConfig::from_max_distance(20.0);
             let from = (Vec3::new(-10.0, 0.0, 0.0), Quat::IDENTITY);
             let filter = SpatialQueryFilter::default();
@@ -183,7 +183,7 @@ fn spatial_query_casts_shapes_from_a_system() {
     let wall = app
         .world_mut()
         .spawn((
-            Collider::cuboid(Vec3::new(0.5, 3.0, 3.0)).expect("cuboid"),
+            Collider::cuboid(1.0, 6.0, 6.0),
             Transform::from_xyz(0.0, 0.0, 0.0),
         ))
         .id();

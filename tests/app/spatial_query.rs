@@ -789,7 +789,7 @@ mod app {
     use glam::{Quat, Vec3};
 
     fn spawn_row(app: &mut App) -> [Entity; 3] {
-        let cube = Collider::cuboid(Vec3::splat(0.5)).expect("cube");
+        let cube = Collider::cuboid(1.0, 1.0, 1.0);
         [0, 1, 2].map(|i| {
             app.world_mut()
                 .spawn((
@@ -834,7 +834,7 @@ mod app {
                     2,
                     &SpatialQueryFilter::default(),
                 );
-                let rod = Collider::cuboid(Vec3::new(2.0, 0.1, 0.1)).expect("rod");
+                let rod = Collider::cuboid(4.0, 0.2, 0.2);
                 let shapes = q.shape_intersections(
                     &rod,
                     Vec3::X * 4.0,

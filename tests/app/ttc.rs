@@ -211,13 +211,10 @@ fn max_frame_motion_from_an_app_schedules_without_changing_events() {
             linear: 0.021,
             angular: 0.0,
         };
+        app.world_mut()
+            .spawn((Collider::sphere(0.5), Transform::default(), motion));
         app.world_mut().spawn((
-            Collider::sphere(0.5).expect("ball"),
-            Transform::default(),
-            motion,
-        ));
-        app.world_mut().spawn((
-            Collider::cuboid(Vec3::splat(0.4)).expect("box"),
+            Collider::cuboid(0.8, 0.8, 0.8),
             Transform::from_xyz(-2.0, 0.0, 0.0),
             motion,
             Slider,

@@ -5,9 +5,9 @@
 
 #[allow(dead_code)]
 #[path = "../../examples/walkthrough/main.rs"]
-mod walkthrough;
+mod example;
 
-use walkthrough::{Config, Happening};
+use example::{Config, Happening};
 
 fn touch(h: &Happening, x: &str, y: &str) -> bool {
     matches!(h, Happening::Touch(a, b) if (*a, *b) == (x, y) || (*a, *b) == (y, x))
@@ -16,7 +16,7 @@ fn touch(h: &Happening, x: &str, y: &str) -> bool {
 #[test]
 fn the_hand_touches_grabs_carries_and_releases_the_cup() {
     let picture = std::env::temp_dir().join("bevy_icollide_walkthrough_test.svg");
-    let summary = walkthrough::run(&Config {
+    let summary = example::run(&Config {
         picture: Some(picture.clone()),
         verbose: false,
     })
