@@ -6,8 +6,11 @@
 //! trees; this writes the measured curves (log–log) and their slopes.
 //!
 //! ```text
-//! cargo run --release --example proximity -- [--n 52] [--rotations 8] [--out docs/close_proximity.svg]
+//! cargo run --release --example proximity -- [--n 52] [--rotations 8] [--out FILE.svg]
 //! ```
+//!
+//! The picture goes to `target/close_proximity.svg` unless `--out` says
+//! otherwise (`--out docs/close_proximity.svg` renews the tracked one).
 //!
 //! `--n` is the grid of each cube face (12 n² triangles per sphere);
 //! `--rotations` the random rotations per ε (both spheres turned, each its
@@ -38,7 +41,7 @@ fn args() -> Result<Args, String> {
     let mut a = Args {
         n: 52,
         rotations: 8,
-        out: Some("docs/close_proximity.svg".into()),
+        out: Some("target/close_proximity.svg".into()),
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {

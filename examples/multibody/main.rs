@@ -52,10 +52,37 @@ use bevy_icollide::testkit::MultiBodyParams;
 
 use sim::{RunParams, Summary, ms};
 
-const USAGE: &str = "usage: multibody [--n N] [--faces F] [--rot DEG] [--trans PERCENT] \
-[--density FRACTION] [--bounds box|cube] [--frames K] [--seed S] [--shapes K] [--bp-margin M] \
-[--threads T] [--depth] \
-[--ttc] [--overlap] [--sweep DIR] [--sweep-ttc DIR]";
+const USAGE: &str = "usage: multibody [OPTIONS]  (--help lists them)";
+
+const HELP: &str = "\
+multibody: I-COLLIDE's multi-body benchmark through the Bevy plugin. N convex
+hulls in a cube, each turning and drifting every frame; prints the time per
+collision stage (mean and worst ms per frame) and the counters.
+
+usage: multibody [OPTIONS]
+
+scene:
+  --n N              objects                                   [default: 1000]
+  --faces F          faces per hull (about; 2 points per face) [default: 76]
+  --rot DEG          rotation per frame, degrees               [default: 10]
+  --trans PERCENT    translation per frame, % of the radius    [default: 1.5]
+  --density FRACTION objects' volume over the cube's           [default: 0.05]
+  --shapes K         distinct hull shapes (shared by Arc)      [default: 32]
+  --seed S           scene seed                                [default: 1]
+  --overlap          allow objects to start overlapping        [default: off]
+pipeline:
+  --bounds box|cube  dynamic boxes or fixed cubes              [default: box]
+  --bp-margin M      broad-phase box growth, x largest extent  [default: 0.25]
+  --depth            contact data (distance / depth) on        [default: off]
+  --ttc              time-to-collision scheduling (implies --depth) [default: off]
+  --threads T        compute task pool threads                 [default: all cores]
+run:
+  --frames K         frames measured (after 5 warm-up frames)  [default: 300; 1000 with --sweep]
+  --sweep DIR        the paper's graphs: CSV and SVG per parameter into DIR
+  --sweep-ttc DIR    the same with and without time-to-collision
+  -h, --help         this text
+
+example: cargo run --release --example multibody -- --n 10000 --bounds cube --rot 2";
 
 /// The command line.
 #[derive(Default)]
@@ -71,7 +98,7 @@ fn main() {
     let cli = match parse(std::env::args().skip(1)) {
         Ok(cli) => cli,
         Err(msg) if msg.is_empty() => {
-            println!("{USAGE}");
+            println!("{HELP}");
             return;
         }
         Err(msg) => {
@@ -142,6 +169,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Cli, String> {
             "--ttc" => cli.run.ttc = true,
             "--overlap" => cli.run.scene.separated = false,
             "--help" | "-h" => return Err(String::new()),
+            _ if !HELP.contains(&format!("  {flag} ")) => {
+                return Err(format!("unknown option {flag}"));
+            }
             _ => {
                 let value = args.next().ok_or(format!("{flag} needs a value"))?;
                 set(&mut cli, &flag, &value)?;
