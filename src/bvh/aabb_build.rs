@@ -1,5 +1,6 @@
 //! The top-down build of [`AabbTree`](super::AabbTree) (the split rule is
-//! described in [`super::aabb_tree`]).
+//! described in [`super::aabb_tree`]; van den Bergen, *Efficient collision
+//! detection of complex deformable models using AABB trees*, JGT 1997).
 //!
 //! How the loop is organised:
 //!
@@ -12,8 +13,7 @@
 //!   total order on the keys (`f32::total_cmp` turns both keys into
 //!   integers at every comparison).
 //! - **The center bounds fold keeps four running bounds**, not one chain of
-//!   dependent `min`/`max` (in a `perf` profile that chain stood out:
-//!   latency, not work).
+//!   dependent `min`/`max` (latency, not work, was that chain's cost).
 //! - **The bottom of the tree is cheap.** Half the splits of a tree with one
 //!   primitive per leaf are pairs, which both rules split one and one along
 //!   any axis where their centers differ: a pair is split as it lies
@@ -25,62 +25,14 @@
 //!   children are appended at the end. The refit's reverse pass then
 //!   meets a node a whole level after its children, not one or two
 //!   iterations after the child it was numbered next to, as on a
-//!   depth-first spine. On the 32k-triangle cloth
-//!   of `--bench solid` this took the refit from 235 to 217 µs
-//!   (`ICOLLIDE_BENCH_SCENES=cloth`, one run each), and the cloth and
-//!   random-placement queries ran within the runs' noise of the
-//!   depth-first tree's times.
+//!   depth-first spine.
 //! - **Small groups are sorted**, not selected ([`super::record_sort`]:
-//!   sorting networks for 4, 8 and 16 records). A quickselect
-//!   of our own for the middle sizes (16–128, branch-free partition, in
-//!   place or through a scratch array) was tried and ran slower than the
-//!   standard one.
-//! - **Tried and not kept: a counting selection** for groups of 64 records
-//!   and more (keys counted in 256 buckets between the group's bounds, one
-//!   branch-free pass writing each record to its region below, in or above
-//!   the median's bucket, then a selection in that bucket only), which
-//!   needs the records out of place: two buffers, a split reading one and
-//!   writing the other. Best of 100 builds on the worker thread of
-//!   `--bench solid`, alternated three times: 3.11 / 3.11 / 3.19 ms against
-//!   2.67 / 2.65 / 3.12 for this build; the two buffers alone, with the
-//!   standard selection, 2.71 / 2.87 / 2.83. The standard selection's
-//!   in-place partition is cheaper than counting and scattering.
+//!   sorting networks for 4, 8 and 16 records); larger groups take the
+//!   standard library's selection (`select_nth_unstable_by`), whose
+//!   in-place partition is cheaper than the alternatives measured.
 //!
-//! Where the time goes (32k-triangle torus, `perf` over repeated builds,
-//! at the networks' commit): the selections in groups above 16 records
-//! about 38 %, the small sorts ([`super::record_sort`]) 25 %, the splits'
-//! own work (bounds fold, axis choice) 20 %, the refit that fills the
-//! boxes 8 %, the loop over the nodes 6 %, the centroids 3 %. Against the
-//! build before the rank sorts (`select_nth_unstable_by` with `total_cmp`
-//! at every size, one bounds chain), `--bench solid`
-//! (`ICOLLIDE_BENCH_SCENES=build`), the two versions run alternately six
-//! times in a slow hour: best 3.84 ms against 4.36 ms. Tried after the
-//! networks and not kept (best of 100 in the bench's worker-thread loop,
-//! alternated): the children's center bounds folded by the small sorts
-//! and handed down in the nodes (2.74 / 2.75 / 2.75 against 2.60 / 2.60 /
-//! 3.26 ms), ranks for groups up to 32 (no difference), triangle
-//! centroids left unscaled by 1/3 (no difference), and for groups of 512
-//! records and more a selection after Floyd and Rivest (two pivots from a
-//! sample of `n / 32` records bracketing the median, two branch-free
-//! Lomuto partitions, then the standard selection in the band between
-//! them): 3.94–4.06 against 2.54–2.59 ms.
-//!
-//! After the packed-key networks ([`super::record_sort`]) the selections
-//! above 16 records are the largest share (in a `perf` profile of
-//! `ICOLLIDE_BENCH_SCENES=build`, the AABB build's symbols: the standard
-//! selection 44 %, `split` with its bounds fold 20 %, the small sorts
-//! 18 %, the refit 9 %, the node loop 6 %). Tried then and not kept:
-//! **presorted lists**, as in a kd-tree build: the primitives radix-sorted
-//! once along each axis (three passes of 11 bits over the keys' ordered
-//! bits packed above the indices), every node's primitives one range of
-//! all three lists, so that a node's bounds are its lists' first and last
-//! keys and its median the middle of its axis's list; a split marks the
-//! lower child's primitives and partitions the other two lists stably
-//! (branch-free, through a scratch array), so nothing is selected, sorted
-//! or folded. Best of 100 in the worker-thread loop, alternated three
-//! times: 2.77 / 2.74 / 2.77 ms against 2.20 / 2.15 / 2.14 for this build;
-//! in its profile the stable partitions alone took as long as this
-//! build's selections, and the three radix sorts half as long again.
+//! Why not a quickselect of our own, a counting selection, Floyd–Rivest or
+//! presorted lists: see `docs/notes/EXPERIMENTS.md#aabb-build`.
 
 use std::cmp::Ordering;
 

@@ -14,12 +14,7 @@
 //!   long chain of dependent square roots, divisions and trigonometry: side
 //!   by side, the two chains overlap. A side the `f32` solve refuses (two
 //!   eigenvalues nearly equal, or a flat spectrum) sums its moments again
-//!   when it is fitted and takes the `f64` solve. (Summing one side and
-//!   subtracting it from the parent's halves the additions, but measured no
-//!   faster and loses the small side's covariance to cancellation on meshes
-//!   spanning many magnitudes. Solving both sides at the split, before
-//!   either is fitted, measured slower than solving them as they come off
-//!   the stack.)
+//!   when it is fitted and takes the `f64` solve.
 //! - **One pass per group for the box and the split's keys.** The axes
 //!   are known before the group's triangles are visited, so every
 //!   triangle's three corners (loaded as `Vec3A`, one load each) are
@@ -34,87 +29,24 @@
 //!   ([`small`]): their boxes need no moments and no eigen-solve, so
 //!   they wait until the splits are done and are fitted one per lane.
 //!
-//!   A `perf` profile of the loop of builds with pairs (share of the whole
-//!   bench process): the build loop 19 %, the extents pass 13 %, pair
-//!   boxes 6.6 %, leaf boxes 5.8 %, per-triangle moments 5.3 %, their sums
-//!   4.5 %, eigen-solves 4.1 %, and 7.4 % in the kernel's page-fault and
-//!   unmap symbols (2.65 + 2.19 + 1.41 + 1.16 %), the pages of the build's
-//!   scratch and of the tree.
+//! **Memory.** A build's scratch and its tree must stay under glibc's heap
+//! trim threshold, or every build on the main thread gives its pages back
+//! to the kernel and faults them in again at the next one. So the
+//! per-triangle moments are kept and computed in `f32`
+//! ([`RoundedMoments`], 40 bytes instead of 80) and summed in `f32` over
+//! runs of four, the runs in `f64` ([`Moments::sum_rounded`]); and the
+//! single-triangle leaves of pairs are fitted with their pair instead of
+//! waiting in a list. The rounding errs by a few `f32` ulps of the second
+//! moments about the origin; where that is not small against the group's
+//! variance (a group small against its distance from the mesh's middle:
+//! [`Moments::rounding_negligible`]), the group's moments are computed
+//! again from its corners in `f64` (the trees' box-test counts moved by at
+//! most 0.03 % against `f64` moments).
 //!
-//! Where the time goes (32k-triangle torus, `cargo bench -p icollide-peers
-//! --bench solid -- solid/build` on the 2-core machine, 2026-11-26): 17.5 ms
-//! before the changes of that day (parry3d's `TriMesh::new` 9.4 ms in the
-//! same run), 13.3 and 13.7 ms after them (parry 9.4 and 9.3 ms). The
-//! trees are as tight as before: the OBB rows of the bench's
-//! random-placement table took 502, 416 and 385 µs per query (torus,
-//! wingnut, teapot) against 500, 430 and 388 µs before. In a `perf`
-//! profile of repeated builds the extents pass takes the most time (its
-//! samples wait on the corners' loads: computing four triangles per set of
-//! lanes, with fewer instructions, measured no faster), then the axes
-//! (covariance, eigenvectors, quaternions), then the leaves, then the
-//! children's moment sums; the rest is the partition and the loop.
-//! Software prefetch of the corners eight triangles ahead, partitioning
-//! the corners' vertex indices with the triangles (one dependent load per
-//! corner instead of two), and polynomials for `acosf` and `cosf`
-//! measured no faster.
-//!
-//! Tried on 2026-11-27 and not kept: building the small fixed-size arrays
-//! (the leaves' corners and extents, the solve's lanes, a triangle's
-//! corners) element by element instead of with `[T; N]::map` and
-//! `from_fn`. In the crate's test build those maps had become a call per
-//! element (8 % of a `perf` profile of a loop of builds there), but the
-//! library the benches link inlines them: the bench's worker-thread loop
-//! (`[build] … in a loop on a worker thread`) printed the same best times
-//! before and after (10.24–10.31 against 10.10–10.41 ms, alternated).
-//!
-//! **Memory.** A build's scratch and its tree are fresh memory, and on the
-//! main thread glibc gives a large freed block back to the kernel (it trims
-//! the heap when more than twice its largest freed `mmap` block, here the
-//! tree's nodes, is free at its top); the next build faults the pages in
-//! again, zeroed: on the 32k torus that was 7 MB per build (the tree 3.1
-//! MB, the moments 2.6 MB) and a fifth of the bench's time, `strace`
-//! counting a grow and a trim of the heap per build. So the per-triangle
-//! moments are kept in `f32` ([`RoundedMoments`], 40 bytes instead of 80;
-//! computed in `f32` too, a few ulps from the `f64` ones rounded) and
-//! summed in `f32` over runs of four, the runs in `f64`
-//! ([`Moments::sum_rounded`]), and the single-triangle leaves of pairs no
-//! longer wait in a list: the scratch is under the tree's size, and
-//! repeated builds reuse the heap's pages (13 calls to `brk` in a run of
-//! the bench's OBB build instead of 1 363). The rounding errs by a few
-//! `f32` ulps of the second moments about the origin; where that is not
-//! small against the group's variance (a group small against its distance
-//! from the mesh's middle: [`Moments::rounding_negligible`]), the group's
-//! moments are computed again from its corners in `f64`. The trees barely
-//! change: the random-placement table's OBB counts moved by at most 0.03 %
-//! (box tests 4 574.5 → 4 575.5 on the torus, 4 387.7 → 4 388.4 on the
-//! wingnut, 3 907.3 → 3 907.0 on the teapot). Measured (2026-11-27, three
-//! binaries alternated three times in a noisy hour): the criterion bench's
-//! median 13.6 / 16.9 / 13.7 ms before, 11.1 / 10.4 / 9.6 with the rounded
-//! moments; the worker-thread loop's best (no faults there) 9.30 / 9.20 /
-//! 9.14 against 9.72 / 9.56 / 8.99. Summing the rounded moments straight
-//! into `f64` (a conversion per term) was slower: loop best 9.81 / 10.08 /
-//! 9.27 against 9.28 / 9.04 / 9.01 with the runs. Computing the moments in
-//! `f32` (instead of in `f64`, rounded) then took the best of 100 from 9.52
-//! / 9.64 / 9.50 to 9.20 / 9.18 / 9.31 ms on the cloth and from 8.95 / 8.99
-//! / 8.83 to 8.59 / 8.59 / 8.59 on the torus (a throwaway program timing
-//! 100 builds in a loop, binaries alternated; the bench's worker-thread
-//! loop, `[build] … in a loop on a worker thread`, now builds the cloth
-//! too: best 8.98 and 9.16 ms in two runs at the head of 2026-11-27). The
-//! leaves fitted with their pairs measured the same (8.99 / 9.03 / 8.95
-//! against 9.17 / 8.97 / 8.95 ms) and save the list. (Central `f32`
-//! moments, tried before, kept the scratch as small but made every sum do
-//! more arithmetic: slower without faults.)
-//!
-//! Also not kept (2026-11-27, after the group boxes): a split's larger
-//! side's moments as its parent's less the smaller side's (the parent's
-//! carried in its stack entry), so that a level sums about half the
-//! triangles' moments: slower, 9.63 / 9.68 / 9.78 ms against 9.16 / 9.36 /
-//! 9.26 (worker-thread loop, best of 100, alternated). Nor the waiting
-//! leaves, pairs and triples fitted four at a time as soon as four wait,
-//! their corners gathered when they are made (from the copy the parent's
-//! extents pass had just read) instead of in one pass at the end: 9.59 /
-//! 9.97 / 9.62 ms against 8.94 / 9.08 / 8.98, the gathers' 6 % of the
-//! profile notwithstanding.
+//! The figures behind these choices, and what was measured and not kept
+//! (summing one side and subtracting it from the parent's, prefetching the
+//! corners, central `f32` moments, fitting leaves as soon as four wait):
+//! see `docs/notes/EXPERIMENTS.md#obb-build`.
 //!
 //! Groups of at least `hull_min_triangles` still collect their vertices
 //! and fit on their convex hull (the paper's method), and groups whose

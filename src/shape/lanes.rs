@@ -9,26 +9,14 @@
 //!
 //! **Support** ([`VertexLanes::argmax`]): each chunk as two halves of four,
 //! so that four dot products, the comparison and the running maximum are
-//! each one SIMD operation (`glam::Vec4`); the four lanes are merged at the
-//! end. Same answer as the scalar scan, bit for bit: the dot products are
-//! summed in the same order, each lane keeps its first maximum, and ties
-//! between lanes go to the smallest index, so the first vertex maximizing
-//! `d · v` wins. `--bench convex_boolean`, cold GJK, one run each on the
-//! 2-core machine: 100-point hulls 1 611 → 1 352 ns per query (parry3d
-//! 1 475 and 1 483 ns in the same runs: 1.09× → 0.91×), 1 000-point hulls
-//! 7 622 ns after (parry 9 773 ns); the scalar scan was 56 % of the cold
-//! time.
-//!
-//! Two later changes, from a `perf` profile of cold GJK on 40-point hulls
-//! (each pair its own hulls, which leave the cache between frames): the
-//! scan was a third of the time, one chain of compare-and-select from
-//! chunk to chunk, so each half of a chunk now keeps its own maximum; and
-//! over half of the GJK loop's own samples waited on the vertex array,
-//! loading the point the scan had picked, so [`VertexLanes::support`] reads
-//! it from the lanes the scan just read. Cold GJK against parry3d in the
-//! same run, before → after (separate runs): 40 points 1 230 / 1 106 ns
-//! (1.11×) → 1 041 / 1 161 ns (0.90×); 100 points 1 977 / 2 192 ns (0.90×)
-//! → 1 533 / 2 221 ns (0.69×).
+//! each one SIMD operation (`glam::Vec4`); each half keeps its own running
+//! maximum (one chain of compare-and-select from chunk to chunk would be
+//! latency-bound), and the four lanes are merged at the end. Same answer as
+//! the scalar scan, bit for bit: the dot products are summed in the same
+//! order, each lane keeps its first maximum, and ties between lanes go to
+//! the smallest index, so the first vertex maximizing `d · v` wins.
+//! [`VertexLanes::support`] returns the point from the lanes the scan just
+//! read, so that GJK does not wait on a second load from the vertex array.
 //!
 //! **Rotated box** ([`VertexLanes::rotated_bounds`], the dynamic boxes of
 //! hulls below `bounds::dynamic_box::CLIMB_MIN_VERTICES`): three dot
@@ -38,11 +26,7 @@
 //! halves. Multiplies and adds only, no fused multiply-add, so both paths
 //! round like `Vec3::dot` and give the brute-force box. This is one of the
 //! crate's two `unsafe` blocks (calling the AVX function once the CPU is
-//! known to have it): `--bench broad_phase -- bounds_update`, 10 000 hulls
-//! of 40 vertices turning 10° per frame, one run on the 2-core machine:
-//! 0.359 ms per frame against 0.958 ms for the scalar transform of every
-//! vertex (0.37×; 0.55× with the 4-wide pass), 100 vertices 0.24× (was
-//! 0.41×), 400 vertices 0.15× (was 0.30×).
+//! known to have it).
 //!
 //! **Read-ahead** ([`VertexLanes::prefetch`], through `math::prefetch`,
 //! which holds the other `unsafe` block: a prefetch instruction). When
@@ -50,14 +34,11 @@
 //! and the scan of each waits on its loads; the collision world's box stage
 //! calls `DynamicBox::prefetch` for the body two places ahead (and
 //! `DynamicBox::prefetch_fields`, the hull's own fields, four places
-//! ahead). One run of `ICOLLIDE_BENCH_N=10000 cargo bench -p icollide-peers
-//! --bench broad_phase -- bounds_update` per setting (2026-11-26, the
-//! README's table): with `ICOLLIDE_BENCH_SHAPES=10000` (every body its own
-//! hull) 1.010 ms per frame without, 0.503 ms with, against 1.638 ms for
-//! the scalar transform (0.62× → 0.31×); with the default 32 shared hulls,
-//! which stay in the cache, 0.282 → 0.305 ms in the bench's loop (scalar
-//! 1.072 ms) and nothing measurable in the world's box stage (`multibody`,
-//! alternating runs, README).
+//! ahead).
+//!
+//! What each of these gained, run by run (cold GJK and the box stage
+//! against parry3d and the scalar transform): see
+//! `docs/notes/EXPERIMENTS.md#convex-boolean` and `#bounds`.
 
 use glam::{Vec3, Vec4};
 
