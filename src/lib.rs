@@ -154,3 +154,8 @@ pub mod prelude {
 #[doc = include_str!("../README.md")]
 #[cfg(all(doctest, feature = "bevy_transform"))]
 pub struct ReadmeDoctests;
+
+/// The user guide's examples too.
+#[doc = include_str!("../docs/GUIDE.md")]
+#[cfg(all(doctest, feature = "bevy_transform"))]
+pub struct GuideDoctests;

@@ -41,7 +41,7 @@
 //!
 //! **The margin** trades the inner structure's work (boxes leaving their fat
 //! boxes) against candidates (fat pairs whose tight boxes do not overlap).
-//! The broad-phase bench prints both; see the README for measured margins.
+//! The broad-phase bench prints both; see docs/notes/EXPERIMENTS.md#enlarged-boxes for measured margins.
 //! With the default, in one run of `--bench broad_phase` (10 000 hulls
 //! turning 10° and moving 1.5 % of their radius per frame), the grid behind
 //! this layer took 0.314 ms per frame with every body moving against 0.836
@@ -50,7 +50,7 @@
 //! 0.984 and 0.303 ms in an earlier run. Fast movers pay: a box that
 //! leaves its fat box every few frames jumps by the margin each time, and
 //! at 10–20 % of the radius per frame the grid made more swaps than without
-//! the layer (the README's translation graph).
+//! the layer (docs/notes/EXPERIMENTS.md#fast-movers).
 //!
 //! **Why not the fat pairs** as Box2D and rapier do: the narrow phase would
 //! test three times as many pairs (11 499 candidates for 3 313 overlapping
@@ -127,7 +127,7 @@ impl Enlarged<GridSweepAndPrune> {
     /// ([`GridSweepAndPrune::with_cell_factor`]), so its cells are sized by
     /// the tight boxes: cells sized by the grown ones are `1 + 2 margin`
     /// times as wide, with more endpoints per unit of length in each list
-    /// to swap with (see the README's broad-phase section).
+    /// to swap with (see docs/notes/EXPERIMENTS.md#grid-alone).
     pub fn over_grid(cell_size: Option<f32>, margin: f32) -> Self {
         let margin = usable_margin(margin);
         let factor = CELL_FACTOR / (1.0 + 2.0 * margin);

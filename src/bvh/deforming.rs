@@ -22,7 +22,7 @@
 //! alternated): `AabbTree::refit` 183.3 and 182.7 µs against 148.4 and
 //! 155.5 µs for the first form of this refit (one list, every node visited
 //! by the inner pass); then that form 151.2 and 153.0 µs against 142.1 and
-//! 135.6 µs for the present one. See the README's SOLID table for a full
+//! 135.6 µs for the present one. See docs/notes/EXPERIMENTS.md#refit for a full
 //! run beside parry3d.
 //!
 //! When refits have let the boxes grow loose, [`DeformingTree::rebuild`]

@@ -116,7 +116,7 @@ impl<F: PairFilter + ?Sized, S: StaticFlags + ?Sized> SwapCtx<'_, F, S> {
     /// next endpoint is asked again; a block's marks are taken once the
     /// blocks left of it are sorted.) `--bench broad_phase`, 10 000 bodies
     /// all moving, grid over parry's BVH: 1.75× its time before the lean
-    /// cells and this sort, 1.33× after (README).
+    /// cells and this sort, 1.33× after (docs/notes/EXPERIMENTS.md#grid-alone).
     pub fn insertion_sort(&mut self, list: &mut [Endpoint], budget: u64) -> Option<u64> {
         let mut swaps = 0;
         let mut base = 1;
