@@ -127,6 +127,9 @@ pub struct NarrowStats {
     pub pair_tests: u32,
     /// Pairs touching.
     pub touching: u32,
+    /// Pair tests in tasks the parallel path's caller dropped instead of
+    /// running, run serially after it returned (0 on the serial path).
+    pub tested_after_tasks: u32,
 }
 
 /// The active pairs and their states. See the module docs.
@@ -139,6 +142,8 @@ pub struct NarrowPhase {
     /// One scratch per task of the parallel path.
     scratches: Vec<QueryScratch>,
     stats: NarrowStats,
+    /// A dropped task was warned about (once per narrow phase object).
+    warned_dropped_tasks: bool,
 }
 
 impl NarrowPhase {
@@ -181,6 +186,7 @@ impl NarrowPhase {
             active_pairs: self.pairs.len() as u32,
             pair_tests: tests,
             touching,
+            tested_after_tasks: 0,
         };
     }
 
