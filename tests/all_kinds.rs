@@ -140,8 +140,12 @@ fn leaves_touch(a: &Leaf, b: &Leaf) -> Option<bool> {
     let inside = |c: &Leaf, m: &Leaf| {
         c.shape.polytope().is_some()
             && m.shape.polytope().is_none()
-            && !triangles_inside(&Poly::of(&c.shape, &c.pose), m.shape.surface().expect("surface").mesh, &m.pose)
-                .is_empty()
+            && !triangles_inside(
+                &Poly::of(&c.shape, &c.pose),
+                m.shape.surface().expect("surface").mesh,
+                &m.pose,
+            )
+            .is_empty()
     };
     Some(cross || inside(a, b) || inside(b, a))
 }

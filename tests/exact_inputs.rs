@@ -15,9 +15,7 @@
 //!   against an `f64` reference on random placements.
 
 use bevy_icollide::bvh::TreeKind;
-use bevy_icollide::collider::limits::{
-    self, MAX_BROAD_PHASE_MARGIN, MAX_COORDINATE, MAX_POSITION,
-};
+use bevy_icollide::collider::limits::{self, MAX_BROAD_PHASE_MARGIN, MAX_COORDINATE, MAX_POSITION};
 use bevy_icollide::collider::{CompoundPiece, ShapeKind, SharedShape};
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::{Pose, PoseError};
@@ -168,7 +166,9 @@ fn set_scale_and_set_shape_refuse_a_mesh_scaled_past_the_limit() {
     // A deformed mesh: its current vertices decide.
     let big: Vec<Vec3> = cube_vertices().iter().map(|v| *v * 1024.0).collect();
     w.set_vertices(m, &big).expect("deform");
-    let err = w.set_scale(m, Vec3::splat(MAX_COORDINATE / 512.0)).unwrap_err();
+    let err = w
+        .set_scale(m, Vec3::splat(MAX_COORDINATE / 512.0))
+        .unwrap_err();
     assert!(matches!(err, WorldError::ScaledBeyondLimit(_)), "{err}");
     w.set_scale(m, Vec3::splat(MAX_COORDINATE / 1024.0))
         .expect("within");
@@ -236,7 +236,8 @@ fn margins_and_cell_sizes_are_checked_in_the_world_and_the_plugin() {
         let a = w.add_body(BodyDesc::new(cube.clone()));
         let b = w.add_body(BodyDesc::new(cube));
         w.set_pose(a, Pose::IDENTITY).expect("pose");
-        w.set_pose(b, Pose::from_translation(Vec3::X)).expect("touching");
+        w.set_pose(b, Pose::from_translation(Vec3::X))
+            .expect("touching");
         assert_eq!(w.step().count(), 1, "margin {margin:e}");
         assert!(w.aabb(a).is_some_and(|b| b.is_valid()));
     }
@@ -318,12 +319,14 @@ fn kinds() -> Vec<SharedShape> {
 
 /// What a scene answers, per kind pair and placement: one-shot intersects,
 /// distance (divided by the scale), the world's events for rigid and
-/// deformed bodies, and ray hits (parameter divided by the scale).
+/// deformed bodies (`false` without `with_world`), and ray hits (parameter
+/// divided by the scale).
 fn answers(
     shapes: &[SharedShape],
     f: f32,
     placements: &[(Pose, Pose)],
     rays: &[Ray],
+    with_world: bool,
 ) -> Vec<(usize, usize, bool, f32, bool, bool)> {
     let at = |p: &Pose| Pose::new(p.rotation, p.translation * f);
     let mut out = Vec::new();
@@ -333,8 +336,8 @@ fn answers(
                 let (pa, pb) = (at(pa), at(pb));
                 let q = query::intersects(a, &pa, b, &pb).expect("valid");
                 let d = query::distance(a, &pa, b, &pb).map_or(-1.0, |d| d / f);
-                let w = world_touch(a, pa, b, pb, false);
-                let wd = world_touch(a, pa, b, pb, true);
+                let w = with_world && world_touch(a, pa, b, pb, false);
+                let wd = with_world && world_touch(a, pa, b, pb, true);
                 out.push((i, j, q, d, w, wd));
             }
         }
@@ -354,7 +357,46 @@ fn answers(
 /// old limit (`2⁵⁰`) the world's answers changed from `2³³` on.
 #[test]
 fn a_scene_scaled_up_to_the_limit_answers_like_the_unscaled_one() {
-    let base = kinds();
+    let (base, placements, rays) = sweep_scene();
+    let want = answers(&base, 1.0, &placements, &rays, true);
+    let touching = want.iter().filter(|a| a.4).count();
+    assert!(
+        touching > want.len() / 10,
+        "{touching} touching of {}",
+        want.len()
+    );
+    // The largest coordinate of the kinds is under 1: 2^top keeps them in.
+    let top = MAX_COORDINATE.log2() as i32;
+    for k in [1, 7, 13, 19, 20, 21, 24, top - 1, top] {
+        compare_scaled(&base, k, &placements, &rays, &want, true);
+    }
+    // Two powers of two further (their largest coordinates are 0.4 to
+    // 0.65) and the builders refuse every kind.
+    for s in &base {
+        assert!(s.scaled(2f32.powi(top + 2)).is_err(), "{}", s.kind_name());
+    }
+}
+
+/// Below unit scale no limit is enforced: the world's answers are checked
+/// down to `2⁻²⁴`, the one-shot queries' (which rescale far-from-unit
+/// pairs; a compound's `intersects` did not before, and was wrong at
+/// `2⁻⁴⁰`) down to `2⁻⁴⁰` (at `2⁻⁵⁰` a ray on a mesh is wrong: rays are not
+/// rescaled).
+#[test]
+fn a_scene_scaled_down_answers_like_the_unscaled_one() {
+    let (base, placements, rays) = sweep_scene();
+    let want = answers(&base, 1.0, &placements, &rays, true);
+    for k in [-1, -7, -13, -20, -24] {
+        compare_scaled(&base, k, &placements, &rays, &want, true);
+    }
+    let want = answers(&base, 1.0, &placements, &rays, false);
+    for k in [-30, -35, -40] {
+        compare_scaled(&base, k, &placements, &rays, &want, false);
+    }
+}
+
+/// The kinds, placements of pairs (some touching) and rays of the sweeps.
+fn sweep_scene() -> (Vec<SharedShape>, Vec<(Pose, Pose)>, Vec<Ray>) {
     let mut rng = Rng::new(5);
     let placements: Vec<(Pose, Pose)> = (0..12 * scale())
         .map(|_| {
@@ -369,32 +411,32 @@ fn a_scene_scaled_up_to_the_limit_answers_like_the_unscaled_one() {
             Ray::new(o, (rng.in_cube(0.3) - o).normalize())
         })
         .collect();
-    let want = answers(&base, 1.0, &placements, &rays);
-    let touching = want.iter().filter(|a| a.4).count();
-    assert!(touching > want.len() / 10, "{touching} touching of {}", want.len());
-    // The largest coordinate of the kinds is under 1: 2^top keeps them in.
-    let top = MAX_COORDINATE.log2() as i32;
-    for k in [1, 7, 13, 19, 20, 21, 24, top - 1, top] {
-        let f = 2f32.powi(k);
-        let shapes: Vec<SharedShape> = base
-            .iter()
-            .map(|s| s.scaled(f).expect("within the limit"))
-            .collect();
-        let got = answers(&shapes, f, &placements, &rays);
-        for (g, w) in got.iter().zip(&want) {
-            let same_d = (g.3 - w.3).abs() <= 1e-4 * (1.0 + w.3.abs());
-            assert!(
-                g.2 == w.2 && same_d && g.4 == w.4 && g.5 == w.5,
-                "2^{k}, kinds {} / {}: {g:?} unscaled {w:?}",
-                w.0,
-                w.1
-            );
-        }
-    }
-    // Two powers of two further (their largest coordinates are 0.4 to
-    // 0.65) and the builders refuse every kind.
-    for s in &base {
-        assert!(s.scaled(2f32.powi(top + 2)).is_err(), "{}", s.kind_name());
+    (kinds(), placements, rays)
+}
+
+/// The scene scaled by `2ᵏ` answers as `want` (distances to `1e-4`).
+fn compare_scaled(
+    base: &[SharedShape],
+    k: i32,
+    placements: &[(Pose, Pose)],
+    rays: &[Ray],
+    want: &[(usize, usize, bool, f32, bool, bool)],
+    with_world: bool,
+) {
+    let f = 2f32.powi(k);
+    let shapes: Vec<SharedShape> = base
+        .iter()
+        .map(|s| s.scaled(f).expect("within the limit"))
+        .collect();
+    let got = answers(&shapes, f, placements, rays, with_world);
+    for (g, w) in got.iter().zip(want) {
+        let same_d = (g.3 - w.3).abs() <= 1e-4 * (1.0 + w.3.abs());
+        assert!(
+            g.2 == w.2 && same_d && g.4 == w.4 && g.5 == w.5,
+            "2^{k}, kinds {} / {}: {g:?} unscaled {w:?}",
+            w.0,
+            w.1
+        );
     }
 }
 
@@ -454,7 +496,10 @@ fn any_task_count_gives_the_serial_events() {
         );
         assert_eq!(got, serial, "{tasks} tasks");
         assert_eq!(after, 0);
-        assert!(counts.iter().all(|&n| n >= 1 && n <= tasks.max(1)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&n| n >= 1 && n <= tasks.max(1)),
+            "{counts:?}"
+        );
     }
 }
 
@@ -510,7 +555,9 @@ fn events_and_tasks_are_must_use() {
         let at = src.find(item).expect(item);
         let attrs: Vec<&str> = src[..at].lines().rev().take(3).collect();
         assert!(
-            attrs.iter().any(|l| l.trim_start().starts_with("#[must_use")),
+            attrs
+                .iter()
+                .any(|l| l.trim_start().starts_with("#[must_use")),
             "{item} is not #[must_use]: {attrs:?}"
         );
     }
@@ -708,53 +755,99 @@ fn mutators() -> Vec<Mutator> {
         ("set_pose translation", position, |w, m, _, v| {
             err(w.set_pose(m, Pose::from_translation(Vec3::new(0.5, v, 0.0))))
         }),
-        ("set_pose rotation", |v| v == 0.0, |w, m, _, v| {
-            err(w.set_pose(m, Pose::new(Quat::from_xyzw(v, 0.0, 0.0, 1.0), Vec3::ZERO)))
-        }),
+        (
+            "set_pose rotation",
+            |v| v == 0.0,
+            |w, m, _, v| {
+                err(w.set_pose(m, Pose::new(Quat::from_xyzw(v, 0.0, 0.0, 1.0), Vec3::ZERO)))
+            },
+        ),
         (
             "set_scale",
             |v| v == -1.0,
             |w, m, _, v| err(w.set_scale(m, Vec3::new(1.0, v, 1.0))),
         ),
-        ("set_vertices", |v| v.is_finite() && v.abs() <= MAX_COORDINATE, |w, m, _, v| {
-            let mut verts = cube_vertices();
-            verts[5].z = v;
-            err(w.set_vertices(m, &verts))
-        }),
-        ("set_speed_bound linear", |v| (0.0..=MAX_POSITION).contains(&v), |w, m, _, v| {
-            err(w.set_speed_bound(m, Some(SpeedBound { linear: v, angular: 0.1 })))
-        }),
+        (
+            "set_vertices",
+            |v| v.is_finite() && v.abs() <= MAX_COORDINATE,
+            |w, m, _, v| {
+                let mut verts = cube_vertices();
+                verts[5].z = v;
+                err(w.set_vertices(m, &verts))
+            },
+        ),
+        (
+            "set_speed_bound linear",
+            |v| (0.0..=MAX_POSITION).contains(&v),
+            |w, m, _, v| {
+                err(w.set_speed_bound(
+                    m,
+                    Some(SpeedBound {
+                        linear: v,
+                        angular: 0.1,
+                    }),
+                ))
+            },
+        ),
         (
             "set_speed_bound angular",
             |v| v.is_finite() && v >= 0.0,
-            |w, m, _, v| err(w.set_speed_bound(m, Some(SpeedBound { linear: 0.1, angular: v }))),
+            |w, m, _, v| {
+                err(w.set_speed_bound(
+                    m,
+                    Some(SpeedBound {
+                        linear: 0.1,
+                        angular: v,
+                    }),
+                ))
+            },
         ),
-        ("set_shape (scaled)", |v| v > 0.0 && 0.5 * v <= MAX_COORDINATE, |w, _, b, v| {
-            let shape = SharedShape::sphere(0.5).and_then(|s| s.scaled(v));
-            let shape = shape.map_err(|e| e.to_string())?;
-            err(w.set_shape(b, shape, Default::default()))
-        }),
-        ("set_shape (sphere)", |v| v > 0.0 && v <= MAX_COORDINATE, |w, _, b, v| {
-            let shape = SharedShape::sphere(v).map_err(|e| e.to_string())?;
-            err(w.set_shape(b, shape, Default::default()))
-        }),
-        ("set_shape (cuboid)", |v| v > 0.0 && v <= MAX_COORDINATE, |w, _, b, v| {
-            let shape = SharedShape::cuboid(Vec3::splat(v)).map_err(|e| e.to_string())?;
-            err(w.set_shape(b, shape, Default::default()))
-        }),
-        ("set_shape (compound piece)", |v| v.is_finite() && v.abs() + 0.5 <= MAX_COORDINATE, |w, _, b, v| {
-            let piece = CompoundPiece {
-                pose: Pose::from_translation(Vec3::new(v, 0.0, 0.0)),
-                shape: SharedShape::sphere(0.5).map_err(|e| e.to_string())?,
-            };
-            let shape = SharedShape::compound(vec![piece]).map_err(|e| e.to_string())?;
-            err(w.set_shape(b, shape, Default::default()))
-        }),
-        ("set_shape (hull point)", |v| v.is_finite() && v.abs() <= MAX_COORDINATE, |w, _, b, v| {
-            let pts = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::new(v, v, v)];
-            let shape = SharedShape::convex_hull(&pts).map_err(|e| e.to_string())?;
-            err(w.set_shape(b, shape, Default::default()))
-        }),
+        (
+            "set_shape (scaled)",
+            |v| v > 0.0 && 0.5 * v <= MAX_COORDINATE,
+            |w, _, b, v| {
+                let shape = SharedShape::sphere(0.5).and_then(|s| s.scaled(v));
+                let shape = shape.map_err(|e| e.to_string())?;
+                err(w.set_shape(b, shape, Default::default()))
+            },
+        ),
+        (
+            "set_shape (sphere)",
+            |v| v > 0.0 && v <= MAX_COORDINATE,
+            |w, _, b, v| {
+                let shape = SharedShape::sphere(v).map_err(|e| e.to_string())?;
+                err(w.set_shape(b, shape, Default::default()))
+            },
+        ),
+        (
+            "set_shape (cuboid)",
+            |v| v > 0.0 && v <= MAX_COORDINATE,
+            |w, _, b, v| {
+                let shape = SharedShape::cuboid(Vec3::splat(v)).map_err(|e| e.to_string())?;
+                err(w.set_shape(b, shape, Default::default()))
+            },
+        ),
+        (
+            "set_shape (compound piece)",
+            |v| v.is_finite() && v.abs() + 0.5 <= MAX_COORDINATE,
+            |w, _, b, v| {
+                let piece = CompoundPiece {
+                    pose: Pose::from_translation(Vec3::new(v, 0.0, 0.0)),
+                    shape: SharedShape::sphere(0.5).map_err(|e| e.to_string())?,
+                };
+                let shape = SharedShape::compound(vec![piece]).map_err(|e| e.to_string())?;
+                err(w.set_shape(b, shape, Default::default()))
+            },
+        ),
+        (
+            "set_shape (hull point)",
+            |v| v.is_finite() && v.abs() <= MAX_COORDINATE,
+            |w, _, b, v| {
+                let pts = [Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Z, Vec3::new(v, v, v)];
+                let shape = SharedShape::convex_hull(&pts).map_err(|e| e.to_string())?;
+                err(w.set_shape(b, shape, Default::default()))
+            },
+        ),
         ("intersect_shape", position, |w, _, b, v| {
             let mut out = Vec::new();
             let shape = w.shape(b).cloned().ok_or("no shape")?;
@@ -776,28 +869,52 @@ fn settings() -> Vec<Setting> {
     let fraction = |v: f32| (0.0..=MAX_BROAD_PHASE_MARGIN).contains(&v);
     vec![
         ("world margin", length, |v| {
-            err(CollisionWorld::new(WorldConfig { margin: v, ..Default::default() }))
+            err(CollisionWorld::new(WorldConfig {
+                margin: v,
+                ..Default::default()
+            }))
         }),
         ("world broad-phase margin", fraction, |v| {
-            err(CollisionWorld::new(WorldConfig { broad_phase_margin: v, ..Default::default() }))
+            err(CollisionWorld::new(WorldConfig {
+                broad_phase_margin: v,
+                ..Default::default()
+            }))
         }),
         ("world cell size", cell, |v| {
-            err(CollisionWorld::new(WorldConfig { cell_size: Some(v), ..Default::default() }))
+            err(CollisionWorld::new(WorldConfig {
+                cell_size: Some(v),
+                ..Default::default()
+            }))
         }),
-        ("plugin margin", length, |v| err(CollisionPlugin::default().with_margin(v))),
+        ("plugin margin", length, |v| {
+            err(CollisionPlugin::default().with_margin(v))
+        }),
         ("plugin broad-phase margin", fraction, |v| {
             err(CollisionPlugin::default().with_broad_phase_margin(v))
         }),
-        ("plugin cell size", cell, |v| err(CollisionPlugin::default().with_cell_size(v))),
-        ("SharedShape::scaled", |v| v > 0.0 && v <= 1e8, |v| {
-            err(SharedShape::cuboid(Vec3::ONE).and_then(|c| c.scaled(v)))
+        ("plugin cell size", cell, |v| {
+            err(CollisionPlugin::default().with_cell_size(v))
         }),
-        ("SharedShape::capsule length", |v| (0.0..=1e4).contains(&v), |v| {
-            err(SharedShape::capsule(1.0, v))
-        }),
-        ("SharedShape::trimesh vertex", |v| v.is_finite() && v.abs() <= MAX_COORDINATE, |v| {
-            err(SharedShape::trimesh(vec![Vec3::ZERO, Vec3::X, Vec3::new(0.0, v, 1.0)], vec![[0, 1, 2]]))
-        }),
+        (
+            "SharedShape::scaled",
+            |v| v > 0.0 && v <= 1e8,
+            |v| err(SharedShape::cuboid(Vec3::ONE).and_then(|c| c.scaled(v))),
+        ),
+        (
+            "SharedShape::capsule length",
+            |v| (0.0..=1e4).contains(&v),
+            |v| err(SharedShape::capsule(1.0, v)),
+        ),
+        (
+            "SharedShape::trimesh vertex",
+            |v| v.is_finite() && v.abs() <= MAX_COORDINATE,
+            |v| {
+                err(SharedShape::trimesh(
+                    vec![Vec3::ZERO, Vec3::X, Vec3::new(0.0, v, 1.0)],
+                    vec![[0, 1, 2]],
+                ))
+            },
+        ),
     ]
 }
 

@@ -27,13 +27,14 @@ fn surfaces_touch(a: &SharedShape, pa: &Pose, b: &SharedShape, pb: &Pose) -> boo
     let tb: Vec<[Vec3; 3]> = (0..mb.triangles().len() as u32)
         .map(|t| mapped_triangle(mb, t, &rel))
         .collect();
-    let cross =
-        (0..ma.triangles().len()).any(|t| tb.iter().any(|u| triangles_intersect(ma.triangle(t), *u)));
+    let cross = (0..ma.triangles().len())
+        .any(|t| tb.iter().any(|u| triangles_intersect(ma.triangle(t), *u)));
     // Solids contain: a mesh wholly inside a convex shape touches it.
     let inside = |c: &SharedShape, pc: &Pose, m: &SharedShape, pm: &Pose| {
         c.polytope().is_some()
             && m.polytope().is_none()
-            && !triangles_inside(&Poly::of(c, pc), m.surface().expect("surface").mesh, pm).is_empty()
+            && !triangles_inside(&Poly::of(c, pc), m.surface().expect("surface").mesh, pm)
+                .is_empty()
     };
     cross || inside(a, pa, b, pb) || inside(b, pb, a, pa)
 }

@@ -16,10 +16,11 @@
 //!   the normalization of a cross product), and in a pair whose boxes touch
 //!   those differences reach about `7 ×` the larger shape's largest
 //!   coordinate: at `2²⁸` their fourth powers stay below `2¹²¹`, within
-//!   `f32::MAX` (`2¹²⁸`). Beyond about `2³¹` they overflow, and a sphere
-//!   `5·10⁸` above a triangle `10¹⁰` wide was found touching it (the
-//!   triangle's normal had an infinite length). A scene scaled by any power
-//!   of two up to this limit gets exactly the answers of the unscaled one
+//!   `f32::MAX` (`2¹²⁸`). With coordinates past about `2³²` they overflow:
+//!   the world's answers on a scaled scene changed from there on, and a
+//!   sphere `10⁸` from a triangle `2·10¹⁰` wide was reported touching it
+//!   (the triangle's normal had an infinite length). A scene scaled by
+//!   powers of two up to this limit gets the answers of the unscaled one
 //!   (`tests/exact_inputs.rs`).
 //! - **World positions and lengths** up to [`MAX_POSITION`] (`2⁵⁰ ≈
 //!   1.1·10¹⁵`): a body's translation, the world's margin, a speed bound's
@@ -36,9 +37,11 @@
 //!   `10⁶ × 0.1 × 10⁶` box is 0.1 thick where `f32` steps by 0.06).
 //!
 //! NaN and infinities are refused everywhere, negative lengths too. Below
-//! unit scale no limit is enforced yet: shapes smaller than about `2⁻³⁰`
-//! lose their fourth powers to underflow in the world's pair tests (the
-//! one-shot [`crate::query`] functions rescale such pairs and answer right).
+//! unit scale no limit is enforced yet: in the world's pair tests, shapes
+//! smaller than about `2⁻³⁰` lose their fourth powers to underflow and can
+//! be misjudged (checked right down to `2⁻²⁴`); the one-shot
+//! [`crate::query`] functions rescale such pairs (checked down to `2⁻⁴⁰`),
+//! but ray casts are not rescaled (a mesh at `2⁻⁵⁰` answered wrong).
 //!
 //! A builder refuses what is outside with [`ShapeError::InvalidParameter`]
 //! naming the limit; the world's mutators with a

@@ -53,7 +53,10 @@ pub struct PieceTouch<'a> {
 impl PairState {
     /// For pairs with a triangle mesh: the intersecting triangle pairs
     /// `[of the first body, of the second]` (all of them; the first one
-    /// only when a sensor is involved). `None` for other pair kinds.
+    /// only when a sensor is involved); with a convex body and no crossing,
+    /// the mesh triangles inside it, paired with
+    /// [`INSIDE_SOLID`](crate::query::INSIDE_SOLID). `None` for other pair
+    /// kinds.
     pub fn triangle_pairs(&self) -> Option<&[[u32; 2]]> {
         match &self.cache {
             PairCache::Mesh(pairs) => Some(pairs),

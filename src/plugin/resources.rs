@@ -127,8 +127,10 @@ impl Collisions<'_> {
 
     /// For pairs involving a triangle mesh: the intersecting triangle pairs
     /// `[triangle of a, triangle of b]` (all of them; the first one only if a
-    /// sensor is involved). `None` for other pair kinds or when the boxes do
-    /// not overlap.
+    /// sensor is involved); a mesh triangle lying inside a convex collider
+    /// without crossing its surface is paired with
+    /// [`INSIDE_SOLID`](crate::query::INSIDE_SOLID). `None` for other pair
+    /// kinds or when the boxes do not overlap.
     pub fn triangle_pairs(&self, a: Entity, b: Entity) -> Option<Vec<[u32; 2]>> {
         let pairs = self.pair(a, b)?.triangle_pairs()?;
         // The pair stores the body in the smaller slot first.

@@ -4,9 +4,9 @@
 use glam::Vec3;
 
 use super::cache::{PairCache, QueryScratch};
+use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
-use super::inside::{self, INSIDE_SOLID};
 use super::{compound, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
@@ -168,7 +168,11 @@ fn mesh_inside_polytope(
     let (p, side) = poly;
     let at = (p, side.shape.local_aabb(), &side.pose);
     inside::triangles_inside(at, (surface, &mesh.pose), first_only, |t, _| {
-        pairs.push(if flip { [t, INSIDE_SOLID] } else { [INSIDE_SOLID, t] });
+        pairs.push(if flip {
+            [t, INSIDE_SOLID]
+        } else {
+            [INSIDE_SOLID, t]
+        });
     });
     pairs.sort_unstable();
 }

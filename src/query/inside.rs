@@ -79,7 +79,10 @@ fn descend<N: BoxNode>(
         let reach = glam::Mat3::from_quat(rotation);
         let abs = glam::Mat3::from_cols(reach.x_axis.abs(), reach.y_axis.abs(), reach.z_axis.abs());
         let node = Aabb::from_center_half_extents(center, abs * half);
-        if !node.padded(8.0 * f32::EPSILON * node.max_distance_from(Vec3::ZERO)).overlaps(region) {
+        if !node
+            .padded(8.0 * f32::EPSILON * node.max_distance_from(Vec3::ZERO))
+            .overlaps(region)
+        {
             continue;
         }
         let node = &tree.nodes[n as usize];

@@ -251,6 +251,30 @@ mod tests {
                 assert_eq!(mesh.vertices(), &vs[..], "nothing changes on an error");
             }
         }
+        // A bound per axis, in the same pass: beyond it (past the first
+        // block too) is `BeyondBound`, at it is fine, a non-finite value
+        // stays `NonFinite`; nothing changes on an error.
+        let bound = Vec3::new(4.0, 8.0, f32::INFINITY);
+        let mut within = vs.clone();
+        within[0] = Vec3::new(-4.0, 8.0, f32::MAX);
+        within[1] = Vec3::ZERO;
+        mesh.set_vertices_within(&within, bound)
+            .expect("at the bound");
+        for (at, axis, x) in [(3, 0, 4.0001), (130, 1, -8.5), (201, 0, -1e30)] {
+            let mut far = within.clone();
+            far[at][axis] = x;
+            assert_eq!(
+                mesh.set_vertices_within(&far, bound),
+                Err(MeshError::BeyondBound { index: at })
+            );
+            far[at + 1][2] = f32::NAN;
+            far[at][axis] = f32::INFINITY;
+            assert_eq!(
+                mesh.set_vertices_within(&far, bound),
+                Err(MeshError::NonFinite { index: at })
+            );
+            assert_eq!(mesh.vertices(), &within[..], "nothing changes on an error");
+        }
         // Degenerate triangles are valid.
         assert!(TriMesh::new(vec![Vec3::ZERO, Vec3::X], vec![[0, 0, 1], [1, 1, 1]]).is_ok());
     }
