@@ -17,7 +17,6 @@
 use bevy_icollide::bvh::TreeKind;
 use bevy_icollide::collider::limits::{self, MAX_BROAD_PHASE_MARGIN, MAX_COORDINATE, MAX_POSITION};
 use bevy_icollide::collider::{CompoundPiece, ShapeKind, SharedShape};
-use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::{Pose, PoseError};
 use bevy_icollide::pipeline::{
     BodyDesc, BodyHandle, CollisionWorld, ContactEvent, QueryFilter, SpeedBound, WorldConfig,
@@ -26,7 +25,7 @@ use bevy_icollide::pipeline::{
 use bevy_icollide::plugin::CollisionPlugin;
 use bevy_icollide::query::{self, Ray, ShapeCastOptions};
 use bevy_icollide::testkit::{
-    MultiBodyParams, MultiBodyScene, Poly, Rng, cube_sphere, grid, point_triangle_distance,
+    MultiBodyParams, MultiBodyScene, Poly, Rng, cube_sphere, dpose, grid, point_triangle_distance,
     segment_triangle_distance, sphere_hull, torus, triangles_inside,
 };
 use glam::{DVec3, Quat, Vec3};
@@ -641,10 +640,11 @@ fn one_inside_rule_for_every_kind() {
 }
 
 /// The inside rule against an `f64` reference on random placements of
-/// small meshes (a cube, a torus piece) in, across and beside convex
-/// shapes: touching exactly when a triangle pair crosses or a mesh triangle
-/// lies inside the solid, in `intersects`, the world (rigid, deformed,
-/// scaled) and distance (0 exactly then).
+/// small meshes (a cube, a torus) in, across and beside convex shapes —
+/// random poses, identity rotations, far from the origin: touching exactly
+/// when the two surfaces meet (an edge of one within 0 of a triangle of the
+/// other) or a mesh triangle lies inside the solid, in `intersects` (both
+/// orders), distance (0 exactly then) and the world (rigid and deformed).
 #[test]
 fn meshes_in_and_around_solids_touch_as_the_f64_reference_says() {
     let mut rng = Rng::new(42);
@@ -655,50 +655,48 @@ fn meshes_in_and_around_solids_touch_as_the_f64_reference_says() {
         sphere_hull(&mut rng, 30, 0.6),
     ];
     let (mut inside, mut crossing, mut apart) = (0, 0, 0);
-    for _ in 0..150 * scale() {
+    for case in 0..200 * scale() {
         let m = &meshes[rng.below(meshes.len())];
         let s = &solids[rng.below(solids.len())];
-        let ps = Pose::new(rng.rotation(), rng.in_cube(0.2));
+        let far = if case % 4 == 3 {
+            Vec3::new(4096.0, -2048.0, 1024.0)
+        } else {
+            Vec3::ZERO
+        };
+        let turn = |rng: &mut Rng| {
+            if case % 3 == 2 {
+                Quat::IDENTITY
+            } else {
+                rng.rotation()
+            }
+        };
+        let ps = Pose::new(turn(&mut rng), far + rng.in_cube(0.2));
         let reach = if rng.bool() { 0.3 } else { 0.9 };
-        let pm = Pose::new(rng.rotation(), rng.in_cube(reach));
-        let poly = Poly::of(s, &ps);
-        let mesh = m.surface().expect("mesh").mesh;
-        let hull = s.surface().expect("hull").mesh;
-        let rel = ps.inverse().mul(&pm);
-        let cross = (0..hull.triangles().len()).any(|i| {
-            (0..mesh.triangles().len() as u32).any(|t| {
-                triangles_intersect(
-                    hull.triangle(i),
-                    bevy_icollide::bvh::mapped_triangle(mesh, t, &rel),
-                )
-            })
-        });
-        let within = !triangles_inside(&poly, mesh, &pm).is_empty();
-        // Too close to call in f64 against f32: a vertex within 1e-5 of a
-        // face plane, or a triangle within 1e-5 of the surface.
-        let gap = (0..mesh.triangles().len())
-            .map(|t| {
-                let tri = mesh.triangle(t).map(|v| pm.transform_point(v).as_dvec3());
-                (0..hull.triangles().len())
-                    .map(|i| {
-                        let h = hull.triangle(i).map(|v| ps.transform_point(v).as_dvec3());
-                        (0..3)
-                            .map(|e| segment_triangle_distance(tri[e], tri[(e + 1) % 3], h))
-                            .fold(f64::MAX, f64::min)
-                    })
-                    .fold(f64::MAX, f64::min)
-            })
-            .fold(f64::MAX, f64::min);
-        if !cross && gap < 1e-5 {
+        let pm = Pose::new(turn(&mut rng), far + rng.in_cube(reach));
+        let (poly, mesh) = (Poly::of(s, &ps), m.surface().expect("mesh").mesh);
+        let tris: Vec<[DVec3; 3]> = (0..mesh.triangles().len())
+            .map(|t| world_triangle(mesh.triangle(t), &pm))
+            .collect();
+        let hull: Vec<[DVec3; 3]> = poly
+            .tris
+            .iter()
+            .map(|t| t.map(|i| poly.v[i as usize]))
+            .collect();
+        let gap = surfaces_gap(&tris, &hull).min(surfaces_gap(&hull, &tris));
+        // Too close to call in f64 against f32 (a few ulps of the poses).
+        let slack = 1e-5 + 1e-6 * f64::from(far.length());
+        if gap > 0.0 && gap < slack {
             continue;
         }
+        let cross = gap == 0.0;
+        let within = !triangles_inside(&poly, mesh, &pm).is_empty();
         let want = cross || within;
         match (cross, within) {
             (true, _) => crossing += 1,
             (false, true) => inside += 1,
             _ => apart += 1,
         }
-        let what = format!("cross {cross} inside {within}");
+        let what = format!("case {case}: cross {cross} inside {within}");
         assert_eq!(query::intersects(s, &ps, m, &pm), Ok(want), "{what}");
         assert_eq!(query::intersects(m, &pm, s, &ps), Ok(want), "{what}");
         let d = query::distance(m, &pm, s, &ps).expect("valid");
@@ -710,6 +708,21 @@ fn meshes_in_and_around_solids_touch_as_the_f64_reference_says() {
         inside > 10 && crossing > 10 && apart > 10,
         "inside {inside}, crossing {crossing}, apart {apart}"
     );
+}
+
+/// A triangle at a pose, world space, `f64`.
+fn world_triangle(t: [Vec3; 3], pose: &Pose) -> [DVec3; 3] {
+    let (q, p) = dpose(pose);
+    t.map(|v| q * v.as_dvec3() + p)
+}
+
+/// The smallest `f64` distance from an edge of a triangle of `a` to a
+/// triangle of `b` (0 when one crosses).
+fn surfaces_gap(a: &[[DVec3; 3]], b: &[[DVec3; 3]]) -> f64 {
+    a.iter()
+        .flat_map(|t| (0..3).map(move |e| (t[e], t[(e + 1) % 3])))
+        .flat_map(|(p, q)| b.iter().map(move |u| segment_triangle_distance(p, q, *u)))
+        .fold(f64::MAX, f64::min)
 }
 
 // ------------------------------------------------ one table, every mutator

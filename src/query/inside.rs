@@ -19,7 +19,7 @@
 //! every face plane (to within a few ulps of the pair's size, counted
 //! inside: a contact is never dropped) is inside.
 
-use glam::Vec3;
+use glam::{Mat3, Quat, Vec3};
 
 use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
 use crate::math::{Aabb, Pose};
@@ -74,15 +74,9 @@ fn descend<N: BoxNode>(
     if !tree.nodes.is_empty() {
         stack.push(0);
     }
+    let (region_center, region_half) = (region.center(), region.half_extents());
     while let Some(n) = stack.pop() {
-        let (rotation, center, half) = side.node_box(n);
-        let reach = glam::Mat3::from_quat(rotation);
-        let abs = glam::Mat3::from_cols(reach.x_axis.abs(), reach.y_axis.abs(), reach.z_axis.abs());
-        let node = Aabb::from_center_half_extents(center, abs * half);
-        if !node
-            .padded(8.0 * f32::EPSILON * node.max_distance_from(Vec3::ZERO))
-            .overlaps(region)
-        {
+        if !box_meets_region(side.node_box(n), region_center, region_half) {
             continue;
         }
         let node = &tree.nodes[n as usize];
@@ -101,4 +95,22 @@ fn descend<N: BoxNode>(
         }
     }
     any
+}
+
+/// Whether a node's oriented box (mesh frame) can meet the region (an
+/// axis-aligned box, mesh frame): no separating axis among the six face
+/// normals of the two boxes, with a relative pad against rounding
+/// (conservative: a meeting pair is never culled).
+fn box_meets_region((rotation, center, half): (Quat, Vec3, Vec3), rc: Vec3, rh: Vec3) -> bool {
+    let r = Mat3::from_quat(rotation);
+    let abs = Mat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
+    let d = rc - center;
+    let size = center.abs().max_element() + rc.abs().max_element();
+    let pad = 8.0 * f32::EPSILON * (size + half.max_element() + rh.max_element());
+    // The region's axes (the mesh frame's x, y, z), then the node's own.
+    let on_region = d.abs().cmple(abs * half + rh + Vec3::splat(pad)).all();
+    let on_node = (r.transpose() * d)
+        .abs()
+        .cmple(half + abs.transpose() * rh + Vec3::splat(pad));
+    on_region && on_node.all()
 }
