@@ -37,7 +37,8 @@ pub struct Compound {
 
 impl Compound {
     /// Builds the piece tree. Errors: no pieces, a non-finite or non-unit
-    /// pose, or a piece that is itself a compound.
+    /// pose, a piece that is itself a compound, or a piece its pose puts
+    /// beyond [`MAX_COORDINATE`](super::limits::MAX_COORDINATE).
     pub fn new(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
         if pieces.is_empty() {
             return Err(ShapeError::InvalidParameter(
@@ -60,6 +61,9 @@ impl Compound {
             .iter()
             .map(|p| p.shape.local_aabb().transformed(&p.pose))
             .collect();
+        for (p, placed) in pieces.iter().zip(&boxes) {
+            super::limits::check_piece(p.pose.translation, placed)?;
+        }
         let tree = AabbTree::from_boxes(&boxes);
         Ok(Self {
             pieces,

@@ -1,38 +1,125 @@
-//! The sizes a shape builder accepts: what `f32` can then answer for.
+//! The numbers the crate accepts, and the one check of each: what `f32`
+//! can then answer for. Shape builders, [`SharedShape::scaled`](super::SharedShape::scaled),
+//! the world's mutators (`set_pose`, `set_scale`, `set_vertices`,
+//! `set_shape`, `set_speed_bound`) and its settings (margins, cell size,
+//! in the world and the plugin) all go through the checks here, so what a
+//! builder refuses no mutator accepts.
 //!
-//! - Coordinates up to [`MAX_COORDINATE`] (`2⁵⁰ ≈ 1.1·10¹⁵`) in the shape's
-//!   frame: squared lengths of differences stay far below `f32::MAX`, so
-//!   every query works on the shape as built (one-shot convex queries far
-//!   outside unit scale are rescaled, see [`crate::query`]).
-//! - An aspect ratio up to [`MAX_ASPECT`] (`10⁴`) for boxes (largest over
-//!   smallest half-extent) and capsules (length over radius): a thinner
+//! - **Shape coordinates** up to [`MAX_COORDINATE`] (`2²⁸ ≈ 2.7·10⁸`) in
+//!   the shape's own frame: a hull's or mesh's vertices, a box's
+//!   half-extents, a sphere's or capsule's reach, a compound's pieces where
+//!   its pose puts them, and a world body's mesh as it is scaled
+//!   ([`CollisionWorld::set_scale`](crate::pipeline::CollisionWorld::set_scale))
+//!   or deformed ([`CollisionWorld::set_vertices`](crate::pipeline::CollisionWorld::set_vertices)).
+//!   Why so low: the exact kernels multiply up to four coordinate
+//!   differences (`|e₁ × e₂|²` of a triangle, `a e − b²` of two segments,
+//!   the normalization of a cross product), and in a pair whose boxes touch
+//!   those differences reach about `7 ×` the larger shape's largest
+//!   coordinate: at `2²⁸` their fourth powers stay below `2¹²¹`, within
+//!   `f32::MAX` (`2¹²⁸`). With coordinates past about `2³²` they overflow:
+//!   the world's answers on a scaled scene changed from there on, and a
+//!   sphere `10⁸` from a triangle `2·10¹⁰` wide was reported touching it
+//!   (the triangle's normal had an infinite length). A scene scaled by
+//!   powers of two up to this limit gets the answers of the unscaled one
+//!   (`tests/exact_inputs.rs`).
+//! - **World positions and lengths** up to [`MAX_POSITION`] (`2⁵⁰ ≈
+//!   1.1·10¹⁵`): a body's translation, the world's margin, a speed bound's
+//!   distance, the grid's cell size. Squared distances between any two
+//!   points of the world then stay far below `f32::MAX`, and every box
+//!   (translation, reach, margin, sweep) stays finite. A pair is decided
+//!   from `f32` poses: far from the origin, to within the rounding of its
+//!   translations.
+//! - **The broad phase's margin** (a fraction of each box) up to
+//!   [`MAX_BROAD_PHASE_MARGIN`] (`2²⁰`).
+//! - **An aspect ratio** up to [`MAX_ASPECT`] (`10⁴`) for boxes (largest
+//!   over smallest half-extent) and capsules (length over radius): a thinner
 //!   shape's small dimension is lost in the rounding of its large one (a
 //!   `10⁶ × 0.1 × 10⁶` box is 0.1 thick where `f32` steps by 0.06).
 //!
+//! NaN and infinities are refused everywhere, negative lengths too. Below
+//! unit scale no limit is enforced yet: in the world's pair tests, shapes
+//! smaller than about `2⁻³⁰` lose their fourth powers to underflow and can
+//! be misjudged (checked right down to `2⁻²⁴`); the one-shot
+//! [`crate::query`] functions rescale such pairs (checked down to `2⁻⁴⁰`),
+//! but ray casts are not rescaled (a mesh at `2⁻⁵⁰` answered wrong).
+//!
 //! A builder refuses what is outside with [`ShapeError::InvalidParameter`]
-//! naming the limit; [`SharedShape::scaled`](super::SharedShape::scaled)
-//! goes through the same builders.
+//! naming the limit; the world's mutators with a
+//! [`WorldError`](crate::pipeline::WorldError) naming it, and then change
+//! nothing.
 
 use glam::Vec3;
 
 use super::ShapeError;
+use crate::math::Aabb;
+use crate::shape::first_beyond;
 
-/// Largest coordinate a shape may have in its own frame.
-pub const MAX_COORDINATE: f32 = 1_125_899_906_842_624.0; // 2^50
+/// Largest coordinate a shape may have in its own frame (`2²⁸`), scaled
+/// and deformed meshes included.
+pub const MAX_COORDINATE: f32 = 268_435_456.0; // 2^28
+
+/// Largest translation component of a body in the world, and largest
+/// world length (margin, speed bound, cell size): `2⁵⁰`.
+pub const MAX_POSITION: f32 = 1_125_899_906_842_624.0; // 2^50
+
+/// Largest broad-phase margin, as a fraction of each box's largest extent
+/// (`2²⁰`): a box grown a million times its size.
+pub const MAX_BROAD_PHASE_MARGIN: f32 = 1_048_576.0; // 2^20
 
 /// Largest ratio of a box's largest to smallest half-extent, and of a
 /// capsule's length to its radius.
 pub const MAX_ASPECT: f32 = 1.0e4;
 
+/// Whether `x` is a length within `limit`: finite, `>= 0` and `<= limit`
+/// (NaN is not).
+#[inline]
+pub fn length_within(x: f32, limit: f32) -> bool {
+    (0.0..=limit).contains(&x)
+}
+
+/// Whether every component of a translation is within [`MAX_POSITION`]
+/// (NaN is not).
+#[inline]
+pub fn position_within(t: Vec3) -> bool {
+    t.abs().cmple(Vec3::splat(MAX_POSITION)).all()
+}
+
+/// The bound on a mesh's own coordinates under `scale` (per axis): its
+/// scaled coordinates then stay within [`MAX_COORDINATE`]. `scale` is
+/// finite and nonzero (checked before).
+#[inline]
+pub fn coordinate_bound(scale: Vec3) -> Vec3 {
+    Vec3::splat(MAX_COORDINATE) / scale.abs()
+}
+
+/// Whether a box in a shape's frame, scaled by `scale` about the origin,
+/// has every coordinate within [`MAX_COORDINATE`] (NaN is not).
+#[inline]
+pub fn box_within(b: &Aabb, scale: Vec3) -> bool {
+    let reach = b.min.abs().max(b.max.abs()) * scale.abs();
+    reach.cmple(Vec3::splat(MAX_COORDINATE)).all()
+}
+
 /// Every finite coordinate within [`MAX_COORDINATE`] (NaN and infinity are
 /// the builders' own checks, which name them).
 pub(super) fn check_points(points: &[Vec3]) -> Result<(), ShapeError> {
-    let far = points
-        .iter()
-        .any(|p| p.is_finite() && p.abs().max_element() > MAX_COORDINATE);
-    if far {
+    let far = first_beyond(points, Vec3::splat(MAX_COORDINATE));
+    if far.is_some_and(|i| points[i].is_finite()) {
         return Err(ShapeError::InvalidParameter(
-            "a coordinate is beyond MAX_COORDINATE (2^50): f32 squares of such lengths overflow",
+            "a coordinate is beyond MAX_COORDINATE (2^28): f32 products of four such lengths overflow",
+        ));
+    }
+    Ok(())
+}
+
+/// A compound's pieces where their poses put them: every corner of their
+/// boxes within [`MAX_COORDINATE`], every translation too.
+pub(super) fn check_piece(pose_translation: Vec3, placed: &Aabb) -> Result<(), ShapeError> {
+    let limit = Vec3::splat(MAX_COORDINATE);
+    let inside = pose_translation.abs().cmple(limit).all() && box_within(placed, Vec3::ONE);
+    if !inside {
+        return Err(ShapeError::InvalidParameter(
+            "a compound piece reaches beyond MAX_COORDINATE (2^28) in the compound's frame",
         ));
     }
     Ok(())
@@ -51,9 +138,9 @@ pub(super) fn check_cuboid(half: Vec3) -> Result<(), ShapeError> {
 
 /// A sphere's or capsule's half-height and radius within the limits.
 pub(super) fn check_rounded(half_height: f32, radius: f32) -> Result<(), ShapeError> {
-    if !(half_height + radius).is_finite() || half_height + radius > MAX_COORDINATE {
+    if !length_within(half_height + radius, MAX_COORDINATE) {
         return Err(ShapeError::InvalidParameter(
-            "capsule or sphere beyond MAX_COORDINATE (2^50): f32 squares of such lengths overflow",
+            "capsule or sphere beyond MAX_COORDINATE (2^28): f32 products of four such lengths overflow",
         ));
     }
     if 2.0 * half_height > MAX_ASPECT * radius {

@@ -24,7 +24,7 @@
 //! Builders return [`ShapeError`] for bad input: no points, NaN or infinite
 //! coordinates, fewer than 4 non-coplanar points for a hull, out-of-range
 //! triangle indices, and sizes beyond what `f32` can answer for
-//! ([`limits`]: coordinates up to 2⁵⁰, aspect ratios up to 10⁴).
+//! ([`limits`]: coordinates up to 2²⁸, aspect ratios up to 10⁴).
 
 mod compound;
 pub mod limits;
@@ -402,7 +402,8 @@ impl SharedShape {
     /// compound's frame: a non-convex object as a hierarchy of convex
     /// pieces. The pieces keep sharing their data (`Arc`).
     ///
-    /// Errors: no pieces, a bad piece pose, a piece that is a compound.
+    /// Errors: no pieces, a bad piece pose, a piece that is a compound, a
+    /// piece placed beyond [`limits::MAX_COORDINATE`].
     pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
         let compound = Compound::new(pieces)?;
         let bounds = bounds_of(compound.points())?;

@@ -123,6 +123,9 @@ pub enum PoseError {
     NonPositiveScale,
     /// A scale other than 1: shapes are built at their collision size.
     UnsupportedScale,
+    /// A translation component beyond the world's limit
+    /// ([`MAX_POSITION`](crate::collider::limits::MAX_POSITION), `2⁵⁰`).
+    TooFar,
 }
 
 impl std::fmt::Display for PoseError {
@@ -135,6 +138,9 @@ impl std::fmt::Display for PoseError {
             }
             PoseError::UnsupportedScale => {
                 "the scale is not 1: build the shape at its collision size (SharedShape::scaled)"
+            }
+            PoseError::TooFar => {
+                "a translation component is beyond MAX_POSITION (2^50), the world's limit"
             }
         })
     }

@@ -53,7 +53,10 @@ pub struct PieceTouch<'a> {
 impl PairState {
     /// For pairs with a triangle mesh: the intersecting triangle pairs
     /// `[of the first body, of the second]` (all of them; the first one
-    /// only when a sensor is involved). `None` for other pair kinds.
+    /// only when a sensor is involved); with a convex body and no crossing,
+    /// the mesh triangles inside it, paired with
+    /// [`INSIDE_SOLID`](crate::query::INSIDE_SOLID). `None` for other pair
+    /// kinds.
     pub fn triangle_pairs(&self) -> Option<&[[u32; 2]]> {
         match &self.cache {
             PairCache::Mesh(pairs) => Some(pairs),
@@ -127,6 +130,9 @@ pub struct NarrowStats {
     pub pair_tests: u32,
     /// Pairs touching.
     pub touching: u32,
+    /// Pair tests in tasks the parallel path's caller dropped instead of
+    /// running, run serially after it returned (0 on the serial path).
+    pub tested_after_tasks: u32,
 }
 
 /// The active pairs and their states. See the module docs.
@@ -139,6 +145,8 @@ pub struct NarrowPhase {
     /// One scratch per task of the parallel path.
     scratches: Vec<QueryScratch>,
     stats: NarrowStats,
+    /// A dropped task was warned about (once per narrow phase object).
+    warned_dropped_tasks: bool,
 }
 
 impl NarrowPhase {
@@ -181,6 +189,7 @@ impl NarrowPhase {
             active_pairs: self.pairs.len() as u32,
             pair_tests: tests,
             touching,
+            tested_after_tasks: 0,
         };
     }
 

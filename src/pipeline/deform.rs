@@ -25,6 +25,7 @@ use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
 use crate::bvh::{AabbTree, AabbTreeOptions, DeformingTree, Surface, TreeRef};
 use crate::collider::ShapeKind;
+use crate::collider::limits::coordinate_bound;
 use crate::math::Aabb;
 use crate::shape::{MeshError, TriMesh};
 
@@ -58,14 +59,19 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// tree is refit now, the broad-phase box follows at the next bounds
     /// update. Returns the number of tree boxes updated (`N_u`).
     ///
-    /// Errors: a stale handle; a body that is not a triangle mesh; a count
-    /// other than the mesh's vertex count, or a NaN or infinite position
-    /// (nothing changes then).
+    /// Errors (nothing changes then): a stale handle; a body that is not a
+    /// triangle mesh; a count other than the mesh's vertex count; a NaN or
+    /// infinite position; a position that the body's scale takes beyond
+    /// [`MAX_COORDINATE`](crate::collider::limits::MAX_COORDINATE) (the
+    /// limit every mesh builder applies), all checked in one pass.
     pub fn set_vertices(&mut self, h: BodyHandle, vertices: &[Vec3]) -> Result<u32, WorldError> {
         let body = self.body_mut(h)?;
+        let bound = coordinate_bound(body.scale);
         let updated = match &mut body.deform {
             Some(d) => {
-                d.mesh.set_vertices(vertices).map_err(mesh_error)?;
+                d.mesh
+                    .set_vertices_within(vertices, bound)
+                    .map_err(mesh_error)?;
                 d.tree.refit(d.mesh.vertices()).map_err(mesh_error)?
             }
             None => {
@@ -73,7 +79,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
                     return Err(WorldError::NotDeformable(body.shape.kind_name()));
                 };
                 let mut mesh = rest.clone();
-                mesh.set_vertices(vertices).map_err(mesh_error)?;
+                mesh.set_vertices_within(vertices, bound)
+                    .map_err(mesh_error)?;
                 let tree = DeformingTree::build(&mesh, &AabbTreeOptions::default());
                 let n = tree.tree().nodes.len() as u32;
                 body.deform = Some(Box::new(Deformable { mesh, tree }));
@@ -114,6 +121,7 @@ fn mesh_error(e: MeshError) -> WorldError {
     match e {
         MeshError::VertexCount { expected, got } => WorldError::VertexCount { expected, got },
         MeshError::NonFinite { index } => WorldError::NonFiniteVertex { index },
+        MeshError::BeyondBound { index } => WorldError::VertexBeyondLimit { index },
         // The other mesh errors cannot come from new positions.
         _ => WorldError::NonFiniteVertex { index: 0 },
     }

@@ -23,7 +23,9 @@ use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
 use crate::query::PairSide;
 
 /// The contact events of a step, drained from the world's queue as they
-/// are read (dropping this value drops the rest).
+/// are read (dropping this value drops the rest: hence `must_use`; to
+/// discard them on purpose, `let _ = world.step();`).
+#[must_use = "the step's contact events are drained: dropping them loses them"]
 pub struct ContactEvents<'a>(std::vec::Drain<'a, ContactEvent>);
 
 impl Iterator for ContactEvents<'_> {
@@ -116,10 +118,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
     }
 
     /// Stage 3 with the pair tests spread over `tasks` tasks, for a thread
-    /// pool: `run` gets the tasks (each `Send`) and must run all of them
+    /// pool: `run` gets the tasks (each `Send`) and should run all of them
     /// before it returns (a scoped spawn). Results are applied and events
     /// recorded afterwards in one serial pass, sorted, so the events are the
-    /// same whatever the number of tasks or threads. Without Bevy:
+    /// same whatever the number of tasks or threads. Any `tasks` is
+    /// accepted: it is clamped to `1 ..= pairs to test`. A task the closure
+    /// drops instead of running is not lost: its pairs are tested serially
+    /// after the closure returns (counted in
+    /// [`WorldStats::tested_after_tasks`](super::WorldStats::tested_after_tasks),
+    /// and a warning is logged the first time). Without Bevy:
     ///
     /// ```
     /// # let mut world = bevy_icollide::pipeline::CollisionWorld::default();
@@ -158,6 +165,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     }
 
     /// The queued contact events, not drained.
+    #[must_use]
     pub fn events(&self) -> &[ContactEvent] {
         &self.events
     }
@@ -186,6 +194,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.stats.active_pairs = s.active_pairs;
         self.stats.pair_tests = s.pair_tests;
         self.stats.touching = s.touching;
+        self.stats.tested_after_tasks = s.tested_after_tasks;
     }
 
     /// The contact event of a pair event: the bodies by ascending user data.

@@ -61,6 +61,7 @@
 
 mod body;
 mod ccd;
+mod checks;
 mod deform;
 pub mod driver;
 mod handle;
@@ -91,13 +92,15 @@ use crate::narrow_phase::{NarrowPhase, PairEvent, PairState};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WorldConfig {
     /// Padding added on every side of each box before the broad phase
-    /// (finite, >= 0).
+    /// (finite, >= 0, at most [`MAX_POSITION`](crate::collider::limits::MAX_POSITION)).
     pub margin: f32,
-    /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`]);
+    /// Side of the broad phase's grid cells (see [`GridSweepAndPrune`];
+    /// finite, positive, at most [`MAX_POSITION`](crate::collider::limits::MAX_POSITION));
     /// `None` chooses 8 × the median box size at the first update.
     pub cell_size: Option<f32>,
     /// How far a body's box may move before the grid hears of it, as a
-    /// fraction of the box's largest extent (finite, >= 0; see
+    /// fraction of the box's largest extent (finite, >= 0, at most
+    /// [`MAX_BROAD_PHASE_MARGIN`](crate::collider::limits::MAX_BROAD_PHASE_MARGIN); see
     /// [`Enlarged`]). The pairs stay exact whatever the value; 0 passes
     /// every move to the grid. Static bodies are not grown. Used by
     /// [`CollisionWorld::new`]; [`CollisionWorld::with_broad_phase`] takes
@@ -136,11 +139,17 @@ pub enum WorldError {
     StaleHandle(BodyHandle),
     /// The pose cannot be used.
     InvalidPose(PoseError),
-    /// The margin is NaN, infinite or negative.
+    /// The margin is NaN, infinite, negative or beyond
+    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION).
     InvalidMargin(f32),
-    /// The broad phase's margin is NaN, infinite or negative.
+    /// The broad phase's margin is NaN, infinite, negative or beyond
+    /// [`MAX_BROAD_PHASE_MARGIN`](crate::collider::limits::MAX_BROAD_PHASE_MARGIN).
     InvalidBroadPhaseMargin(f32),
-    /// A speed bound is NaN, infinite or negative.
+    /// The grid's cell size is NaN, infinite, not positive or beyond
+    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION).
+    InvalidCellSize(f32),
+    /// A speed bound is NaN, infinite or negative, or its distance beyond
+    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION).
     InvalidSpeedBound(SpeedBound),
     /// Only a triangle-mesh body can deform (the kind given).
     NotDeformable(&'static str),
@@ -159,6 +168,15 @@ pub enum WorldError {
         /// Its index.
         index: usize,
     },
+    /// A new vertex position, scaled by the body's scale, is beyond
+    /// [`MAX_COORDINATE`](crate::collider::limits::MAX_COORDINATE).
+    VertexBeyondLimit {
+        /// Its index.
+        index: usize,
+    },
+    /// The mesh scaled by this scale (its current vertices, if it deforms)
+    /// reaches beyond [`MAX_COORDINATE`](crate::collider::limits::MAX_COORDINATE).
+    ScaledBeyondLimit(glam::Vec3),
 }
 
 impl std::fmt::Display for WorldError {
@@ -166,18 +184,23 @@ impl std::fmt::Display for WorldError {
         match self {
             WorldError::StaleHandle(b) => write!(f, "body {b} does not exist (any more)"),
             WorldError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
-            WorldError::InvalidMargin(m) => {
-                write!(f, "invalid margin {m}: it must be finite and >= 0")
-            }
-            WorldError::InvalidBroadPhaseMargin(m) => {
-                write!(
-                    f,
-                    "invalid broad-phase margin {m}: it must be finite and >= 0"
-                )
-            }
+            WorldError::InvalidMargin(m) => write!(
+                f,
+                "invalid margin {m}: it must be finite, >= 0 and at most MAX_POSITION (2^50)"
+            ),
+            WorldError::InvalidBroadPhaseMargin(m) => write!(
+                f,
+                "invalid broad-phase margin {m}: it must be finite, >= 0 and at most \
+                 MAX_BROAD_PHASE_MARGIN (2^20)"
+            ),
+            WorldError::InvalidCellSize(c) => write!(
+                f,
+                "invalid cell size {c}: it must be finite, > 0 and at most MAX_POSITION (2^50)"
+            ),
             WorldError::InvalidSpeedBound(b) => write!(
                 f,
-                "invalid speed bound {b:?}: both parts must be finite and >= 0"
+                "invalid speed bound {b:?}: both parts must be finite and >= 0, the linear \
+                 one at most MAX_POSITION (2^50)"
             ),
             WorldError::NotDeformable(kind) => {
                 write!(f, "a {kind} body cannot deform: only triangle meshes can")
@@ -196,6 +219,14 @@ impl std::fmt::Display for WorldError {
             WorldError::NonFiniteVertex { index } => {
                 write!(f, "vertex {index} has a NaN or infinite coordinate")
             }
+            WorldError::VertexBeyondLimit { index } => write!(
+                f,
+                "vertex {index}, scaled by the body's scale, is beyond MAX_COORDINATE (2^28)"
+            ),
+            WorldError::ScaledBeyondLimit(s) => write!(
+                f,
+                "the mesh scaled by {s} reaches beyond MAX_COORDINATE (2^28)"
+            ),
         }
     }
 }
@@ -233,6 +264,10 @@ pub struct WorldStats {
     /// Tree boxes refit for deformable bodies (`N_u` of the cost model),
     /// since the last bounds update.
     pub refit_nodes: u64,
+    /// Pair tests of the last [`update_narrow_phase_with`](CollisionWorld::update_narrow_phase_with)
+    /// that were in tasks its closure dropped instead of running, and were
+    /// run serially after it returned (0: every task ran).
+    pub tested_after_tasks: u32,
 }
 
 /// The collision world, generic over its broad phase (by default the grid
@@ -267,12 +302,10 @@ pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
 
 impl CollisionWorld {
     /// An empty world with the grid broad phase over enlarged boxes.
-    /// Errors: a NaN, infinite or negative margin or broad-phase margin.
+    /// Errors: a setting out of its range ([`WorldConfig::validate`]).
     pub fn new(config: WorldConfig) -> Result<Self, WorldError> {
+        config.validate()?;
         let m = config.broad_phase_margin;
-        if !m.is_finite() || m < 0.0 {
-            return Err(WorldError::InvalidBroadPhaseMargin(m));
-        }
         Self::with_broad_phase(config, Enlarged::over_grid(config.cell_size, m))
     }
 }
@@ -284,11 +317,10 @@ impl Default for CollisionWorld {
 }
 
 impl<B: BroadPhase> CollisionWorld<B> {
-    /// An empty world over a broad phase of your choice.
+    /// An empty world over a broad phase of your choice. Errors: a
+    /// setting out of its range ([`WorldConfig::validate`]).
     pub fn with_broad_phase(config: WorldConfig, broad: B) -> Result<Self, WorldError> {
-        if !config.margin.is_finite() || config.margin < 0.0 {
-            return Err(WorldError::InvalidMargin(config.margin));
-        }
+        config.validate()?;
         Ok(Self {
             config,
             bodies: Vec::new(),
@@ -348,22 +380,33 @@ impl<B: BroadPhase> CollisionWorld<B> {
         Ok(())
     }
 
-    /// Sets a body's pose. A NaN, infinite or non-unit pose is refused and
-    /// the body keeps its last valid pose.
+    /// Sets a body's pose. A NaN, infinite or non-unit pose, or a
+    /// translation beyond [`MAX_POSITION`](crate::collider::limits::MAX_POSITION)
+    /// ([`PoseError::TooFar`]), is refused and the body keeps its last
+    /// valid pose.
     pub fn set_pose(&mut self, h: BodyHandle, pose: Pose) -> Result<(), WorldError> {
-        pose.validate().map_err(WorldError::InvalidPose)?;
+        checks::pose(&pose)?;
         self.body_mut(h)?.pose = Some(pose);
         self.mark_dirty(h.index());
         Ok(())
     }
 
-    /// Replaces a body's shape or bounds mode. Its pairs are kept and retested.
+    /// Replaces a body's shape or bounds mode. Its pairs are kept and
+    /// retested. A mesh replacing a scaled mesh keeps the scale; other
+    /// shapes take scale 1. Errors (nothing changes then): a stale handle;
+    /// a new mesh that the body's scale takes beyond
+    /// [`MAX_COORDINATE`](crate::collider::limits::MAX_COORDINATE)
+    /// ([`WorldError::ScaledBeyondLimit`]).
     pub fn set_shape(
         &mut self,
         h: BodyHandle,
         shape: SharedShape,
         mode: BoundsMode,
     ) -> Result<(), WorldError> {
+        let body = self.body(h)?;
+        if matches!(shape.kind(), crate::collider::ShapeKind::TriMesh(_)) {
+            checks::scaled_shape(body, &shape, body.scale, false)?;
+        }
         self.body_mut(h)?.set_shape(shape, mode);
         self.mark_dirty(h.index());
         Ok(())

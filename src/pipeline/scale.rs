@@ -6,9 +6,9 @@
 
 use glam::Vec3;
 
-use super::{BodyHandle, CollisionWorld, WorldError};
+use super::{BodyHandle, CollisionWorld, WorldError, checks};
 use crate::broad_phase::BroadPhase;
-use crate::collider::ShapeKind;
+#[cfg(doc)]
 use crate::math::PoseError;
 
 /// Scales within this of 1 on every axis count as 1 (what Bevy's
@@ -25,20 +25,17 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// component ([`PoseError::NonFinite`]); a component of magnitude below
     /// `1e-6` ([`PoseError::NonPositiveScale`], a collapsed mesh); a scale
     /// other than 1 on a body that is not a triangle mesh
-    /// ([`WorldError::NotScalable`]).
+    /// ([`WorldError::NotScalable`]); a scale that takes the mesh (its
+    /// current vertices, if it deforms) beyond
+    /// [`MAX_COORDINATE`](crate::collider::limits::MAX_COORDINATE)
+    /// ([`WorldError::ScaledBeyondLimit`]).
     pub fn set_scale(&mut self, h: BodyHandle, scale: Vec3) -> Result<(), WorldError> {
-        if !scale.is_finite() {
-            return Err(WorldError::InvalidPose(PoseError::NonFinite));
-        }
-        if scale.abs().min_element() < 1e-6 {
-            return Err(WorldError::InvalidPose(PoseError::NonPositiveScale));
-        }
+        checks::scale(scale)?;
         let unit = (scale - Vec3::ONE).abs().max_element() <= UNIT_SCALE_TOLERANCE;
         let scale = if unit { Vec3::ONE } else { scale };
+        let body = self.body(h)?;
+        checks::scaled_shape(body, &body.shape, scale, true)?;
         let body = self.body_mut(h)?;
-        if !unit && !matches!(body.shape.kind(), ShapeKind::TriMesh(_)) {
-            return Err(WorldError::NotScalable(body.shape.kind_name()));
-        }
         if body.scale != scale {
             body.scale = scale;
             self.mark_dirty(h.index());

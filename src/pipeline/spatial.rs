@@ -121,8 +121,10 @@ impl<B: BroadPhase> CollisionWorld<B> {
     }
 
     /// The bodies `shape` at `pose` intersects (touching counts), exactly,
-    /// as [`query::intersects`] decides (a surface query when a triangle
-    /// mesh is involved), sorted by handle, in `out` (cleared first).
+    /// as [`query::intersects`] decides (a triangle mesh is a surface, the
+    /// other kinds solids), sorted by handle, in `out` (cleared first).
+    /// Errors: a pose the world refuses (see
+    /// [`set_pose`](Self::set_pose)).
     pub fn intersect_shape(
         &self,
         shape: &SharedShape,
@@ -131,7 +133,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         out: &mut Vec<BodyHandle>,
     ) -> Result<(), WorldError> {
         out.clear();
-        pose.validate().map_err(WorldError::InvalidPose)?;
+        super::checks::pose(&pose)?;
         let aabb = shape_box(shape, &pose);
         self.visit_boxes(&aabb, &filter, |id, body| {
             let (Some(tight), Some(body_pose)) = (body.current_box(), body.pose) else {

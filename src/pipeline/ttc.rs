@@ -37,17 +37,6 @@ pub struct SpeedBound {
     pub angular: f32,
 }
 
-impl SpeedBound {
-    fn check(&self) -> Result<(), WorldError> {
-        let ok = |x: f32| x.is_finite() && x >= 0.0;
-        if ok(self.linear) && ok(self.angular) {
-            Ok(())
-        } else {
-            Err(WorldError::InvalidSpeedBound(*self))
-        }
-    }
-}
-
 /// Relative slack on the bound checks, for rounding of poses.
 const SLACK: f32 = 1e-5;
 
@@ -80,14 +69,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// Declares how far a body can move per step (`None`: no bound, its
     /// pairs are tested whenever it moves). Used when the world schedules by
     /// time to collision (see the module docs). Errors: a NaN, infinite or
-    /// negative bound.
+    /// negative bound, a distance beyond
+    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION).
     pub fn set_speed_bound(
         &mut self,
         h: BodyHandle,
         bound: Option<SpeedBound>,
     ) -> Result<(), WorldError> {
         if let Some(b) = &bound {
-            b.check()?;
+            super::checks::speed_bound(b)?;
         }
         let body = self.body_mut(h)?;
         body.speed_bound = bound;

@@ -122,10 +122,15 @@ impl CollisionPlugin {
     }
 
     /// Sets the side of the broad phase's grid cells (default: 8 × the
-    /// median box size, chosen at the first update).
-    pub fn with_cell_size(mut self, cell_size: f32) -> Self {
-        self.config.cell_size = Some(cell_size);
-        self
+    /// median box size, chosen at the first update). Errors: a NaN,
+    /// infinite, zero or negative size, or one beyond
+    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION).
+    pub fn with_cell_size(self, cell_size: f32) -> Result<Self, WorldError> {
+        let config = WorldConfig {
+            cell_size: Some(cell_size),
+            ..self.config
+        };
+        self.with_config(config)
     }
 
     /// Turns contact data on or off (default on): distance and closest
@@ -152,30 +157,39 @@ impl CollisionPlugin {
     /// extent, before the broad phase's grid hears of it (default
     /// [`DEFAULT_MARGIN`](crate::broad_phase::enlarged::DEFAULT_MARGIN); see
     /// [`Enlarged`](crate::broad_phase::Enlarged)). Events stay exact
-    /// whatever the value. Errors: a NaN, infinite or negative margin.
-    pub fn with_broad_phase_margin(mut self, margin: f32) -> Result<Self, WorldError> {
-        if !margin.is_finite() || margin < 0.0 {
-            return Err(WorldError::InvalidBroadPhaseMargin(margin));
-        }
-        self.config.broad_phase_margin = margin;
-        Ok(self)
+    /// whatever the value. Errors: a NaN, infinite or negative margin, or
+    /// one beyond [`MAX_BROAD_PHASE_MARGIN`](crate::collider::limits::MAX_BROAD_PHASE_MARGIN).
+    pub fn with_broad_phase_margin(self, margin: f32) -> Result<Self, WorldError> {
+        let config = WorldConfig {
+            broad_phase_margin: margin,
+            ..self.config
+        };
+        self.with_config(config)
     }
 
     /// Pads every box by `margin` (world units) before the broad phase.
-    /// Errors: a NaN, infinite or negative margin.
-    pub fn with_margin(mut self, margin: f32) -> Result<Self, WorldError> {
-        if !margin.is_finite() || margin < 0.0 {
-            return Err(WorldError::InvalidMargin(margin));
-        }
-        self.config.margin = margin;
+    /// Errors: a NaN, infinite or negative margin, or one beyond
+    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION).
+    pub fn with_margin(self, margin: f32) -> Result<Self, WorldError> {
+        let config = WorldConfig {
+            margin,
+            ..self.config
+        };
+        self.with_config(config)
+    }
+
+    /// The plugin with `config`, checked as the world checks it
+    /// ([`WorldConfig::validate`]).
+    fn with_config(mut self, config: WorldConfig) -> Result<Self, WorldError> {
+        config.validate()?;
+        self.config = config;
         Ok(self)
     }
 }
 
 impl Plugin for CollisionPlugin {
     fn build(&self, app: &mut App) {
-        // The margins were checked by `with_margin` and
-        // `with_broad_phase_margin`; the rest cannot fail.
+        // The settings were checked by the builders (`with_config`).
         let world = CollisionWorld::new(self.config).unwrap_or_default();
         app.insert_resource(CollisionState {
             world,

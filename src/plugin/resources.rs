@@ -135,12 +135,14 @@ impl Collisions<'_> {
 
     /// For pairs involving a triangle mesh: the intersecting triangle pairs
     /// `[triangle of a, triangle of b]`, sorted (all of them; the first one
-    /// only if a sensor is involved). A triangle is an index into the mesh's
-    /// triangle list; for a convex hull, into the hull's own triangulated
-    /// surface; a sphere or capsule has no triangles and its side is `0`
-    /// (so a sphere–mesh pair lists `[0, t]` for every mesh triangle `t`
-    /// within the radius). Empty when they do not touch; `None` for other
-    /// pair kinds or when the boxes do not overlap.
+    /// only if a sensor is involved or contact data is off). A triangle is
+    /// an index into the mesh's triangle list; for a convex hull, into the
+    /// hull's own triangulated surface; a sphere or capsule has no triangles
+    /// and its side is `0` (so a sphere–mesh pair lists `[0, t]` for every
+    /// mesh triangle `t` within the radius). A mesh triangle lying inside a
+    /// solid collider without crossing its surface is paired with
+    /// [`INSIDE_SOLID`](crate::query::INSIDE_SOLID). Empty when they do not
+    /// touch; `None` for other pair kinds or when the boxes do not overlap.
     pub fn triangle_pairs(&self, a: Entity, b: Entity) -> Option<Vec<[u32; 2]>> {
         let pairs = self.pair(a, b)?.triangle_pairs()?;
         // The pair stores the body in the smaller slot first.

@@ -13,8 +13,10 @@
 //!   convex piece on the other side is a tree of one leaf;
 //! - a compound: its pieces, each piece pair dropped by the same box bound.
 //!
-//! A mesh is a surface here as everywhere in [`query`](super): a shape that
-//! moves inside a closed mesh without crossing a triangle never hits it.
+//! A mesh is a surface here as everywhere in [`query`](super), the other
+//! kinds solids: a shape that moves inside a closed mesh without crossing a
+//! triangle never hits it, a mesh that starts inside a solid hits it at
+//! time 0.
 //!
 //! The guarantee (see [`crate::geometry::cast`]): the reported time is never
 //! later than the first time the shapes come within `target_distance`, and

@@ -4,6 +4,7 @@
 use glam::Vec3;
 
 use super::cache::{PairCache, QueryScratch};
+use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
 use super::{compound, rounded};
@@ -136,12 +137,44 @@ fn mesh_pair(
         ..CollideOptions::default()
     };
     collide_surfaces((sa, a.pose), (sb, b.pose), &options, scratch, pairs);
+    if pairs.is_empty() {
+        mesh_inside_polytope(a, b, mode == ContactMode::First, pairs);
+    }
     PairResult {
         touching: !pairs.is_empty(),
         exact: true,
         contact: None,
         swept: false,
     }
+}
+
+/// A polytope and a mesh whose surfaces do not cross: the mesh triangles
+/// inside the polytope (a solid; see [`inside`]), as pairs
+/// `[INSIDE_SOLID, triangle]` (flipped when the mesh is side A).
+fn mesh_inside_polytope(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    first_only: bool,
+    pairs: &mut Vec<[u32; 2]>,
+) {
+    let (poly, mesh, flip) = match (a.shape.polytope(), b.shape.polytope()) {
+        (Some(p), None) => ((p, a), b, false),
+        (None, Some(p)) => ((p, b), a, true),
+        _ => return,
+    };
+    let Some(surface) = mesh.surface() else {
+        return;
+    };
+    let (p, side) = poly;
+    let at = (p, side.shape.local_aabb(), &side.pose);
+    inside::triangles_inside(at, (surface, &mesh.pose), first_only, |t, _| {
+        pairs.push(if flip {
+            [t, INSIDE_SOLID]
+        } else {
+            [INSIDE_SOLID, t]
+        });
+    });
+    pairs.sort_unstable();
 }
 
 /// Convex – convex. Boolean only (a sensor, or no penetration depth): GJK

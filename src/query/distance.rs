@@ -241,28 +241,21 @@ pub(super) struct Rescaled {
     pub scale: f32,
 }
 
-/// For a pair with a triangle mesh (or a compound with one) outside the scale range (see
+/// For a pair with a triangle mesh or a compound outside the scale range (see
 /// [`SCALE_LIMIT`]), copies of both scaled by a power of two toward size 1
 /// (exact). The copies and their trees are built for this query only: such
 /// a query costs a build, which only these extreme scales pay. `None` for
-/// pairs in range or without a mesh (convex pairs scale their support
+/// pairs in range or with neither (convex pairs scale their support
 /// maps instead), or should a copy be refused (the query then runs
 /// unscaled; scaling toward size 1 stays within every builder's limits).
 pub(super) fn rescaled_copies(
     (a, pose_a): (&ShapeData, &Pose),
     (b, pose_b): (&ShapeData, &Pose),
 ) -> Option<Rescaled> {
-    // A compound with a mesh piece too: its pieces are decided by the
-    // mesh paths (compounds do not nest, so one level is all there is).
-    let is_mesh = |s: &ShapeData| match s.kind() {
-        ShapeKind::TriMesh(_) => true,
-        ShapeKind::Compound(c) => c
-            .pieces()
-            .iter()
-            .any(|p| matches!(p.shape.kind(), ShapeKind::TriMesh(_))),
-        _ => false,
-    };
-    if !is_mesh(a) && !is_mesh(b) {
+    // A compound too, whatever its pieces: its pair test recurses into
+    // them unscaled (compounds do not nest, so one level is all there is).
+    let copied = |s: &ShapeData| matches!(s.kind(), ShapeKind::TriMesh(_) | ShapeKind::Compound(_));
+    if !copied(a) && !copied(b) {
         return None;
     }
     let scale = rescale((a, pose_a), (b, pose_b))?;

@@ -12,7 +12,9 @@ use crate::math::Pose;
 
 /// Whether the shapes intersect (touching counts). With a triangle mesh
 /// this is a surface query (OBB trees, exact triangle tests, first contact):
-/// a shape entirely inside a mesh does not intersect it.
+/// a shape entirely inside a mesh does not intersect it, while a mesh
+/// entirely inside a solid (sphere, capsule, convex polytope, a compound's
+/// convex piece) does (see the crate's one inside rule, [`super`]).
 pub fn intersects(
     a: &SharedShape,
     pose_a: &Pose,

@@ -3,13 +3,15 @@
 //! ([`crate::bvh::distance`]); a sphere or capsule against a surface by the
 //! same search over the surface's tree with the core segment. Meshes are
 //! surfaces here as in every mesh query: a shape inside a mesh, touching no
-//! triangle, is some distance away from it. (A convex polytope against a
-//! mesh takes its hull's surface, which gives 0 exactly when `intersects`
-//! says they touch.)
+//! triangle, is some distance away from it; solids are solid (the one
+//! rule of [`super::inside`]): a convex polytope against a mesh takes its
+//! hull's surface, then, if they are apart, the mesh triangles inside it,
+//! which gives 0 exactly when `intersects` says they touch.
 
 use glam::Vec3;
 
 use super::distance::ClosestPoints;
+use super::inside::{self, INSIDE_SOLID};
 use crate::bvh::distance::{FrameBox, box_gap};
 use crate::bvh::{BoxNode, DistanceLimit, MeshSide, Surface, TreeRef, distance_surfaces};
 use crate::collider::ShapeData;
@@ -27,12 +29,48 @@ pub(super) fn surfaces(
     let (sa, sb) = (a.surface()?, b.surface()?);
     let (found, _) = distance_surfaces((sa, *pa), (sb, *pb), DistanceLimit::EXACT, &mut Vec::new());
     let d = found?;
+    if d.distance > 0.0
+        && let Some(c) = mesh_inside_polytope((a, pa), (b, pb), pieces)
+    {
+        return Some(c);
+    }
     Some(ClosestPoints {
         distance: d.distance,
         point_a: d.point_a,
         point_b: d.point_b,
         features: d.triangles.map(Feature::Face),
         intersecting: d.distance == 0.0,
+        pieces,
+    })
+}
+
+/// A polytope and a mesh apart by their surfaces, with a mesh triangle
+/// inside the polytope (a solid, see [`super::inside`]): distance 0 at
+/// that triangle's first vertex. `None` for other pairs.
+fn mesh_inside_polytope(
+    (a, pa): (&ShapeData, &Pose),
+    (b, pb): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> Option<ClosestPoints> {
+    let (poly, (mesh, pm), flip) = match (a.polytope(), b.polytope()) {
+        (Some(p), None) => ((p, a.local_aabb(), pa), (b, pb), false),
+        (None, Some(p)) => ((p, b.local_aabb(), pb), (a, pa), true),
+        _ => return None,
+    };
+    let mut at = None;
+    inside::triangles_inside(poly, (mesh.surface()?, pm), true, |t, v| at = Some((t, v)));
+    let (t, v) = at?;
+    let features = if flip {
+        [Feature::Face(t), Feature::Face(INSIDE_SOLID)]
+    } else {
+        [Feature::Face(INSIDE_SOLID), Feature::Face(t)]
+    };
+    Some(ClosestPoints {
+        distance: 0.0,
+        point_a: v,
+        point_b: v,
+        features,
+        intersecting: true,
         pieces,
     })
 }

@@ -14,7 +14,7 @@
 //! | pair | test | contact data |
 //! |------|------|--------------|
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`](crate::geometry::epa)) | closest features, distance or depth, normal, points |
-//! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles) | the intersecting triangle pairs |
+//! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles); with a convex shape and no crossing, the mesh triangles inside it ([`INSIDE_SOLID`]) | the intersecting triangle pairs |
 //! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, OBB-tree descent and segment–triangle distances with a mesh (`rounded.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
 //! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache (`compound.rs`) | per piece pair, what its row gives; the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
 //!
@@ -23,8 +23,12 @@
 //! pair of kinds is handled: the match is exhaustive, so a new kind that is
 //! not dispatched does not compile.
 //!
-//! A mesh pair is a *surface* query: a shape entirely inside a mesh, with
-//! no triangles crossing, does not touch it. A boolean-only side (a sensor,
+//! **One inside rule** (`inside.rs`): spheres, capsules and convex
+//! polytopes (and a compound's convex pieces) are solids, a triangle mesh
+//! is a surface. A shape entirely inside a mesh, with no triangles
+//! crossing, does not touch it, whatever its kind; a mesh entirely inside a
+//! solid touches it, whatever the solid's kind (as in parry: a `TriMesh` is
+//! its triangles, a convex shape is solid). A boolean-only side (a sensor,
 //! or a world without penetration depth) computes no contact data: two
 //! polytopes then take SOLID's coherent boolean test (GJK from the pair's
 //! last separating axis, then its cached simplex) instead of Lin–Canny's
@@ -40,7 +44,7 @@
 //! | shapes | intersects | distance / closest points | penetration |
 //! |--------|------------|---------------------------|-------------|
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
-//! | with a triangle mesh | the trees, exact triangle tests (surface query) | branch and bound over the trees, exact triangle distances (surfaces; a polytope by its hull's triangles) | [`QueryError::Unsupported`] (no depth for non-convex shapes) |
+//! | with a triangle mesh | the trees, exact triangle tests (a mesh is a surface, a convex shape solid) | branch and bound over the trees, exact triangle distances (a polytope by its hull's triangles, 0 with a mesh triangle inside it) | [`QueryError::Unsupported`] (no depth for non-convex shapes) |
 //! | with a sphere or capsule (not a mesh) | the pair test | GJK with margins | EPA on the cores plus the radii |
 //! | with a compound | the pair test's piece recursion | over all piece pairs | deepest piece pair (all pieces convex) |
 //!
@@ -59,6 +63,7 @@ pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
+mod inside;
 mod intersect;
 pub mod lin_canny;
 mod mesh_distance;
@@ -71,6 +76,7 @@ pub use cast::{ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinea
 pub(crate) use cast::{cast_sides, swept_test};
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
+pub use inside::INSIDE_SOLID;
 pub(crate) use intersect::intersects_side;
 pub use intersect::{intersecting_triangles, intersects};
 pub(crate) use pair::PairSide;

@@ -23,4 +23,5 @@ mod trimesh;
 pub use build::{ConvexHull, HullError};
 pub use polytope::{ConvexPolytope, FaceSlot, Feature, PolyEdge, PolyFace, VertexLink};
 pub use rounded::Rounded;
+pub(crate) use trimesh::first_beyond;
 pub use trimesh::{MeshError, TriMesh};

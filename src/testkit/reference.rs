@@ -292,6 +292,22 @@ pub fn segment_poly_distance(p: DVec3, q: DVec3, poly: &Poly) -> f64 {
         .fold(f64::MAX, f64::min)
 }
 
+/// The triangles of `mesh` at `pose` that lie inside the convex solid
+/// `poly` (world space) without crossing its surface: a vertex strictly
+/// inside every face plane, in `f64` (the crate's inside rule: solids
+/// contain, a mesh is a surface). Call it for a pair whose surfaces do not
+/// cross (then one vertex decides for its triangle).
+pub fn triangles_inside(poly: &Poly, mesh: &TriMesh, pose: &Pose) -> Vec<u32> {
+    let (q, t) = dpose(pose);
+    (0..mesh.triangles().len())
+        .filter(|&i| {
+            let v = mesh.triangle(i)[0].as_dvec3();
+            poly.plane_dist(q * v + t) < 0.0
+        })
+        .map(|i| i as u32)
+        .collect()
+}
+
 /// Every overlapping pair of boxes (`None`: no box), static pairs
 /// excluded when `is_static` says both are static: O(n²).
 pub fn box_pairs(boxes: &[Option<Aabb>], is_static: impl Fn(usize) -> bool) -> BTreeSet<PairKey> {

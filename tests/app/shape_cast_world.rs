@@ -73,7 +73,7 @@ fn scene(rng: &mut Rng, kinds: &[SharedShape], n: usize) -> (CollisionWorld, Vec
         ids.push(id);
     }
     for frame in 0..3 {
-        world.step();
+        let _ = world.step();
         for _ in 0..n / 4 {
             let id = ids[rng.below(n)];
             let p = world.pose(id).expect("posed");
@@ -223,14 +223,14 @@ fn casts_see_a_deformed_mesh_where_it_is_now() {
         SharedShape::trimesh(v.clone(), t.clone()).expect("torus"),
     ));
     world.set_pose(cloth, Pose::IDENTITY).expect("pose");
-    world.step();
+    let _ = world.step();
     // Stretch it: twice as wide and 3 units up, then cast where it is now.
     let moved: Vec<Vec3> = v
         .iter()
         .map(|p| Vec3::new(2.0 * p.x, p.y + 3.0, 2.0 * p.z))
         .collect();
     world.set_vertices(cloth, &moved).expect("same count");
-    world.step();
+    let _ = world.step();
     let now = SharedShape::trimesh(moved, t).expect("moved torus");
     let ball = SharedShape::sphere(0.25).expect("ball");
     let options = ShapeCastOptions {

@@ -120,10 +120,10 @@ fn scene(seed: u64, n: usize, cell_size: Option<f32>) -> Scene {
     }
     let mut s = Scene { world, ids, rng };
     for _ in 0..4 {
-        s.world.step();
+        let _ = s.world.step();
         s.move_some(n / 3);
     }
-    s.world.step();
+    let _ = s.world.step();
     s
 }
 
@@ -566,7 +566,7 @@ fn row() -> (CollisionWorld, [BodyHandle; 3]) {
             .expect("valid");
         id
     });
-    world.step();
+    let _ = world.step();
     (world, ids)
 }
 
@@ -649,7 +649,7 @@ fn rays_across_many_empty_cells() {
             .expect("valid");
         id
     });
-    world.step();
+    let _ = world.step();
     let ray = Ray::new(Vec3::new(-6000.0, 0.0, 0.0), Vec3::X);
     let mut hits = Vec::new();
     world.ray_cast_all(&ray, f32::INFINITY, QueryFilter::ALL, &mut hits);

@@ -1,7 +1,8 @@
 //! A world mixing convex polytopes and triangle meshes, moving for hundreds
 //! of frames: after each checked frame, the touching pairs equal brute force
 //! — the separating-axis test for convex pairs, all triangle pairs of the
-//! two surfaces (a convex shape's hull triangles) for pairs with a mesh.
+//! two surfaces (a convex shape's hull triangles) for pairs with a mesh,
+//! and a mesh vertex inside a convex shape (solids contain).
 
 use crate::common;
 
@@ -12,7 +13,7 @@ use bevy_icollide::collider::SharedShape;
 use bevy_icollide::geometry::tritri::triangles_intersect;
 use bevy_icollide::math::Pose;
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
-use bevy_icollide::testkit::{Rng, sphere_hull, torus};
+use bevy_icollide::testkit::{Poly, Rng, sphere_hull, torus, triangles_inside};
 use glam::{Quat, Vec3};
 
 /// All triangle pairs of the two surfaces, B mapped into A's frame as the
@@ -26,7 +27,16 @@ fn surfaces_touch(a: &SharedShape, pa: &Pose, b: &SharedShape, pb: &Pose) -> boo
     let tb: Vec<[Vec3; 3]> = (0..mb.triangles().len() as u32)
         .map(|t| mapped_triangle(mb, t, &rel))
         .collect();
-    (0..ma.triangles().len()).any(|t| tb.iter().any(|u| triangles_intersect(ma.triangle(t), *u)))
+    let cross = (0..ma.triangles().len())
+        .any(|t| tb.iter().any(|u| triangles_intersect(ma.triangle(t), *u)));
+    // Solids contain: a mesh wholly inside a convex shape touches it.
+    let inside = |c: &SharedShape, pc: &Pose, m: &SharedShape, pm: &Pose| {
+        c.polytope().is_some()
+            && m.polytope().is_none()
+            && !triangles_inside(&Poly::of(c, pc), m.surface().expect("surface").mesh, pm)
+                .is_empty()
+    };
+    cross || inside(a, pa, b, pb) || inside(b, pb, a, pa)
 }
 
 #[test]
