@@ -1,9 +1,16 @@
 //! The RAPID traversal: oriented boxes, the relative pose of each node pair
 //! from B's node box kept in A's frame on the stack (see the
 //! [module docs](super)).
+//!
+//! Both boxes of a pair are grown by a pad derived from their reaches and
+//! the relative pose, and the rotation guard raised to what the composed
+//! rotation's rounding needs ([`Slack::pad_oriented`],
+//! [`Slack::eps_oriented`]), so that no node pair whose triangles touch
+//! is separated.
 
 use glam::{Mat3, Quat, Vec3};
 
+use super::super::rounding::{Slack, norm_defect, reach};
 use super::{
     BoxNode, CollideOptions, CollideStats, ContactMode, Leaves, MeshSide, obb_overlap, volume,
 };
@@ -18,6 +25,8 @@ pub(super) struct Pending {
     b_rot: Quat,
     b_center: Vec3,
     b_half: Vec3,
+    /// The reach of B's node box in B's frame.
+    b_reach: f32,
 }
 
 /// Intersecting triangle pairs, oriented-box traversal.
@@ -39,7 +48,7 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
         rel: a.pose.inverse().mul(&b.pose),
         mode: options.mode,
     };
-    let eps = options.eps;
+    let slack = Slack::new(&leaves.rel, options.eps);
     stack.clear();
     stack.push(pending(&leaves, 0, 0));
     while let Some(p) = stack.pop() {
@@ -48,10 +57,13 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
         let (rot_a, center_a, half_a) = a.node_box(p.na);
         // Box B relative to box A: R = A^T B', t = A^T (c_b' - c_a).
         let inv_a = rot_a.conjugate();
-        let r = Mat3::from_quat(inv_a * p.b_rot);
+        let composed = inv_a * p.b_rot;
+        let r = Mat3::from_quat(composed);
         let t = inv_a * (p.b_center - center_a);
-        // `eps` is relative: conservative against rounding in R and t.
-        if !obb_overlap(half_a, p.b_half, &r, t, eps) {
+        let eps = slack.eps_oriented(norm_defect(composed));
+        let pad = slack.pad_oriented(reach(center_a, half_a), p.b_reach, norm_defect(rot_a));
+        let pad = Vec3::splat(pad);
+        if !obb_overlap(half_a + pad, p.b_half + pad, &r, t, eps) {
             continue;
         }
         let descend_a = match (la.is_leaf(), lb.is_leaf()) {
@@ -94,5 +106,6 @@ fn pending<NA, NB: BoxNode>(q: &Leaves<'_, NA, NB>, na: u32, nb: u32) -> Pending
         b_rot: q.rel.rotation * rotation,
         b_center: q.rel.transform_point(center),
         b_half: half,
+        b_reach: reach(center, half),
     }
 }
