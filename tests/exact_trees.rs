@@ -12,8 +12,8 @@
 //! the same `f32` relative pose), converts them to `f64` (exactly), and
 //! decides every pair with its own closed segment–triangle tests on exact
 //! orientation predicates (Shewchuk's, the `robust` crate, exact for `f64`
-//! inputs), touching counting as intersecting. It shares no code with the
-//! trees or with `tritri`. A pair the trees miss is then a box test that
+//! inputs), touching counting as intersecting (`testkit::touching_pairs`).
+//! It shares no code with the trees or with `tritri`. A pair the trees miss is then a box test that
 //! rejected a touching pair.
 //!
 //! Sizes: the low-resolution hand (1602 triangles) by default; with
@@ -30,9 +30,8 @@ use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
 use bevy_icollide::query::intersecting_triangles;
 use bevy_icollide::shape::TriMesh;
-use bevy_icollide::testkit::Rng;
+use bevy_icollide::testkit::{Rng, touching_pairs};
 use glam::{DVec3, Vec3};
-use robust::{Coord, Coord3D, orient2d, orient3d};
 
 fn scale() -> usize {
     std::env::var("ICOLLIDE_LONG")
@@ -43,88 +42,6 @@ fn scale() -> usize {
 
 fn long() -> bool {
     std::env::var("ICOLLIDE_LONG").is_ok()
-}
-
-// ------------------------------------------------------------ reference
-
-fn sign(x: f64) -> i8 {
-    (x > 0.0) as i8 - (x < 0.0) as i8
-}
-
-fn o3(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
-    let k = |p: DVec3| Coord3D {
-        x: p.x,
-        y: p.y,
-        z: p.z,
-    };
-    sign(orient3d(k(a), k(b), k(c), k(d)))
-}
-
-/// `p` without coordinate `drop`.
-fn flat(p: DVec3, drop: usize) -> Coord<f64> {
-    let (i, j) = ((drop + 1) % 3, (drop + 2) % 3);
-    Coord { x: p[i], y: p[j] }
-}
-
-fn o2(a: Coord<f64>, b: Coord<f64>, c: Coord<f64>) -> i8 {
-    sign(orient2d(a, b, c))
-}
-
-/// A coordinate to drop that keeps the triangle a triangle (its normal's
-/// component along it is not 0), or `None` for a degenerate triangle.
-fn projection(t: [DVec3; 3]) -> Option<usize> {
-    (0..3).find(|&k| o2(flat(t[0], k), flat(t[1], k), flat(t[2], k)) != 0)
-}
-
-fn same_side(s: [i8; 3]) -> bool {
-    s.iter().all(|&x| x >= 0) || s.iter().all(|&x| x <= 0)
-}
-
-/// Closed segments in a plane (as 2D points).
-fn segments_2d(p: Coord<f64>, q: Coord<f64>, r: Coord<f64>, s: Coord<f64>) -> bool {
-    let within = |x: Coord<f64>, a: Coord<f64>, b: Coord<f64>| {
-        a.x.min(b.x) <= x.x && x.x <= a.x.max(b.x) && a.y.min(b.y) <= x.y && x.y <= a.y.max(b.y)
-    };
-    let (d1, d2, d3, d4) = (o2(p, q, r), o2(p, q, s), o2(r, s, p), o2(r, s, q));
-    (d1 * d2 < 0 && d3 * d4 < 0)
-        || (d1 == 0 && within(r, p, q))
-        || (d2 == 0 && within(s, p, q))
-        || (d3 == 0 && within(p, r, s))
-        || (d4 == 0 && within(q, r, s))
-}
-
-/// The closed segment `pq` against the closed, non-degenerate triangle `t`.
-fn segment_triangle(p: DVec3, q: DVec3, t: [DVec3; 3]) -> bool {
-    let (sp, sq) = (o3(t[0], t[1], t[2], p), o3(t[0], t[1], t[2], q));
-    if sp * sq > 0 {
-        return false;
-    }
-    if sp != 0 || sq != 0 {
-        // One crossing point of the plane, on the segment: is it inside?
-        return same_side([
-            o3(p, q, t[0], t[1]),
-            o3(p, q, t[1], t[2]),
-            o3(p, q, t[2], t[0]),
-        ]);
-    }
-    // In the triangle's plane: a projection that keeps it a triangle.
-    let k = projection(t).expect("non-degenerate");
-    let (p, q, [a, b, c]) = (flat(p, k), flat(q, k), t.map(|v| flat(v, k)));
-    let inside = |x| same_side([o2(a, b, x), o2(b, c, x), o2(c, a, x)]);
-    inside(p)
-        || inside(q)
-        || segments_2d(p, q, a, b)
-        || segments_2d(p, q, b, c)
-        || segments_2d(p, q, c, a)
-}
-
-/// Two closed triangles meet iff an edge of one meets the other: the
-/// intersection of two triangles is convex, and its extreme points on the
-/// line of the two planes (or, coplanar, a crossing of the boundaries or
-/// one triangle inside the other) lie on an edge.
-fn triangles_meet(a: [DVec3; 3], b: [DVec3; 3]) -> bool {
-    (0..3).any(|i| segment_triangle(a[i], a[(i + 1) % 3], b))
-        || (0..3).any(|i| segment_triangle(b[i], b[(i + 1) % 3], a))
 }
 
 /// A's triangles scaled, B's scaled and mapped by the `f32` relative pose:
@@ -139,33 +56,10 @@ fn query_triangles(a: &Side, b: &Side) -> (Vec<[DVec3; 3]>, Vec<[DVec3; 3]>) {
     (tris(a, &|p| p), tris(b, &|p| rel.transform_point(p)))
 }
 
-/// Every touching triangle pair, by the exact test on every pair whose
-/// exact boxes meet (a sweep along x).
+/// Every touching triangle pair (see the module docs).
 fn reference_pairs(a: &Side, b: &Side) -> BTreeSet<[u32; 2]> {
     let (ta, tb) = query_triangles(a, b);
-    for t in ta.iter().chain(&tb) {
-        assert!(projection(*t).is_some(), "a degenerate triangle: {t:?}");
-    }
-    let boxes = |ts: &[[DVec3; 3]]| -> Vec<(DVec3, DVec3)> {
-        ts.iter()
-            .map(|t| (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2])))
-            .collect()
-    };
-    let (ba, bb) = (boxes(&ta), boxes(&tb));
-    let mut order: Vec<usize> = (0..tb.len()).collect();
-    order.sort_by(|&i, &j| bb[i].0.x.total_cmp(&bb[j].0.x));
-    let width = bb.iter().map(|b| b.1.x - b.0.x).fold(0.0, f64::max);
-    let mut out = BTreeSet::new();
-    for (i, (lo, hi)) in ba.iter().enumerate() {
-        let start = order.partition_point(|&j| bb[j].0.x < lo.x - width);
-        for &j in order[start..].iter().take_while(|&&j| bb[j].0.x <= hi.x) {
-            let (l, h) = bb[j];
-            if lo.cmple(h).all() && l.cmple(*hi).all() && triangles_meet(ta[i], tb[j]) {
-                out.insert([i as u32, j as u32]);
-            }
-        }
-    }
-    out
+    touching_pairs(&ta, &tb)
 }
 
 // --------------------------------------------------------------- sides
@@ -205,8 +99,10 @@ impl Trees {
         refit.refit(mesh.vertices(), mesh.triangles());
         let mut deforming = DeformingTree::build(&other, &options);
         deforming.refit(mesh.vertices()).expect("same vertex count");
+        let obb = ObbTree::build(mesh.vertices(), mesh.triangles(), SplitRule::Mean, 1);
+        obb.validate(mesh).expect("a valid OBB tree");
         Trees {
-            obb: ObbTree::build(mesh.vertices(), mesh.triangles(), SplitRule::Mean, 1),
+            obb,
             aabb: AabbTree::build_mesh(mesh, &options),
             refit,
             deforming,
@@ -318,7 +214,7 @@ fn at(mesh: &TriMesh, pose: Pose) -> Side<'_> {
 }
 
 /// A model against its own copy at the identity and at exact offsets
-/// along each axis, both ways.
+/// along each axis (both ways under `ICOLLIDE_LONG`).
 #[test]
 fn a_model_against_its_copy_at_exact_offsets() {
     for (name, mesh) in models() {
@@ -326,8 +222,11 @@ fn a_model_against_its_copy_at_exact_offsets() {
         let id = at(&mesh, Pose::IDENTITY);
         let n = check(&id, &trees, &id, &trees, &format!("{name} at the identity"));
         assert!(n > mesh.triangles().len(), "{name}: {n} touching pairs");
+        // Both signs of each axis under `ICOLLIDE_LONG`, one each by default.
+        let axes = [Vec3::X, -Vec3::Y, Vec3::Z, -Vec3::X, Vec3::Y, -Vec3::Z];
+        let axes = if long() { &axes[..] } else { &axes[..3] };
         for d in [2f32.powi(-24), 2f32.powi(-12), 1e-3] {
-            for axis in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z] {
+            for &axis in axes {
                 let moved = at(&mesh, Pose::from_translation(axis * d));
                 check(
                     &id,

@@ -4,7 +4,7 @@
 //! once per query; a node pair costs B's box center mapped into A's frame
 //! (`t = R c_b + t_ab - c_a`) and the axis tests.
 //!
-//! Both boxes are grown by one pad per query, derived from the reaches of
+//! A's boxes are grown by one pad per query, derived from the reaches of
 //! the two root boxes (every node box lies in its tree's root box) and
 //! the relative pose ([`Slack::pad`]): it covers the rounding of the
 //! centers and half extents taken from the corners, of B's center mapped
@@ -29,8 +29,8 @@ struct Relative {
     /// `|rm| + eps`.
     bf: [[f32; 3]; 3],
     eps: f32,
-    /// Added to every half extent of both boxes.
-    pad: f32,
+    /// Added to A's half extents: twice the pad (see [`Slack`]).
+    grow: Vec3,
 }
 
 impl Relative {
@@ -40,25 +40,24 @@ impl Relative {
         let eps = slack.eps;
         let rm = Mat3::from_quat(rel.rotation).transpose().to_cols_array_2d();
         let bf = rm.map(|row| row.map(|x| x.abs() + eps));
-        let pad = slack.pad(reach_a, reach_b);
+        let grow = Vec3::splat(2.0 * slack.pad(reach_a, reach_b));
         Self {
             rel,
             rm,
             bf,
             eps,
-            pad,
+            grow,
         }
     }
 
     /// Whether the boxes may overlap: A's `(ca, a)` (center, half-extents)
-    /// and B's `(cb, b)`, each in its own frame, both grown by the pad;
+    /// and B's `(cb, b)`, each in its own frame, A's grown by the pad;
     /// `lite` tries the face axes only. Never separates boxes whose
     /// triangles touch (see [`Slack`]).
     #[inline]
     fn overlap(&self, (ca, a): (Vec3, Vec3), (cb, b): (Vec3, Vec3), lite: bool) -> bool {
         let t = self.rel.transform_point(cb) - ca;
-        let pad = Vec3::splat(self.pad);
-        sat_axes(a + pad, b + pad, (&self.rm, &self.bf), t, self.eps, lite)
+        sat_axes(a + self.grow, b, (&self.rm, &self.bf), t, self.eps, lite)
     }
 }
 
