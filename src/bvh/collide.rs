@@ -21,6 +21,23 @@
 //! triangle mapped into A's frame, the same way whatever the trees, so two
 //! tree types give the same triangle pairs.
 //!
+//! **No touching pair is lost to rounding.** Every box test works on
+//! rounded stand-ins of the exact boxes (centers and half extents taken
+//! from an AABB's corners, B's center mapped into A's frame, the relative
+//! rotation as a rounded matrix), and B's vertices are mapped into A's
+//! frame in `f32` at the leaves. Both traversals grow both boxes of a pair
+//! by a pad derived from bounds on all of these errors (relative to the
+//! coordinates' size, the two boxes' distances from their origins and the
+//! relative translation, not to the boxes' sizes) and raise the rotation
+//! guard to what the relative rotation's rounding needs (`rounding.rs`):
+//! two models touching at a shared vertex, or a model against its own
+//! copy, report every touching triangle pair whatever the trees (the test
+//! `tests/exact_trees.rs` checks this against an independent exact
+//! reference). The pad is about `2·10⁻⁵` of the coordinates' size: on
+//! 199 random placements of three models (1602 to 9438 triangles) against
+//! their copies, 0.25 to 0.5 % more box tests and 0.4 to 1.3 % more
+//! triangle tests, whatever the trees.
+//!
 //! **What a surface query reports.** Only triangles are tested: a mesh
 //! entirely inside another (no triangles crossing) reports no contact.
 
@@ -65,8 +82,10 @@ pub struct CollideOptions {
     /// First contact or all.
     pub mode: ContactMode,
     /// The box test's relative epsilon (added to every `|R_ij|`, as in
-    /// RAPID): larger values make the box test more conservative, never a
-    /// missed contact; the triangle tests stay exact whatever it is.
+    /// RAPID), raised by the query to what the relative rotation's own
+    /// rounding needs: larger values make the box test more conservative,
+    /// never a missed contact; the triangle tests stay exact whatever it
+    /// is.
     pub eps: f32,
     /// The axes tried between two AABB trees.
     pub sat: SatTest,
@@ -308,8 +327,9 @@ impl TreePair<AabbNode> for AabbNode {
 
 /// Intersecting triangle pairs `[triangle of a, triangle of b]`, appended
 /// to `out` (cleared first), in traversal order. Returns the work done.
-/// The box test's guard against rounding is [`OBB_EPS`]; see
-/// [`collide_with`] for the other settings.
+/// The box test's rotation guard is [`OBB_EPS`] (or what the relative
+/// rotation's rounding needs, if more); see [`collide_with`] for the other
+/// settings.
 pub fn collide<NA: TreePair<NB>, NB: BoxNode>(
     a: &MeshSide<'_, NA>,
     b: &MeshSide<'_, NB>,

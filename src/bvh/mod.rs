@@ -37,6 +37,7 @@ mod obb_leaves;
 pub mod obb_tree;
 pub mod ray;
 mod record_sort;
+mod rounding;
 mod search;
 pub mod surface;
 pub mod tree;

@@ -70,6 +70,7 @@ use glam::{Mat3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::obb::Obb;
+use super::rounding::NODE_DEFECT;
 use super::tree::{BvNode, Bvh, BvhError};
 use crate::shape::TriMesh;
 
@@ -244,6 +245,11 @@ impl Bvh<ObbNode> {
                 let (a, b) = (ranges[node.first as usize], ranges[node.first as usize + 1]);
                 (a.0.min(b.0), a.1.max(b.1))
             };
+            // A box on axes that are no rotation (the traversals' rounding
+            // bounds assume unit quaternions, as the builds make them).
+            if (node.rotation.length_squared() - 1.0).abs() > NODE_DEFECT {
+                return Err(BvhError::NotContained { node: i });
+            }
             let obb = node.obb();
             let tris = &self.order[ranges[i].0 as usize..ranges[i].1 as usize];
             let held = tris.iter().all(|&t| {
@@ -384,6 +390,8 @@ mod tests {
                     };
                     let tree = ObbTree::build_with(&pos, &tris, &opts);
                     validate(&tree, &pos, &tris, leaf);
+                    let mesh = TriMesh::new(pos.clone(), tris.clone()).expect("mesh");
+                    tree.validate(&mesh).expect("unit quaternions, boxes hold");
                     if leaf <= 1 {
                         assert_eq!(tree.nodes.len(), 2 * tris.len() - 1);
                     }
@@ -395,6 +403,21 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A node whose quaternion is not a unit one (its axes no rotation)
+    /// is refused: the traversals' rounding bounds assume unit ones.
+    #[test]
+    fn non_unit_node_rotations_are_refused() {
+        let (pos, tris) = torus(12, 8);
+        let mesh = TriMesh::new(pos.clone(), tris.clone()).expect("mesh");
+        let mut tree = ObbTree::build(&pos, &tris, SplitRule::Mean, 1);
+        tree.validate(&mesh).expect("valid");
+        tree.nodes[3].rotation *= 1.0001;
+        assert_eq!(
+            tree.validate(&mesh),
+            Err(BvhError::NotContained { node: 3 })
+        );
     }
 
     #[test]
@@ -479,6 +502,8 @@ mod tests {
                     };
                     let tree = ObbTree::build_with(&pos, &tris, &opts);
                     validate(&tree, &pos, &tris, leaf);
+                    let mesh = TriMesh::new(pos.clone(), tris.clone()).expect("mesh");
+                    tree.validate(&mesh).expect("unit quaternions, boxes hold");
                 }
             }
         }

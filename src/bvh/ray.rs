@@ -10,7 +10,13 @@ use crate::math::Pose;
 use crate::shape::TriMesh;
 
 /// Relative padding of the boxes in the slab test: a ray grazing a box is
-/// never culled by rounding.
+/// never culled by rounding. Relative to the box's size, the ray origin's
+/// distance from its center, and the center's own distance from the
+/// origin: the center and half extents of an axis-aligned node come from
+/// its corners, each off by up to `2⁻²⁴` of the corners' coordinates,
+/// which a box small and far from its tree's origin does not show in its
+/// size (a ray from 10⁻² away grazing a triangle of a model at 10⁴ was
+/// culled without the last term).
 const PAD: f32 = 1e-5;
 
 /// The first triangle `ray` (mesh frame) meets within `max_toi`; among
@@ -52,7 +58,7 @@ pub fn ray_cast_side<N: BoxNode>(
         let (rotation, center, half) = side.node_box(n);
         let inv = rotation.conjugate();
         let (o, d) = (inv * (ray.origin - center), inv * ray.dir);
-        let pad = PAD * (half.max_element() + o.length());
+        let pad = PAD * (half.max_element() + o.length() + center.abs().max_element());
         if !ray_hits_box(o, d, half, pad, limit) {
             continue;
         }

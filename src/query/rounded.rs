@@ -175,7 +175,11 @@ fn mesh_result(touching: bool) -> PairResult {
 }
 
 /// Conservative: the box of the segment in the node's frame overlaps the
-/// node's box grown by the radius (and a relative pad against rounding).
+/// node's box grown by the radius (and a relative pad against rounding:
+/// relative to the box's size, the segment's offset, the radius and the
+/// box center's own distance from the origin, since an axis-aligned
+/// node's center and half extents come from its corners, each off by up
+/// to `2⁻²⁴` of the coordinates).
 fn segment_near_box(
     [p, q]: [Vec3; 2],
     radius: f32,
@@ -183,7 +187,8 @@ fn segment_near_box(
 ) -> bool {
     let inv = rotation.conjugate();
     let (lp, lq) = (inv * (p - center), inv * (q - center));
-    let pad = 1e-5 * (half.max_element() + lp.abs().max_element() + radius);
+    let size = half.max_element() + lp.abs().max_element() + center.abs().max_element();
+    let pad = 1e-5 * (size + radius);
     let h = half + Vec3::splat(radius + pad);
     lp.min(lq).cmple(h).all() && (-h).cmple(lp.max(lq)).all()
 }
@@ -191,8 +196,59 @@ fn segment_near_box(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bvh::{AabbTree, AabbTreeOptions, ObbTree, SplitRule};
     use crate::geometry::gjk::gjk_distance;
+    use crate::shape::TriMesh;
+    use crate::testkit::{Rng, torus};
     use glam::Quat;
+
+    /// Spheres and capsules grazing a mesh far from its own origin (its
+    /// vertices near 10⁴): the triangles the tree finds are those every
+    /// triangle's test finds (the same segment–triangle distance), for
+    /// both tree kinds, unscaled and scaled. The box test's pad counts the
+    /// box center's size: a node's center and half extents from its
+    /// corners are off by `2⁻²⁴` of the coordinates.
+    #[test]
+    fn near_triangles_of_a_mesh_far_from_its_origin() {
+        let (v, t) = torus(0.3, 0.1, 40, 20);
+        let far = Vec3::new(1.0e4, -0.6e4, 0.2e4);
+        let mesh = TriMesh::new(v.iter().map(|p| *p + far).collect(), t).expect("mesh");
+        let obb = ObbTree::build(mesh.vertices(), mesh.triangles(), SplitRule::Mean, 1);
+        let aabb = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
+        let mut rng = Rng::new(43);
+        let (mut pairs, mut hits) = (Vec::new(), 0);
+        for k in 0..4000 {
+            let s = if k % 2 == 0 {
+                Vec3::ONE
+            } else {
+                rng.vec(0.5, 2.0)
+            };
+            let o = MeshSide::new(&mesh, &obb, Pose::IDENTITY).with_scale(s);
+            let x = MeshSide::new(&mesh, &aabb, Pose::IDENTITY).with_scale(s);
+            let vertex = mesh.vertices()[rng.below(mesh.vertices().len())] * s;
+            let radius = rng.range(1e-3, 2e-2);
+            let c = vertex + rng.unit_vector() * radius;
+            let core = [c, c + rng.unit_vector() * rng.range(0.0, 1e-2)];
+            let want: Vec<[u32; 2]> = (0..mesh.triangles().len() as u32)
+                .filter(|&t| segment_triangle_distance(core, o.triangle(t)) <= radius)
+                .map(|t| [0, t])
+                .collect();
+            hits += usize::from(!want.is_empty());
+            pairs.clear();
+            near_triangles(radius, core, &o, false, &mut pairs);
+            assert_eq!(
+                pairs, want,
+                "core {core:?}, radius {radius}, scale {s}: OBB tree"
+            );
+            pairs.clear();
+            near_triangles(radius, core, &x, false, &mut pairs);
+            assert_eq!(
+                pairs, want,
+                "core {core:?}, radius {radius}, scale {s}: AABB tree"
+            );
+        }
+        assert!(hits > 2000, "{hits} of 4000 touch");
+    }
 
     #[test]
     fn gjk_with_margins_matches_the_closed_form() {

@@ -1,9 +1,16 @@
 //! The RAPID traversal: oriented boxes, the relative pose of each node pair
 //! from B's node box kept in A's frame on the stack (see the
 //! [module docs](super)).
+//!
+//! A's box of a pair is grown by twice a pad derived from the two boxes'
+//! reaches and the relative pose (B's share kept with the pending pair),
+//! and the rotation guard raised to what the composed rotation's rounding
+//! needs ([`Slack::pad_oriented`], [`Slack::eps_oriented`]), so that no
+//! node pair whose triangles touch is separated.
 
 use glam::{Mat3, Quat, Vec3};
 
+use super::super::rounding::{Slack, reach};
 use super::{
     BoxNode, CollideOptions, CollideStats, ContactMode, Leaves, MeshSide, obb_overlap, volume,
 };
@@ -18,6 +25,8 @@ pub(super) struct Pending {
     b_rot: Quat,
     b_center: Vec3,
     b_half: Vec3,
+    /// B's share of the pair's pad ([`Slack::pad_oriented_b`]).
+    b_pad: f32,
 }
 
 /// Intersecting triangle pairs, oriented-box traversal.
@@ -39,9 +48,10 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
         rel: a.pose.inverse().mul(&b.pose),
         mode: options.mode,
     };
-    let eps = options.eps;
+    let slack = Slack::new(&leaves.rel, options.eps);
+    let eps = slack.eps_oriented();
     stack.clear();
-    stack.push(pending(&leaves, 0, 0));
+    stack.push(pending(&leaves, &slack, 0, 0));
     while let Some(p) = stack.pop() {
         stats.box_tests += 1;
         let (la, lb) = (&a.tree.nodes[p.na as usize], &b.tree.nodes[p.nb as usize]);
@@ -50,8 +60,8 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
         let inv_a = rot_a.conjugate();
         let r = Mat3::from_quat(inv_a * p.b_rot);
         let t = inv_a * (p.b_center - center_a);
-        // `eps` is relative: conservative against rounding in R and t.
-        if !obb_overlap(half_a, p.b_half, &r, t, eps) {
+        let pad = Slack::pad_oriented(reach(center_a, half_a), p.b_pad);
+        if !obb_overlap(half_a + Vec3::splat(2.0 * pad), p.b_half, &r, t, eps) {
             continue;
         }
         let descend_a = match (la.is_leaf(), lb.is_leaf()) {
@@ -76,8 +86,8 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
                 ..p
             });
         } else {
-            stack.push(pending(&leaves, p.na, lb.first() + 1));
-            stack.push(pending(&leaves, p.na, lb.first()));
+            stack.push(pending(&leaves, &slack, p.na, lb.first() + 1));
+            stack.push(pending(&leaves, &slack, p.na, lb.first()));
         }
     }
     debug_assert!(options.mode == ContactMode::All || out.is_empty());
@@ -86,7 +96,7 @@ pub(super) fn collide<NA: BoxNode, NB: BoxNode>(
 
 /// The pair `(na, nb)` with B's node box mapped into A's frame.
 #[inline]
-fn pending<NA, NB: BoxNode>(q: &Leaves<'_, NA, NB>, na: u32, nb: u32) -> Pending {
+fn pending<NA, NB: BoxNode>(q: &Leaves<'_, NA, NB>, slack: &Slack, na: u32, nb: u32) -> Pending {
     let (rotation, center, half) = q.b.node_box(nb);
     Pending {
         na,
@@ -94,5 +104,6 @@ fn pending<NA, NB: BoxNode>(q: &Leaves<'_, NA, NB>, na: u32, nb: u32) -> Pending
         b_rot: q.rel.rotation * rotation,
         b_center: q.rel.transform_point(center),
         b_half: half,
+        b_pad: slack.pad_oriented_b(reach(center, half)),
     }
 }
