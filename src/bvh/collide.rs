@@ -32,7 +32,7 @@
 //! guard to what the relative rotation's rounding needs (`rounding.rs`):
 //! two models touching at a shared vertex, or a model against its own
 //! copy, report every touching triangle pair whatever the trees (the test
-//! `tests/exact_trees.rs` checks this against an independent exact
+//! `tests/core/exact_trees.rs` checks this against an independent exact
 //! reference). The pad is about `2·10⁻⁵` of the coordinates' size: on
 //! 199 random placements of three models (1602 to 9438 triangles) against
 //! their copies, 0.25 to 0.5 % more box tests and 0.4 to 1.3 % more

@@ -21,7 +21,7 @@
 //!   sphere `10⁸` from a triangle `2·10¹⁰` wide was reported touching it
 //!   (the triangle's normal had an infinite length). A scene scaled by
 //!   powers of two up to this limit gets the answers of the unscaled one
-//!   (`tests/exact_inputs.rs`).
+//!   (`tests/core/exact_inputs.rs`).
 //! - **World positions and lengths** up to [`MAX_POSITION`] (`2⁵⁰ ≈
 //!   1.1·10¹⁵`): a body's translation, the world's margin, a speed bound's
 //!   distance, the grid's cell size. Squared distances between any two

@@ -3,7 +3,7 @@
 //! closed segment–triangle test on Shewchuk's orientation predicates (the
 //! `robust` crate, exact for `f64` inputs), and the triangles meet iff an
 //! edge of one meets the other. With the every-pair sweep
-//! [`touching_pairs`], the reference of `tests/exact_trees.rs`.
+//! [`touching_pairs`], the reference of `tests/core/exact_trees.rs`.
 
 use std::collections::BTreeSet;
 

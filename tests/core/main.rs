@@ -16,6 +16,8 @@ mod broad_phase_brute_force;
 mod convex_brute_force;
 mod deformable;
 mod exact_inputs;
+mod exact_tree_queries;
+mod exact_trees;
 mod examples;
 mod fuzz;
 mod layers;
