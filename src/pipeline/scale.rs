@@ -41,6 +41,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         }
         if body.scale != scale {
             body.scale = scale;
+            body.geometry_changed();
             self.mark_dirty(h.index());
         }
         Ok(())

@@ -495,10 +495,14 @@ fn start_normal(a: &Piece<'_>, b: &Piece<'_>, gjk: &mut GjkCache) -> Vec3 {
 
 /// Continuous detection of a pair apart at its current poses: when a body
 /// has a sweep, the cast of the two over the step (a body without one
-/// stands at its current pose); a hit is a touch during the step.
+/// stands at its current pose); a hit is a touch during the step. A hit at
+/// time 0 is one only if the shapes overlap there and the pair was not
+/// `touched` (touching where the step starts, as last tested): else it is
+/// last step's touch, or a pair within the tolerance.
 pub(crate) fn swept_test(
     (a, ma): (&PairSide<'_>, Option<RigidMotion>),
     (b, mb): (&PairSide<'_>, Option<RigidMotion>),
+    touched: bool,
     scratch: &mut QueryScratch,
 ) -> Option<PairResult> {
     if ma.is_none() && mb.is_none() {
@@ -508,8 +512,7 @@ pub(crate) fn swept_test(
     let mb = mb.unwrap_or_else(|| RigidMotion::stationary(b.pose));
     let options = ShapeCastOptions::default();
     let hit = cast_sides_with((a, &ma), (b, &mb), &options, &mut scratch.cast).ok()??;
-    if hit.started_touching {
-        // Touching at the step's start is last step's news, not a new touch.
+    if hit.started_touching && (touched || hit.distance > 0.0) {
         return None;
     }
     let contact = (!a.boolean_only && !b.boolean_only).then_some(ContactData {
