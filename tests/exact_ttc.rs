@@ -481,7 +481,8 @@ fn random_script(seed: u64) -> (usize, [u64; 2]) {
 #[test]
 fn scheduled_worlds_report_the_events_of_plain_ones_on_random_scripts() {
     let (mut events, mut tests) = (0, [0u64; 2]);
-    for seed in 0..3 * scale() as u64 {
+    // Seed 51: a mesh cast at a near miss that once looped for ever.
+    for seed in (0..3 * scale() as u64).chain([51]) {
         let (e, t) = random_script(seed);
         events += e;
         tests[0] += t[0];

@@ -93,10 +93,10 @@ pub trait PairBodies: Sync {
     fn sweep(&self, _key: u32) -> Option<RigidMotion> {
         None
     }
-    /// For time-to-collision scheduling, when its pairs may be scheduled:
-    /// its travel, an upper bound on how far any of its points has moved
-    /// since it was added, up to its current pose (`None`: test its pairs
-    /// whenever it moves).
+    /// For time-to-collision scheduling, when its pairs may be scheduled
+    /// (compounds aside, see `run_job`): its travel, an upper bound on how
+    /// far any of its points has moved since it was added, up to its
+    /// current pose (`None`: test its pairs whenever it moves).
     fn travel(&self, _key: u32) -> Option<f64> {
         None
     }
@@ -233,22 +233,27 @@ impl NarrowPhase {
 }
 
 /// Whether a pair needs a test: new, touching only by last step's sweep,
-/// or one of its bodies moved, unless it sleeps (see [`asleep`]).
+/// or one of its bodies moved, unless it sleeps (see [`asleep`]; only a
+/// pair scheduled at its last test reads the bodies' travels).
 #[inline]
 fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &PairState) -> bool {
     let (a, b) = pair_ids(key);
     if state.fresh || state.result.swept {
         return true;
     }
-    (bodies.moved(a) || bodies.moved(b)) && !asleep(bodies, a, b, state.wake)
+    let moved = bodies.moved(a) || bodies.moved(b);
+    moved && !(state.wake > 0.0 && asleep(bodies, a, b, state.wake))
 }
 
-/// Whether a scheduled pair cannot touch yet: its bodies' travels add up to
-/// less than its wake, and neither must have all its pairs retested.
+/// Whether a scheduled pair cannot touch yet: neither body must have all
+/// its pairs retested, and their travels add up to less than its wake.
 #[inline]
 fn asleep(bodies: &impl PairBodies, a: u32, b: u32, wake: f64) -> bool {
+    if bodies.retest(a) || bodies.retest(b) {
+        return false;
+    }
     match (bodies.travel(a), bodies.travel(b)) {
-        (Some(ta), Some(tb)) => ta + tb < wake && !(bodies.retest(a) || bodies.retest(b)),
+        (Some(ta), Some(tb)) => ta + tb < wake,
         _ => false,
     }
 }
@@ -316,8 +321,11 @@ fn run_job(
         result = swept_test((&sa, ma), (&sb, mb), touched, scratch).unwrap_or(result);
     }
     let changed = result.touching != state.result.touching;
+    // A compound's contact data is that of its tested pieces, not a bound
+    // on its distance: its pairs are not scheduled.
+    let pieces = sa.shape.compound().is_some() || sb.shape.compound().is_some();
     state.wake = match (result.contact, bodies.travel(a), bodies.travel(b)) {
-        (Some(c), Some(ta), Some(tb)) if !result.touching => {
+        (Some(c), Some(ta), Some(tb)) if !result.touching && !pieces => {
             wake_at(c.distance, ta + tb, extent(&sa).max(extent(&sb)))
         }
         _ => 0.0,

@@ -281,9 +281,11 @@ impl PairBodies for Bodies<'_> {
 
     #[inline]
     fn travel(&self, key: u32) -> Option<f64> {
+        if !self.time_to_collision {
+            return None;
+        }
         let body = &self.bodies[key as usize];
-        let convex = body.shape.compound().is_none();
-        (self.time_to_collision && convex && body.speed_bound.is_some()).then_some(body.travel.now)
+        body.speed_bound.is_some().then_some(body.travel.now)
     }
 
     #[inline]
