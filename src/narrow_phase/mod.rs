@@ -323,9 +323,9 @@ fn run_job(
     let changed = result.touching != state.result.touching;
     // A compound's contact data is that of its tested pieces, not a bound
     // on its distance: its pairs are not scheduled.
-    let pieces = sa.shape.compound().is_some() || sb.shape.compound().is_some();
+    let convex = || sa.shape.compound().is_none() && sb.shape.compound().is_none();
     state.wake = match (result.contact, bodies.travel(a), bodies.travel(b)) {
-        (Some(c), Some(ta), Some(tb)) if !result.touching && !pieces => {
+        (Some(c), Some(ta), Some(tb)) if !result.touching && convex() => {
             wake_at(c.distance, ta + tb, extent(&sa).max(extent(&sb)))
         }
         _ => 0.0,
