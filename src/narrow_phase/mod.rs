@@ -32,9 +32,9 @@ pub struct PairState {
     pub(crate) cache: PairCache,
     /// Not tested since it started.
     fresh: bool,
-    /// Narrow phases it may still skip: it cannot touch before (time to
-    /// collision scheduling, see `pipeline/ttc.rs`).
-    sleep: u32,
+    /// Time-to-collision scheduling (see `pipeline/ttc.rs`): it cannot
+    /// touch while its bodies' travels add up to less (0: test it).
+    wake: f64,
 }
 
 /// A touching piece pair of a pair involving a compound (see
@@ -96,15 +96,16 @@ pub trait PairBodies: Sync {
     fn sweep(&self, _key: u32) -> Option<RigidMotion> {
         None
     }
-    /// For time-to-collision scheduling: the farthest any of its points
-    /// can move in a step, when it declared a bound and its pairs may be
-    /// scheduled (`None`: test whenever it moves).
-    fn step_reach(&self, _key: u32) -> Option<f32> {
+    /// For time-to-collision scheduling, when its pairs may be scheduled
+    /// (compounds aside, see `run_job`): its travel, an upper bound on how
+    /// far any of its points has moved since it was added, up to its
+    /// current pose (`None`: test its pairs whenever it moves).
+    fn travel(&self, _key: u32) -> Option<f64> {
         None
     }
-    /// Whether it moved farther than its bound allows since the last narrow
-    /// phase (its pairs are then all tested).
-    fn broke_bound(&self, _key: u32) -> bool {
+    /// Whether all its pairs must be tested at this narrow phase (it broke
+    /// its speed bound, or what its pairs were measured on changed).
+    fn retest(&self, _key: u32) -> bool {
         false
     }
     /// Starts loading body `key`'s record (the pair tests' read-ahead, six
@@ -161,7 +162,7 @@ impl NarrowPhase {
     ) {
         self.apply_changes(changes, bodies, events);
         let (mut tests, mut touching) = (0, 0);
-        // `needs_test` runs as a pair enters the read-ahead (it changes only
+        // `needs_test` runs as a pair enters the read-ahead (it reads only
         // its own pair's state, and the bodies do not change in this loop):
         // only pairs that will be tested are hinted.
         let pairs = self.pairs.iter_mut().map(|(&key, state)| {
@@ -218,7 +219,7 @@ impl NarrowPhase {
                 result: PairResult::default(),
                 cache: self.pool.take(bodies.shape(a), bodies.shape(b)),
                 fresh: true,
-                sleep: 0,
+                wake: 0.0,
             };
             self.pairs.insert(key, state);
         }
@@ -241,36 +242,50 @@ impl NarrowPhase {
 }
 
 /// Whether a pair needs a test: new, touching only by last step's sweep,
-/// or one of its bodies moved, unless it is scheduled to sleep this step
-/// (and neither body broke its speed bound). Counts the sleep down.
+/// or one of its bodies moved, unless it sleeps (see [`asleep`]; only a
+/// pair scheduled at its last test reads the bodies' travels).
 #[inline]
-fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &mut PairState) -> bool {
+fn needs_test(bodies: &impl PairBodies, key: PairKey, state: &PairState) -> bool {
     let (a, b) = pair_ids(key);
     if state.fresh || state.result.swept {
         return true;
     }
-    if state.sleep > 0 {
-        state.sleep -= 1;
-        if !(bodies.broke_bound(a) || bodies.broke_bound(b)) {
-            return false;
-        }
-        state.sleep = 0;
-    }
-    bodies.moved(a) || bodies.moved(b)
+    let moved = bodies.moved(a) || bodies.moved(b);
+    moved && !(state.wake > 0.0 && asleep(bodies, a, b, state.wake))
 }
 
-/// Narrow phases a pair `distance` apart may skip when its bodies' points
-/// move at most `reach` per step in all: `⌈d / reach⌉ − 1`, with a
-/// relative slack against rounding.
-fn steps_apart(distance: f32, reach: f32) -> u32 {
-    let d = distance * (1.0 - 1e-4);
-    if d.is_nan() || d <= 0.0 {
-        return 0;
+/// Whether a scheduled pair cannot touch yet: neither body must have all
+/// its pairs retested, and their travels add up to less than its wake.
+#[inline]
+fn asleep(bodies: &impl PairBodies, a: u32, b: u32, wake: f64) -> bool {
+    if bodies.retest(a) || bodies.retest(b) {
+        return false;
     }
-    if reach.is_nan() || reach <= 0.0 {
-        return u32::MAX;
+    match (bodies.travel(a), bodies.travel(b)) {
+        (Some(ta), Some(tb)) => ta + tb < wake,
+        _ => false,
     }
-    ((d / reach).ceil() - 1.0).clamp(0.0, u32::MAX as f32) as u32
+}
+
+/// The wake of a pair found `distance` apart when its bodies' travels
+/// added up to `travelled` (see `pipeline/ttc.rs`): it cannot touch while
+/// they add up to less than `travelled + distance`, less a margin for the
+/// tests' tolerance and rounding relative to `size`, the largest
+/// coordinate of the two bodies' boxes: `10⁻⁴ (size + distance)`, fifty
+/// times the tests' `2·10⁻⁶` of their scale. The sum's own rounding is
+/// taken off (`8 ε` of it). 0 (test it) when nothing is left.
+fn wake_at(distance: f32, travelled: f64, size: f32) -> f64 {
+    let d = f64::from(distance);
+    let budget = d - 1e-4 * (f64::from(size) + d);
+    if budget.is_nan() || budget <= 0.0 {
+        return 0.0;
+    }
+    (travelled + budget) * (1.0 - 8.0 * f64::EPSILON)
+}
+
+/// The largest coordinate of a side's box.
+fn extent(side: &PairSide<'_>) -> f32 {
+    side.tight.min.abs().max(side.tight.max.abs()).max_element()
 }
 
 /// The hints for the pair `key` at read-ahead stage `stage` (see
@@ -309,13 +324,20 @@ fn run_job(
     let (sa, sb) = (bodies.side(a), bodies.side(b));
     let mut result = test_pair(&sa, &sb, &mut state.cache, scratch);
     if !result.touching {
-        let swept = swept_test((&sa, bodies.sweep(a)), (&sb, bodies.sweep(b)), scratch);
-        result = swept.unwrap_or(result);
+        // Touching where the step starts, as last tested.
+        let touched = state.result.touching && !state.result.swept;
+        let (ma, mb) = (bodies.sweep(a), bodies.sweep(b));
+        result = swept_test((&sa, ma), (&sb, mb), touched, scratch).unwrap_or(result);
     }
     let changed = result.touching != state.result.touching;
-    state.sleep = match (result.contact, bodies.step_reach(a), bodies.step_reach(b)) {
-        (Some(c), Some(ra), Some(rb)) if !result.touching => steps_apart(c.distance, ra + rb),
-        _ => 0,
+    // A compound's contact data is that of its tested pieces, not a bound
+    // on its distance: its pairs are not scheduled.
+    let convex = || sa.shape.compound().is_none() && sb.shape.compound().is_none();
+    state.wake = match (result.contact, bodies.travel(a), bodies.travel(b)) {
+        (Some(c), Some(ta), Some(tb)) if !result.touching && convex() => {
+            wake_at(c.distance, ta + tb, extent(&sa).max(extent(&sb)))
+        }
+        _ => 0.0,
     };
     state.result = result;
     state.fresh = false;

@@ -11,7 +11,7 @@ use crate::query::PairSide;
 use crate::shape::Rounded;
 
 use super::deform::Deformable;
-use super::ttc::SpeedBound;
+use super::ttc::{SpeedBound, Travel};
 
 /// Collision layers, with the convention of avian and rapier: two bodies
 /// may collide when each one's `memberships` meets the other's `filters`.
@@ -111,14 +111,16 @@ pub(super) struct Body {
     pub deform: Option<Box<Deformable>>,
     /// Continuous detection (see `ccd.rs`).
     pub ccd: bool,
-    /// With `ccd`: the pose at the last narrow phase and the box there.
+    /// With `ccd`: where its step starts (the pose at the last narrow
+    /// phase, or where `set_ccd` turned it on) and the box of its current
+    /// shape there.
     pub step_start: Option<(Pose, Aabb)>,
     /// The box at the current pose, without the sweep.
     pub unswept: Aabb,
     /// How far it may move per step (see `ttc.rs`).
     pub speed_bound: Option<SpeedBound>,
-    /// It moved farther than its bound since the last narrow phase.
-    pub over_speed: bool,
+    /// Time-to-collision scheduling's odometer (see `ttc.rs`).
+    pub travel: Travel,
 }
 
 impl Body {
@@ -145,7 +147,7 @@ impl Body {
             step_start: None,
             unswept: Aabb::EMPTY,
             speed_bound: None,
-            over_speed: false,
+            travel: Travel::default(),
         }
     }
 
@@ -159,6 +161,7 @@ impl Body {
         self.mode = mode;
         self.dynamic_box = DynamicBox::new();
         self.deform = None;
+        self.geometry_changed();
     }
 
     /// The body as one side of a pair (its deformed surface, if any).
@@ -256,24 +259,40 @@ impl Body {
 
     /// The box without margin at the current pose, computed afresh and
     /// without touching the dynamic box's state (for queries on a body moved
-    /// since the last bounds update): the fixed cube, or the box of the
-    /// hull's vertices (the box hill-climbing finds). `None` without a pose.
+    /// since the last bounds update). `None` without a pose.
     pub fn fresh_box(&self) -> Option<Aabb> {
-        let pose = self.pose?;
+        Some(self.box_at(&self.pose?))
+    }
+
+    /// The box without margin of the body's current shape at `pose`: the
+    /// fixed cube, or the box of the hull's vertices (the box
+    /// hill-climbing finds), of a deformed mesh's current vertices, of a
+    /// scaled mesh's hull.
+    pub fn box_at(&self, pose: &Pose) -> Aabb {
         if self.deform.is_some() {
-            return Some(self.local_box().transformed(&pose));
+            return self.local_box().transformed(pose);
         }
         if self.scale != Vec3::ONE {
-            return Some(self.scaled_box(&pose));
+            return self.scaled_box(pose);
         }
-        Some(match (self.mode, self.shape.bounds_geometry()) {
-            (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(&pose),
+        match (self.mode, self.shape.bounds_geometry()) {
+            (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
-                vertex_box(hull.vertices(), &pose)
+                vertex_box(hull.vertices(), pose)
             }
-            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, &pose),
-            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, &pose),
-        })
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
+        }
+    }
+
+    /// The body's geometry changed (shape, scale, vertices): its pairs are
+    /// all retested (their distances were measured on the old one), and the
+    /// start of its sweep, if any, gets the new geometry's box.
+    pub fn geometry_changed(&mut self) {
+        self.retest_pairs();
+        if let Some((pose, _)) = self.step_start {
+            self.step_start = Some((pose, self.box_at(&pose)));
+        }
     }
 
     /// The box without margin at the current pose, as queries see it: the

@@ -87,6 +87,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
                 n
             }
         };
+        body.geometry_changed();
         self.refits_pending += u64::from(updated);
         self.mark_dirty(h.index());
         Ok(updated)

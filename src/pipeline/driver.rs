@@ -230,8 +230,9 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.stats.bounds_updated += 1;
         self.stats.hill_climb_visits += u64::from(visits);
         body.unswept = tight;
-        body.over_speed =
-            body.speed_bound.is_some() && body.breaks_bound(body.step_start.map(|s| s.0));
+        if self.config.time_to_collision {
+            body.measure_travel();
+        }
         let tight = body.swept_box(tight);
         body.tight = tight;
         if !body.moved {
@@ -288,18 +289,16 @@ impl PairBodies for Bodies<'_> {
     }
 
     #[inline]
-    fn step_reach(&self, key: u32) -> Option<f32> {
-        let body = &self.bodies[key as usize];
-        let convex = body.shape.compound().is_none();
-        if self.time_to_collision && convex {
-            body.step_reach()
-        } else {
-            None
+    fn travel(&self, key: u32) -> Option<f64> {
+        if !self.time_to_collision {
+            return None;
         }
+        let body = &self.bodies[key as usize];
+        body.speed_bound.is_some().then_some(body.travel.now)
     }
 
     #[inline]
-    fn broke_bound(&self, key: u32) -> bool {
-        self.bodies[key as usize].over_speed
+    fn retest(&self, key: u32) -> bool {
+        self.bodies[key as usize].travel.retest
     }
 }

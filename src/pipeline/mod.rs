@@ -114,9 +114,10 @@ pub struct WorldConfig {
     pub penetration: bool,
     /// Time-to-collision scheduling (I-COLLIDE §3.4, `ttc.rs`): a pair of
     /// bodies with speed bounds ([`CollisionWorld::set_speed_bound`]) found
-    /// apart is not tested again before the first step at which it could
-    /// touch. Needs `penetration` (the distance comes with the contact
-    /// data). Off by default.
+    /// apart is not tested again until its bodies, by the motion measured,
+    /// could have closed the distance between them: the events are those
+    /// of the unscheduled world. Needs `penetration` (the distance comes
+    /// with the contact data). Off by default.
     pub time_to_collision: bool,
 }
 

@@ -38,6 +38,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         let body = self.body_mut(h)?;
         if body.scale != scale {
             body.scale = scale;
+            body.geometry_changed();
             self.mark_dirty(h.index());
         }
         Ok(())

@@ -144,9 +144,10 @@ impl CollisionPlugin {
 
     /// Turns time-to-collision scheduling on (default off; I-COLLIDE §3.4,
     /// see [`crate::pipeline`]'s `set_speed_bound`): a pair of colliders
-    /// with a [`MaxFrameMotion`] found apart is not tested again before the
-    /// first frame at which it could touch. Turns contact data on (the
-    /// distance comes with it).
+    /// with a [`MaxFrameMotion`] found apart is not tested again until
+    /// their motion could have closed the distance between them (the
+    /// events stay those of an unscheduled world). Turns contact data on
+    /// (the distance comes with it).
     pub fn with_time_to_collision(mut self, on: bool) -> Self {
         self.config.time_to_collision = on;
         self.config.penetration |= on;

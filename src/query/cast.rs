@@ -497,10 +497,16 @@ fn start_normal(a: &Piece<'_>, b: &Piece<'_>, gjk: &mut GjkCache) -> Vec3 {
 
 /// Continuous detection of a pair apart at its current poses: when a body
 /// has a sweep, the cast of the two over the step (a body without one
-/// stands at its current pose); a hit is a touch during the step.
+/// stands at its current pose); a hit is a touch during the step. A hit at
+/// time 0 is one only if the shapes overlap there and the pair was not
+/// `touched` (touching where the step starts, as last tested: that is last
+/// step's touch). Shapes apart but within the tolerance at time 0 are cast
+/// again with a tolerance under their gap, so that a contact later in the
+/// step is not hidden by the near miss at its start.
 pub(crate) fn swept_test(
     (a, ma): (&PairSide<'_>, Option<RigidMotion>),
     (b, mb): (&PairSide<'_>, Option<RigidMotion>),
+    touched: bool,
     scratch: &mut QueryScratch,
 ) -> Option<PairResult> {
     if ma.is_none() && mb.is_none() {
@@ -508,12 +514,20 @@ pub(crate) fn swept_test(
     }
     let ma = ma.unwrap_or_else(|| RigidMotion::stationary(a.pose));
     let mb = mb.unwrap_or_else(|| RigidMotion::stationary(b.pose));
-    let options = ShapeCastOptions::default();
-    let hit = cast_sides_with((a, &ma), (b, &mb), &options, &mut scratch.cast).ok()??;
-    if hit.started_touching {
-        // Touching at the step's start is last step's news, not a new touch.
-        return None;
-    }
+    let mut options = ShapeCastOptions::default();
+    let hit = loop {
+        let hit = cast_sides_with((a, &ma), (b, &mb), &options, &mut scratch.cast).ok()??;
+        if !hit.started_touching || (hit.distance <= 0.0 && !touched) {
+            break hit;
+        }
+        if touched || options.tolerance < 1e-3 * ShapeCastOptions::default().tolerance {
+            return None;
+        }
+        // Within the tolerance where the step starts, not touching: look
+        // past it with a tolerance under that gap (at most half the last
+        // one: ten rounds at most).
+        options.tolerance = 0.5 * hit.distance.min(options.tolerance);
+    };
     let contact = (!a.boolean_only && !b.boolean_only).then_some(ContactData {
         distance: hit.distance,
         depth: 0.0,

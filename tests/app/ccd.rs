@@ -8,7 +8,9 @@
 //!   world's touching pairs (from its events) equal the reference: pairs
 //!   that intersect at their current poses, or (with a body with
 //!   continuous detection that moved) whose cast over the step hits after
-//!   time 0, by the one-shot queries on every pair (static pairs skipped).
+//!   time 0, or at time 0 overlapping when they did not intersect at the
+//!   step's start, by the one-shot queries on every pair (static pairs
+//!   skipped).
 //! - `SweptCcd` from an app: a fast ball through a wall gets a
 //!   `CollisionStart`.
 
@@ -138,7 +140,10 @@ fn reference(bodies: &[Body]) -> BTreeSet<[BodyHandle; 2]> {
                     &ShapeCastOptions::default(),
                 )
                 .expect("valid");
-                touch = hit.is_some_and(|h| !h.started_touching);
+                // A touch at time 0 is new when the shapes overlap there
+                // and did not at the step's start.
+                let was = || intersects(&a.shape, &a.before, &b.shape, &b.before).expect("valid");
+                touch = hit.is_some_and(|h| !h.started_touching || (h.distance <= 0.0 && !was()));
             }
             if touch {
                 out.insert([a.id.min(b.id), a.id.max(b.id)]);
