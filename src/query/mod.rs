@@ -55,6 +55,7 @@
 
 mod cache;
 mod cast;
+mod cast_frame;
 pub(crate) mod compound;
 mod dispatch;
 mod distance;
@@ -67,7 +68,8 @@ mod ray_cast;
 mod rounded;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
-pub use cast::{ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
+pub use cast::{CastStatus, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
+pub(crate) use cast_frame::clipped_max_time;
 pub(crate) use cast::{cast_sides, swept_test};
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};

@@ -4,10 +4,12 @@
 //! example and bench builds turn on), for the integration tests, the
 //! examples and the benches, so that all of them use one copy.
 
+mod cast;
 mod reference;
 mod rng;
 mod scenes;
 
+pub use cast::*;
 pub use reference::*;
 pub use rng::Rng;
 pub use scenes::*;
