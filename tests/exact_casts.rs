@@ -64,7 +64,12 @@ fn axes(rng: &mut Rng) -> (Vec3, Vec3) {
 /// frame moving with A's start translation.
 fn gap_at(a: (&RefShape, &RigidMotion), b: (&RefShape, &RigidMotion), t: f64) -> f64 {
     let frame = (a.1.start.translation.as_dvec3(), a.1.linvel.as_dvec3());
-    signed_gap(a.0, motion_pose(a.1, t, frame), b.0, motion_pose(b.1, t, frame))
+    signed_gap(
+        a.0,
+        motion_pose(a.1, t, frame),
+        b.0,
+        motion_pose(b.1, t, frame),
+    )
 }
 
 /// The distance the shapes may be apart at a hit at `t`: the target and
@@ -92,7 +97,10 @@ fn check_hit(
     assert!(d >= target - 1e-5, "{what}: past the contact, {d} at {h:?}");
     let most = allowed(options, speed, h.time_of_impact);
     assert!(d <= most, "{what}: {d} apart (> {most}) at {h:?}");
-    assert!(h.distance as f64 >= d - 1e-5 * (1.0 + d), "{what}: {d} vs {h:?}");
+    assert!(
+        h.distance as f64 >= d - 1e-5 * (1.0 + d),
+        "{what}: {d} vs {h:?}"
+    );
     assert!(h.distance as f64 <= most, "{what}: {h:?} (> {most})");
 }
 
@@ -126,7 +134,10 @@ fn linear_casts_hit_what_is_on_their_path_at_every_speed() {
             let (ra, rb) = (RefShape::of(a), RefShape::of(b));
             check_hit((&ra, &rb), (&ma, &mb), &options, &h, &what);
             let late = t0 + 2.0 / speed;
-            assert!(!h.started_touching && h.time_of_impact <= late, "{what}: {h:?}");
+            assert!(
+                !h.started_touching && h.time_of_impact <= late,
+                "{what}: {h:?}"
+            );
             hits += 1;
         }
     }
@@ -143,7 +154,11 @@ fn grazing_linear_casts_hit_only_inside_the_reach_at_every_speed() {
         for trial in 0..8 * scale() {
             let (e, f) = axes(&mut rng);
             let inside = trial % 2 == 0;
-            let off = if inside { 1.0 - 1.0 / 1024.0 } else { 1.0 + 1.0 / 1024.0 };
+            let off = if inside {
+                1.0 - 1.0 / 1024.0
+            } else {
+                1.0 + 1.0 / 1024.0
+            };
             let t0 = rng.usize(2, 15) as f32 / 16.0;
             let start = f * off - e * (t0 * speed);
             let ma = RigidMotion::stationary(Pose::IDENTITY);
@@ -152,13 +167,9 @@ fn grazing_linear_casts_hit_only_inside_the_reach_at_every_speed() {
             let h = cast_shapes_nonlinear((&ball, &ma), (&ball, &mb), &options).expect("valid");
             let what = format!("{speed}, #{trial} (inside {inside})");
             match (inside, h) {
-                (true, Some(h)) => check_hit(
-                    (&reference, &reference),
-                    (&ma, &mb),
-                    &options,
-                    &h,
-                    &what,
-                ),
+                (true, Some(h)) => {
+                    check_hit((&reference, &reference), (&ma, &mb), &options, &h, &what)
+                }
                 (false, None) => {}
                 (_, h) => panic!("{what}: {h:?}"),
             }
@@ -181,7 +192,11 @@ fn casts_far_from_the_origin_answer_as_near_it() {
     let kinds = shapes(&mut rng);
     let options = ShapeCastOptions::default();
     let mut far = vec![0.0f32];
-    far.extend((3..=38).map(|k| 10f32.powi(k)).filter(|&x| x <= MAX_CAST_COORDINATE));
+    far.extend(
+        (3..=38)
+            .map(|k| 10f32.powi(k))
+            .filter(|&x| x <= MAX_CAST_COORDINATE),
+    );
     far.push(MAX_CAST_COORDINATE);
     for x in far {
         for trial in 0..4 * scale() {
@@ -196,7 +211,10 @@ fn casts_far_from_the_origin_answer_as_near_it() {
                 .unwrap_or_else(|| panic!("{what}: missed"));
             let (ra, rb) = (RefShape::of(a), RefShape::of(b));
             check_hit((&ra, &rb), (&ma, &mb), &options, &h, &what);
-            assert!(h.time_of_impact > 0.4 && !h.started_touching, "{what}: {h:?}");
+            assert!(
+                h.time_of_impact > 0.4 && !h.started_touching,
+                "{what}: {h:?}"
+            );
         }
     }
 }
@@ -260,7 +278,12 @@ fn random_frame(rng: &mut Rng) -> Pose {
 
 /// The minimum over `[0, t]` of the exact distance, certified above
 /// `level`: `true` when it never comes down to it.
-fn never_within(a: (&RefShape, &RigidMotion), b: (&RefShape, &RigidMotion), t: f64, level: f64) -> bool {
+fn never_within(
+    a: (&RefShape, &RigidMotion),
+    b: (&RefShape, &RigidMotion),
+    t: f64,
+    level: f64,
+) -> bool {
     let l = lipschitz((a.1, a.0.radius()), (b.1, b.0.radius()));
     first_within(|s| gap_at(a, b, s), l, t, (level, 1e-9)).is_none()
 }
@@ -306,7 +329,10 @@ fn a_cube_spinning_beside_a_cube_it_cannot_reach_never_hits_it() {
     let cube = SharedShape::cuboid(Vec3::splat(0.5)).expect("cube");
     let options = ShapeCastOptions::default();
     let corner = 0.5f32 * std::f32::consts::SQRT_2;
-    for (i, w) in [1.0, 10.0, 100.0, 1e3, 0.99 * MAX_CAST_TURN].into_iter().enumerate() {
+    for (i, w) in [1.0, 10.0, 100.0, 1e3, 0.99 * MAX_CAST_TURN]
+        .into_iter()
+        .enumerate()
+    {
         for gap in [0.35, 0.05, 1e-3] {
             let frame = random_frame(&mut rng);
             let spin = RigidMotion {
@@ -320,7 +346,12 @@ fn a_cube_spinning_beside_a_cube_it_cannot_reach_never_hits_it() {
             assert_eq!(h, Ok(None), "{w} rad per unit time, gap {gap}");
             if i < 2 {
                 let r = RefShape::of(&cube);
-                assert!(never_within((&r, &spin), (&r, &still), 1.0, gap as f64 * 0.9));
+                assert!(never_within(
+                    (&r, &spin),
+                    (&r, &still),
+                    1.0,
+                    gap as f64 * 0.9
+                ));
             }
         }
     }
@@ -361,7 +392,10 @@ fn random_turning_casts_agree_with_brute_force() {
             Some(h) => {
                 check_hit((&ra, &rb), (&ma, &mb), &options, &h, &what);
                 if let Some(t) = first {
-                    assert!(h.time_of_impact as f64 <= t + 1e-6, "{what}: {h:?} after {t}");
+                    assert!(
+                        h.time_of_impact as f64 <= t + 1e-6,
+                        "{what}: {h:?} after {t}"
+                    );
                 }
                 hits += 1;
             }
@@ -381,7 +415,9 @@ fn the_worlds_cast_finds_the_cube_ahead_not_a_body_parked_far_away() {
     let ball = SharedShape::sphere(0.5).expect("ball");
     let place = |world: &mut CollisionWorld, shape: &SharedShape, at: Vec3| {
         let id = world.add_body(BodyDesc::new(shape.clone()));
-        world.set_pose(id, Pose::from_translation(at)).expect("pose");
+        world
+            .set_pose(id, Pose::from_translation(at))
+            .expect("pose");
         id
     };
     let near = MAX_CAST_COORDINATE * 0.5;
@@ -415,7 +451,10 @@ fn the_worlds_cast_finds_the_cube_ahead_not_a_body_parked_far_away() {
                 .expect("the cube ahead");
             assert_eq!(hit.body, want, "from {from}: {hit:?}");
             let t = hit.hit.time_of_impact;
-            assert!((t - 3.0).abs() <= 1e-4 && !hit.hit.started_touching, "{hit:?}");
+            assert!(
+                (t - 3.0).abs() <= 1e-4 && !hit.hit.started_touching,
+                "{hit:?}"
+            );
             let mut all = Vec::new();
             world
                 .cast_shape_all(&ball, &motion, &options, QueryFilter::ALL, &mut all)
@@ -429,7 +468,12 @@ fn the_worlds_cast_finds_the_cube_ahead_not_a_body_parked_far_away() {
         }
     }
     let beyond = RigidMotion::linear(Pose::from_translation(Vec3::X * 2e38), -Vec3::X);
-    let r = world.cast_shape(&ball, &beyond, &ShapeCastOptions::default(), QueryFilter::ALL);
+    let r = world.cast_shape(
+        &ball,
+        &beyond,
+        &ShapeCastOptions::default(),
+        QueryFilter::ALL,
+    );
     assert!(matches!(r, Err(QueryError::InvalidCast(_))), "{r:?}");
 }
 
@@ -467,13 +511,20 @@ fn the_plugins_cast_from_far_away_finds_what_is_ahead() {
     let hit = hits[0].as_ref().expect("the cube ahead");
     assert_eq!(hit.entity, target);
     assert!((hit.distance - 3.0).abs() <= 1e-4, "{hit:?}");
-    assert!(hits[1].is_none(), "beyond the limit: refused, {:?}", hits[1]);
+    assert!(
+        hits[1].is_none(),
+        "beyond the limit: refused, {:?}",
+        hits[1]
+    );
 }
 
 /// Continuous detection of a ball jumping `jump` per step along x past a
 /// row of 400 balls off its line by up to 1.3 (never within `2⁻⁹` of the
 /// reach 1): the step each start is reported in, by body.
-fn row_starts(rng: &mut Rng, jump: f32) -> (Vec<(BodyHandle, f64)>, Vec<f32>, Vec<(BodyHandle, usize)>) {
+fn row_starts(
+    rng: &mut Rng,
+    jump: f32,
+) -> (Vec<(BodyHandle, f64)>, Vec<f32>, Vec<(BodyHandle, usize)>) {
     let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
     let ball = SharedShape::sphere(0.5).expect("ball");
     let mut row = Vec::new();
@@ -488,7 +539,9 @@ fn row_starts(rng: &mut Rng, jump: f32) -> (Vec<(BodyHandle, f64)>, Vec<f32>, Ve
         desc.is_static = true;
         let id = world.add_body(desc);
         let at = Vec3::X * (3.0 * i as f32) + off;
-        world.set_pose(id, Pose::from_translation(at)).expect("pose");
+        world
+            .set_pose(id, Pose::from_translation(at))
+            .expect("pose");
         // Where the mover's center first touches it, if ever.
         let d = off.as_dvec3().length();
         if d < 1.0 {
@@ -504,9 +557,15 @@ fn row_starts(rng: &mut Rng, jump: f32) -> (Vec<(BodyHandle, f64)>, Vec<f32>, Ve
     for k in 0..=steps {
         let x = x0 + k as f32 * jump;
         xs.push(x);
-        world.set_pose(mover, Pose::from_translation(Vec3::X * x)).expect("pose");
+        world
+            .set_pose(mover, Pose::from_translation(Vec3::X * x))
+            .expect("pose");
         for e in world.step().filter(|e| e.started) {
-            let other = if e.bodies[0] == mover { e.bodies[1] } else { e.bodies[0] };
+            let other = if e.bodies[0] == mover {
+                e.bodies[1]
+            } else {
+                e.bodies[0]
+            };
             starts.push((other, k));
         }
     }
@@ -545,7 +604,12 @@ fn rod_reference(
         turn = -turn;
     }
     let (axis, angle) = turn.to_axis_angle();
-    let pose = |s: f64| ((glam::DQuat::from_axis_angle(axis, angle * s) * q0).normalize(), DVec3::ZERO);
+    let pose = |s: f64| {
+        (
+            (glam::DQuat::from_axis_angle(axis, angle * s) * q0).normalize(),
+            DVec3::ZERO,
+        )
+    };
     let ball = RefShape::Ball(0.2);
     let (mut sure, mut allowed) = (Vec::new(), Vec::new());
     for &(id, at) in balls {
@@ -590,7 +654,9 @@ fn a_rod_turning_fast_with_continuous_detection_starts_only_what_it_touches() {
             let mut desc = BodyDesc::new(SharedShape::sphere(0.2).expect("ball"));
             desc.is_static = true;
             let id = world.add_body(desc);
-            world.set_pose(id, Pose::from_translation(at)).expect("pose");
+            world
+                .set_pose(id, Pose::from_translation(at))
+                .expect("pose");
             balls.push((id, at));
         }
         let mut desc = BodyDesc::new(rod_shape.clone());
@@ -598,177 +664,31 @@ fn a_rod_turning_fast_with_continuous_detection_starts_only_what_it_touches() {
         let rod_id = world.add_body(desc);
         let mut angle = rng.range(0.0, 6.0);
         let mut rotation = frame * Quat::from_rotation_z(angle);
-        world.set_pose(rod_id, Pose::new(rotation, Vec3::ZERO)).expect("pose");
+        world
+            .set_pose(rod_id, Pose::new(rotation, Vec3::ZERO))
+            .expect("pose");
         let mut touching: Vec<BodyHandle> = world
             .step()
-            .map(|e| if e.bodies[0] == rod_id { e.bodies[1] } else { e.bodies[0] })
-            .collect();
-        for step in 0..16 {
-            angle += rng.range(60.0, 170.0).to_radians();
-            let next = (frame * Quat::from_rotation_z(angle)).normalize();
-            world.set_pose(rod_id, Pose::new(next, Vec3::ZERO)).expect("pose");
-            for e in world.step() {
-                let other = if e.bodies[0] == rod_id { e.bodies[1] } else { e.bodies[0] };
-                if e.started {
-                    touching.push(other);
+            .map(|e| {
+                if e.bodies[0] == rod_id {
+                    e.bodies[1]
                 } else {
-                    touching.retain(|&b| b != other);
+                    e.bodies[0]
                 }
-            }
-            let (sure, allowed) = rod_reference((&rod, rotation, next), &balls, 1e-4);
-            for b in &sure {
-                assert!(touching.contains(b), "#{trial} step {step}: missed {b:?}");
-            }
-            for b in &touching {
-                assert!(allowed.contains(b), "#{trial} step {step}: false touch {b:?}");
-            }
-            swept += sure.len();
-            near += balls.len() - allowed.len();
-            rotation = next;
-        }
-    }
-    assert!(swept >= 50 && near >= 200, "{swept} touches, {near} near misses");
-}
-
-/// Continuous detection of a ball jumping `jump` per step along x past a
-/// row of 400 balls off its line by up to 1.3 (never within `2⁻⁹` of the
-/// reach 1): the step each start is reported in, by body.
-fn row_starts(rng: &mut Rng, jump: f32) -> (Vec<(BodyHandle, f64)>, Vec<f32>, Vec<(BodyHandle, usize)>) {
-    let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
-    let ball = SharedShape::sphere(0.5).expect("ball");
-    let mut row = Vec::new();
-    for i in 0..400 {
-        let off = loop {
-            let off = Vec3::new(0.0, rng.range(-1.3, 1.3), rng.range(-1.3, 1.3));
-            if (off.length() - 1.0).abs() > 1.0 / 512.0 {
-                break off;
-            }
-        };
-        let mut desc = BodyDesc::new(ball.clone());
-        desc.is_static = true;
-        let id = world.add_body(desc);
-        let at = Vec3::X * (3.0 * i as f32) + off;
-        world.set_pose(id, Pose::from_translation(at)).expect("pose");
-        // Where the mover's center first touches it, if ever.
-        let d = off.as_dvec3().length();
-        if d < 1.0 {
-            row.push((id, at.x as f64 - (1.0 - d * d).sqrt()));
-        }
-    }
-    let mut desc = BodyDesc::new(ball);
-    desc.ccd = true;
-    let mover = world.add_body(desc);
-    let x0 = -0.37 * jump - 2.0;
-    let steps = ((1205.0 - x0) / jump).ceil() as usize + 1;
-    let (mut xs, mut starts) = (Vec::new(), Vec::new());
-    for k in 0..=steps {
-        let x = x0 + k as f32 * jump;
-        xs.push(x);
-        world.set_pose(mover, Pose::from_translation(Vec3::X * x)).expect("pose");
-        for e in world.step().filter(|e| e.started) {
-            let other = if e.bodies[0] == mover { e.bodies[1] } else { e.bodies[0] };
-            starts.push((other, k));
-        }
-    }
-    (row, xs, starts)
-}
-
-#[test]
-fn a_fast_sphere_starts_a_touch_with_every_sphere_it_passes() {
-    let mut rng = Rng::new(49);
-    for jump in [1e1f32, 1e4, 1e6, 2e19, 2e30] {
-        let (row, xs, mut starts) = row_starts(&mut rng, jump);
-        let mut want: Vec<(BodyHandle, usize)> = row
-            .iter()
-            .map(|&(id, touch)| {
-                let k = xs.iter().position(|&x| x as f64 >= touch).expect("passed");
-                (id, k)
             })
             .collect();
-        starts.sort();
-        want.sort();
-        assert!(want.len() > 100, "{} touched", want.len());
-        assert_eq!(starts, want, "jumping {jump} per step");
-    }
-}
-
-/// The touches the reference is sure of and those it allows, of a rod
-/// turning from `from` to `to` about its center past `balls`.
-fn rod_reference(
-    (rod, from, to): (&RefShape, Quat, Quat),
-    balls: &[(BodyHandle, Vec3)],
-    tolerance: f64,
-) -> (Vec<BodyHandle>, Vec<BodyHandle>) {
-    let (q0, q1) = (to_d(from), to_d(to));
-    let mut turn = q1 * q0.inverse();
-    if turn.w < 0.0 {
-        turn = -turn;
-    }
-    let (axis, angle) = turn.to_axis_angle();
-    let pose = |s: f64| ((glam::DQuat::from_axis_angle(axis, angle * s) * q0).normalize(), DVec3::ZERO);
-    let ball = RefShape::Ball(0.2);
-    let (mut sure, mut allowed) = (Vec::new(), Vec::new());
-    for &(id, at) in balls {
-        let gap = |s: f64| signed_gap(rod, pose(s), &ball, (glam::DQuat::IDENTITY, at.as_dvec3()));
-        let l = angle * rod.radius();
-        let (start, end) = (gap(0.0), gap(1.0));
-        let through = |level: f64| first_within(gap, l, 1.0, (level, 1e-9)).is_some();
-        if end < -1e-5 || (start > tolerance + 1e-5 && through(-1e-5)) {
-            sure.push(id);
-        }
-        if end <= 1e-5 || (start > -1e-5 && through(tolerance + 1e-5)) {
-            allowed.push(id);
-        }
-    }
-    (sure, allowed)
-}
-
-fn to_d(q: Quat) -> glam::DQuat {
-    bevy_icollide::testkit::to_dquat(q)
-}
-
-#[test]
-fn a_rod_turning_fast_with_continuous_detection_starts_only_what_it_touches() {
-    let mut rng = Rng::new(50);
-    let rod_shape = SharedShape::cuboid(Vec3::new(1.0, 0.05, 0.05)).expect("rod");
-    let rod = RefShape::of(&rod_shape);
-    let tip = (1.0f32 + 0.05 * 0.05).sqrt();
-    let (mut swept, mut near) = (0, 0);
-    for trial in 0..3 * scale() {
-        let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
-        let frame = Quat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 3.0));
-        let mut balls = Vec::new();
-        for i in 0..24 {
-            let phi = rng.range(0.0, std::f32::consts::TAU);
-            let (c, s) = (phi.cos(), phi.sin());
-            let local = match i % 3 {
-                0 => Vec3::new(c, s, 0.0) * rng.range(0.3, 1.0),
-                1 => Vec3::new(c, s, 0.0) * (tip + 0.2 + 2e-4),
-                _ => Vec3::new(c * 0.6, s * 0.6, 0.05 + 0.2 + 2e-4),
-            };
-            let at = frame * local;
-            let mut desc = BodyDesc::new(SharedShape::sphere(0.2).expect("ball"));
-            desc.is_static = true;
-            let id = world.add_body(desc);
-            world.set_pose(id, Pose::from_translation(at)).expect("pose");
-            balls.push((id, at));
-        }
-        let mut desc = BodyDesc::new(rod_shape.clone());
-        desc.ccd = true;
-        let rod_id = world.add_body(desc);
-        let mut angle = rng.range(0.0, 6.0);
-        let mut rotation = frame * Quat::from_rotation_z(angle);
-        world.set_pose(rod_id, Pose::new(rotation, Vec3::ZERO)).expect("pose");
-        let mut touching: Vec<BodyHandle> = world
-            .step()
-            .map(|e| if e.bodies[0] == rod_id { e.bodies[1] } else { e.bodies[0] })
-            .collect();
         for step in 0..16 {
             angle += rng.range(60.0, 170.0).to_radians();
             let next = (frame * Quat::from_rotation_z(angle)).normalize();
-            world.set_pose(rod_id, Pose::new(next, Vec3::ZERO)).expect("pose");
+            world
+                .set_pose(rod_id, Pose::new(next, Vec3::ZERO))
+                .expect("pose");
             for e in world.step() {
-                let other = if e.bodies[0] == rod_id { e.bodies[1] } else { e.bodies[0] };
+                let other = if e.bodies[0] == rod_id {
+                    e.bodies[1]
+                } else {
+                    e.bodies[0]
+                };
                 if e.started {
                     touching.push(other);
                 } else {
@@ -780,28 +700,18 @@ fn a_rod_turning_fast_with_continuous_detection_starts_only_what_it_touches() {
                 assert!(touching.contains(b), "#{trial} step {step}: missed {b:?}");
             }
             for b in &touching {
-                assert!(allowed.contains(b), "#{trial} step {step}: false touch {b:?}");
+                assert!(
+                    allowed.contains(b),
+                    "#{trial} step {step}: false touch {b:?}"
+                );
             }
             swept += sure.len();
             near += balls.len() - allowed.len();
             rotation = next;
         }
     }
-    assert!(swept >= 50 && near >= 200, "{swept} touches, {near} near misses");
-}
-
-#[test]
-fn probe_row() {
-    let ball = SharedShape::sphere(0.5).expect("ball");
-    let jump = 2e19f32;
-    let x0 = -0.37 * jump - 2.0;
-    let from = Pose::from_translation(Vec3::X * x0);
-    let to = Pose::from_translation(Vec3::X * (x0 + jump));
-    let m = RigidMotion::between(&from, &to, Vec3::ZERO);
-    for (x, y, z) in [(9.0f32, 0.3f32, 0.2f32), (30.0, -0.5, 0.7), (1000.0, 0.1, -0.4)] {
-        let still = RigidMotion::stationary(Pose::from_translation(Vec3::new(x, y, z)));
-        let h = cast_shapes_nonlinear((&ball, &m), (&ball, &still), &ShapeCastOptions::default());
-        println!("{x} {y} {z}: {h:?}");
-    }
-    println!("{m:?}");
+    assert!(
+        swept >= 50 && near >= 200,
+        "{swept} touches, {near} near misses"
+    );
 }

@@ -333,7 +333,11 @@ fn shape_box(shape: &ShapeData, deformed: Option<Surface<'_>>, scale: Vec3) -> A
         }),
         None => shape.local_aabb(),
     };
-    if scale == Vec3::ONE { b } else { b.scaled(scale) }
+    if scale == Vec3::ONE {
+        b
+    } else {
+        b.scaled(scale)
+    }
 }
 
 /// The bounds on a convex piece's points about its motion's center (from

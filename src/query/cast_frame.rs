@@ -295,7 +295,10 @@ impl CastFrame {
     ) -> Result<Option<CastFrame>, QueryError> {
         let sides = [(motions[0], boxes[0]), (motions[1], boxes[1])];
         let end = clipped_max_time(&sides, options.max_time_of_impact)?;
-        let (a, b) = (Path::of(motions[0], boxes[0]), Path::of(motions[1], boxes[1]));
+        let (a, b) = (
+            Path::of(motions[0], boxes[0]),
+            Path::of(motions[1], boxes[1]),
+        );
         let slack = (options.target_distance + options.tolerance) as f64;
         let reach = (a.radius + b.radius) * (1.0 + PAD) + slack;
         let w = b.v - a.v;
