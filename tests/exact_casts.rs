@@ -478,7 +478,7 @@ fn the_worlds_cast_finds_the_cube_ahead_not_a_body_parked_far_away() {
 }
 
 #[test]
-fn the_plugins_cast_from_far_away_finds_what_is_ahead() {
+fn the_plugins_cast_finds_what_is_ahead_far_from_the_origin() {
     use bevy_app::prelude::*;
     use bevy_ecs::system::RunSystemOnce;
     use bevy_icollide::prelude::*;
@@ -487,34 +487,45 @@ fn the_plugins_cast_from_far_away_finds_what_is_ahead() {
     let mut app = App::new();
     app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()));
     let cube = Collider::cuboid(Vec3::splat(0.5)).expect("cube");
-    let target = app
-        .world_mut()
-        .spawn((cube, Transform::from_xyz(1e38, 4.0, 0.0)))
-        .id();
+    let mut spawn = |at: Vec3| {
+        let t = Transform::from_translation(at);
+        app.world_mut().spawn((cube.clone(), t)).id()
+    };
+    let ahead = spawn(Vec3::new(1e38, 4.0, 0.0));
+    let parked = spawn(Vec3::new(0.0, 0.0, 1e38));
     app.update();
     let hits = app
         .world_mut()
         .run_system_once(|q: SpatialQuery| {
             let ball = Collider::sphere(0.5).expect("ball");
             let config = ShapeCastConfig::default();
-            [1e38, MAX_CAST_COORDINATE * 1.5].map(|x| {
+            let cast = |from: Vec3, dir: Vec3| {
                 q.cast_shape(
                     &ball,
-                    (Vec3::new(x, 0.0, 0.0), Quat::IDENTITY),
-                    Vec3::Y,
+                    (from, Quat::IDENTITY),
+                    dir,
                     &config,
                     &SpatialQueryFilter::default(),
                 )
-            })
+            };
+            [
+                cast(Vec3::new(1e38, 0.0, 0.0), Vec3::Y),
+                cast(Vec3::ZERO, Vec3::Z),
+                cast(Vec3::new(MAX_CAST_COORDINATE * 1.5, 0.0, 0.0), Vec3::Y),
+            ]
         })
         .expect("system runs");
     let hit = hits[0].as_ref().expect("the cube ahead");
-    assert_eq!(hit.entity, target);
+    assert_eq!(hit.entity, ahead);
     assert!((hit.distance - 3.0).abs() <= 1e-4, "{hit:?}");
+    // From the origin to a cube 10³⁸ away: where it is, to f32's precision.
+    let hit = hits[1].as_ref().expect("the cube 1e38 away");
+    assert_eq!(hit.entity, parked);
+    assert!((hit.distance / 1e38 - 1.0).abs() <= 1e-6, "{hit:?}");
     assert!(
-        hits[1].is_none(),
+        hits[2].is_none(),
         "beyond the limit: refused, {:?}",
-        hits[1]
+        hits[2]
     );
 }
 
