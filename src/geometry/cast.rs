@@ -530,3 +530,115 @@ mod tests {
         assert!(hit.time <= first + 1e-4, "{} vs {first}", hit.time);
     }
 }
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+    use crate::geometry::support::{Cuboid, Sphere};
+
+    #[test]
+    fn the_first_crossing_of_the_capped_bound() {
+        // No turn: gap / closing, never when opening.
+        assert_eq!(first_crossing(2.0, 4.0, [(0.0, 0.0); 2]), 0.5);
+        assert_eq!(first_crossing(2.0, -1.0, [(0.0, 0.0); 2]), f32::INFINITY);
+        // A turn capped at 0.5 below a gap of 1: never without closing,
+        // else after the cap at the closing speed.
+        assert_eq!(
+            first_crossing(1.0, 0.0, [(10.0, 0.5), (0.0, 0.0)]),
+            f32::INFINITY
+        );
+        let t = first_crossing(1.0, 1.0, [(10.0, 0.5), (0.0, 0.0)]);
+        assert!((t - (0.05 + 0.45)).abs() < 1e-6, "{t}");
+        // Within the cap: the turn's rate.
+        let t = first_crossing(0.2, 0.0, [(10.0, 0.5), (2.0, 1.0)]);
+        assert!((t - 0.2 / 12.0).abs() < 1e-7, "{t}");
+    }
+
+    #[test]
+    fn reaches_about_the_axis_are_exact_for_the_points() {
+        let m = RigidMotion {
+            angvel: Vec3::Z * 3.0,
+            ..RigidMotion::stationary(Pose::IDENTITY)
+        };
+        let r = Reach::of_points(crate::math::Aabb::new(-Vec3::ONE, Vec3::ONE).corners(), &m);
+        let pad = 1e-5;
+        assert!((r.radius - 3f32.sqrt()).abs() < pad, "{r:?}");
+        assert!((r.axial - 1.0).abs() < pad && (r.radial - 2f32.sqrt()).abs() < pad);
+        assert!(r.axial >= 1.0 && r.radial >= 2f32.sqrt() && r.radius >= 3f32.sqrt());
+    }
+
+    /// A cube spinning about z beside a cube beyond its corners' circle
+    /// but within its ball: the cap on its support ends the cast at once.
+    #[test]
+    fn a_spin_that_cannot_reach_ends_in_a_few_steps() {
+        let c = Cuboid::new(Vec3::splat(0.5));
+        let reach = Reach::of_points(
+            crate::math::Aabb::new(-Vec3::splat(0.5), Vec3::splat(0.5)).corners(),
+            &RigidMotion {
+                angvel: Vec3::Z,
+                ..RigidMotion::stationary(Pose::IDENTITY)
+            },
+        );
+        for w in [1.0f32, 1e3, 4e3] {
+            let spin = RigidMotion {
+                angvel: Vec3::Z * w,
+                ..RigidMotion::stationary(Pose::IDENTITY)
+            };
+            let still = RigidMotion::stationary(Pose::from_translation(Vec3::X * 1.3));
+            let a = Mover {
+                shape: &c,
+                motion: &spin,
+                reach,
+            };
+            let b = Mover {
+                shape: &c,
+                motion: &still,
+                reach: Reach::ball(0.0),
+            };
+            let p = CastParams {
+                max_time: 1.0,
+                target: 0.0,
+                tolerance: 1e-4,
+            };
+            assert_eq!(advance(&a, &b, &p, &mut GjkCache::new(), 3), None, "{w}");
+        }
+    }
+
+    /// Out of steps before a bar reaches a ball: the time is conservative,
+    /// the status says so, the distance is what it is.
+    #[test]
+    fn out_of_steps_is_not_a_contact() {
+        let bar = Cuboid::new(Vec3::new(2.0, 0.1, 0.1));
+        let ball = Sphere::new(Vec3::ZERO, 0.2);
+        let turning = RigidMotion {
+            angvel: Vec3::Z,
+            ..RigidMotion::stationary(Pose::IDENTITY)
+        };
+        let still = RigidMotion::stationary(Pose::from_translation(Vec3::new(1.5, 1.5, 0.0)));
+        let radius = Vec3::new(2.0, 0.1, 0.1).length();
+        let a = Mover {
+            shape: &bar,
+            motion: &turning,
+            reach: Reach::ball(radius),
+        };
+        let b = Mover {
+            shape: &ball,
+            motion: &still,
+            reach: Reach::ball(0.2),
+        };
+        let p = CastParams {
+            max_time: 10.0,
+            target: 0.0,
+            tolerance: 1e-4,
+        };
+        let hit = advance(&a, &b, &p, &mut GjkCache::new(), 2).expect("out of steps");
+        assert_eq!(hit.status, CastStatus::OutOfIterations);
+        assert!(
+            hit.distance > p.target + p.tolerance && hit.steps == 2,
+            "{hit:?}"
+        );
+        let hit = advance(&a, &b, &p, &mut GjkCache::new(), MAX_STEPS).expect("hit");
+        assert_eq!(hit.status, CastStatus::Converged);
+        assert!(hit.distance <= p.target + p.tolerance, "{hit:?}");
+    }
+}
