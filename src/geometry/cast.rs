@@ -42,9 +42,9 @@
 //! distance is at most `target + tolerance` ([`CastStatus::Converged`]),
 //! or the next step would not move `t` (an `f32` time step then closes at
 //! most `d − target`: the contact is within one step of time). A pass
-//! close to a near miss can take many small steps: after [`MAX_STEPS`] the
-//! current time is reported as [`CastStatus::OutOfIterations`]: no
-//! contact before it, and none reached yet. Linear casts far along their
+//! close to a near miss can take many small steps: after [`MAX_STEPS`] per
+//! turn the current time is reported as [`CastStatus::OutOfIterations`]:
+//! no contact before it, and none reached yet. Linear casts far along their
 //! path or far from the origin lose `f32` precision: the query layer
 //! (`query/cast_frame.rs`) hands this module a pair frame where both are
 //! small.
@@ -57,8 +57,10 @@ use super::support::NO_HINT;
 use super::support::SupportMap;
 use crate::math::{Pose, RigidMotion};
 
-/// Advancement steps before the loop gives up and reports its current
-/// (early, conservative) time as [`CastStatus::OutOfIterations`].
+/// Advancement steps, per turn of the shapes over the cast (and one more),
+/// before the loop gives up and reports its current (early, conservative)
+/// time as [`CastStatus::OutOfIterations`]: each pass of a turning feature
+/// by a near miss can take as many.
 pub const MAX_STEPS: u32 = 1024;
 
 /// Relative padding of reaches for the rounding of their computation.
@@ -268,7 +270,9 @@ pub fn conservative_advancement<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     params: &CastParams,
     cache: &mut GjkCache,
 ) -> Option<CastResult> {
-    advance(a, b, params, cache, MAX_STEPS)
+    let spin = a.motion.angvel.length() + b.motion.angvel.length();
+    let turns = (spin * params.max_time / std::f32::consts::TAU).min(1e4);
+    advance(a, b, params, cache, MAX_STEPS * (1 + turns.ceil() as u32))
 }
 
 /// [`conservative_advancement`] with at most `max_steps` steps.

@@ -33,8 +33,8 @@
 //! (`distance` is then theirs at the reported time); a tolerance below
 //! `2⁻²⁰` of the shapes' size is raised to it. A near miss that the
 //! advancement cannot pass in [`MAX_STEPS`](crate::geometry::cast::MAX_STEPS)
-//! steps ends as [`CastStatus::OutOfIterations`]: no contact before the
-//! time, none reached. A shape cast with velocities is [`cast_shapes`]; with
+//! steps per turn ends as [`CastStatus::OutOfIterations`]: no contact
+//! before the time, none reached. A shape cast with velocities is [`cast_shapes`]; with
 //! rotation, [`cast_shapes_nonlinear`] (parry's names).
 
 use glam::Vec3;

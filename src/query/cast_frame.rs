@@ -17,13 +17,13 @@
 //!    moves with A's center, its origin A's center then: every inner
 //!    position is within about the balls' reach. `t_in` is kept as a sum of
 //!    parts ([`Time`]): `f32` parts, each of whose products with an `f32`
-//!    velocity is an exact `f64`, then an `f64` rest. The centers at the
-//!    first part `t₀` are split exactly into sums of two `f64`
-//!    ([`two_sum`]); their large parts cancel exactly (Sterbenz) since the
-//!    centers are then close; each further part is solved from the exact
-//!    offset so far (where the numbers are small) and cancels the same way.
-//!    So the pair's answer does not depend on where it is or how fast it
-//!    goes.
+//!    velocity is an exact `f64`, then an `f64` rest. The offset of the
+//!    centers is carried as an exact double-double sum ([`Exact`], with
+//!    [`two_sum`]): the centers at the first part, then each part's
+//!    products, each part solved from the offset so far. The large terms
+//!    cancel as the time comes close to the window's start, and what is
+//!    left is exact: the pair's answer does not depend on where it is or
+//!    how fast it goes.
 //! 3. **Time unit.** Inner time runs `k` times faster, `k` a power of two
 //!    (exact) that brings the fastest closing speed to about the pair's size
 //!    per unit: inner lengths, speeds and times are all near the pair's
@@ -184,26 +184,27 @@ impl Time {
         self.parts.iter().map(|&p| p as f64).sum::<f64>() + self.rest
     }
 
-    /// `c − parts` exactly, for an `f32` time `c` near this one (the
-    /// differences of nearby numbers of few bits are exact).
-    fn beyond_parts(&self, c: f32) -> f64 {
+    /// How far the `f32` time `c` is before this time plus `extra`: the
+    /// differences of nearby numbers of few bits first (exact), so that
+    /// a result far below `c`'s resolution keeps its precision.
+    fn before(&self, c: f32, extra: f64) -> f64 {
         let [p0, p1, p2] = self.parts.map(|p| p as f64);
-        ((c as f64 - p0) - p1) - p2
+        let c_from_p1 = (c as f64 - p0) - p1;
+        (p2 - c_from_p1) + (self.rest + extra)
     }
 
     /// The largest `f32` not after this time plus `extra`, and how much
     /// before it it is.
     fn floor(&self, extra: f64) -> (f32, f64) {
-        let rest = self.rest + extra;
         let mut c = (self.approx() + extra) as f32;
         for _ in 0..4 {
-            if self.beyond_parts(c) <= rest {
+            if self.before(c, extra) >= 0.0 {
                 break;
             }
             c = c.next_down();
         }
         let c = c.max(0.0);
-        (c, rest - self.beyond_parts(c))
+        (c, self.before(c, extra))
     }
 }
 
@@ -233,10 +234,32 @@ pub(crate) fn clipped_max_time(
     Ok(end.max(0.0))
 }
 
-/// Where the window starts: the offset of B's center from A's there, and
-/// A's start translation moved there (world).
+/// A vector as an unevaluated sum `hi + lo` of two `f64` vectors, to which
+/// `f64` vectors are added exactly (double-double, with [`two_sum`]).
+#[derive(Clone, Copy, Default)]
+struct Exact {
+    hi: DVec3,
+    lo: DVec3,
+}
+
+impl Exact {
+    fn add(&mut self, d: DVec3) {
+        for i in 0..3 {
+            let (s, e) = two_sum(self.hi[i], d[i]);
+            (self.hi[i], self.lo[i]) = two_sum(s, self.lo[i] + e);
+        }
+    }
+
+    fn value(&self) -> DVec3 {
+        self.hi + self.lo
+    }
+}
+
+/// Where the window starts: the offset of B's center from A's there
+/// (exact: the centers' large parts only cancel once the time is close),
+/// and A's start translation moved there (world).
 struct Entry {
-    x: DVec3,
+    x: Exact,
     origin: DVec3,
 }
 
@@ -244,19 +267,23 @@ impl Entry {
     /// At `t` (an `f32`): exact (see the module docs).
     fn at(a: &Path, b: &Path, t: f32, reach: f64) -> Option<Entry> {
         let ((hi_a, lo_a), (hi_b, lo_b)) = (a.split_at(t), b.split_at(t));
-        let x = (hi_b - hi_a) + (lo_b - lo_a) + (b.l - a.l);
-        ball_window(x, b.v - a.v, reach)?;
+        let mut x = Exact::default();
+        for d in [hi_b, lo_b, -hi_a, -lo_a, b.l - a.l] {
+            x.add(d);
+        }
+        ball_window(x.value(), b.v - a.v, reach)?;
         Some(Entry {
             x,
             origin: hi_a + lo_a,
         })
     }
 
-    /// Moves on by `dt` (an `f32`: its products with the velocities are
-    /// exact, and cancel exactly in the offset).
+    /// Moves on by `dt` (an `f32`: its products with `f32` velocities are
+    /// exact `f64`, added exactly).
     fn advance(&mut self, a: &Path, b: &Path, dt: f32) {
         let dt = dt as f64;
-        self.x += dt * b.v - dt * a.v;
+        self.x.add(dt * b.v);
+        self.x.add(-(dt * a.v));
         self.origin += dt * a.v;
     }
 
@@ -271,14 +298,14 @@ impl Entry {
             rest: 0.0,
         };
         for i in 1..3 {
-            let (enter, _) = ball_window(self.x, w, reach)?;
+            let (enter, _) = ball_window(self.x.value(), w, reach)?;
             let dt = enter.max(-time.approx()) as f32;
             self.advance(a, b, dt);
             time.parts[i] = dt;
         }
-        let (enter, leave) = ball_window(self.x, w, reach)?;
+        let (enter, leave) = ball_window(self.x.value(), w, reach)?;
         time.rest = enter.max(-time.approx());
-        self.x += time.rest * w;
+        self.x.add(time.rest * w);
         self.origin += time.rest * a.v;
         Some((time, leave - time.rest))
     }
@@ -336,7 +363,7 @@ impl CastFrame {
         Ok(Some(CastFrame {
             motions: [
                 inner(motions[0], a.l, DVec3::ZERO),
-                inner(motions[1], a.l + at.x, w),
+                inner(motions[1], a.l + at.x.value(), w),
             ],
             options: ShapeCastOptions {
                 max_time_of_impact: ceil_f32(span * k),
@@ -365,7 +392,7 @@ impl CastFrame {
             pb = follow(mb, u, u - du, pb);
             distance = (pb.as_dvec3() - pa.as_dvec3()).length() as f32;
         }
-        let since = self.start.beyond_parts(time) - self.start.rest;
+        let since = -self.start.before(time, 0.0);
         let origin = self.origin + since * self.velocity_a;
         let world = |p: Vec3| (origin + p.as_dvec3()).as_vec3();
         let at_start = self.start.approx() == 0.0;
