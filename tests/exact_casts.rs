@@ -544,13 +544,14 @@ fn the_plugins_cast_finds_what_is_ahead_far_from_the_origin() {
     );
 }
 
+/// The balls a path touches, with the mover's x where it first touches
+/// each; the mover's x at each step; the starts reported, with their step.
+type RowRun = (Vec<(BodyHandle, f64)>, Vec<f32>, Vec<(BodyHandle, usize)>);
+
 /// Continuous detection of a ball jumping `jump` per step along x past a
 /// row of 400 balls off its line by up to 1.3 (never within `2⁻⁹` of the
 /// reach 1): the step each start is reported in, by body.
-fn row_starts(
-    rng: &mut Rng,
-    jump: f32,
-) -> (Vec<(BodyHandle, f64)>, Vec<f32>, Vec<(BodyHandle, usize)>) {
+fn row_starts(rng: &mut Rng, jump: f32) -> RowRun {
     let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
     let ball = SharedShape::sphere(0.5).expect("ball");
     let mut row = Vec::new();

@@ -302,7 +302,8 @@ fn advance<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             return Some(result(t, &r, normal, done, CastStatus::OutOfIterations));
         }
         let next = t + safe_step((a, b), &poses, &r, normal, params.target);
-        if !(next <= params.max_time) {
+        // Past the end, or not a number: no contact in the cast.
+        if next.is_nan() || next > params.max_time {
             return None;
         }
         if next == t {

@@ -66,12 +66,14 @@ use crate::shape::{ConvexPolytope, Feature};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShapeCastOptions {
     /// Look for contacts in `[0, max_time_of_impact]`, in the velocities'
-    /// time unit (default 1: velocities per step).
+    /// time unit (default 1: velocities per step), and while both shapes'
+    /// centers stay within `MAX_CAST_COORDINATE` (see the module docs).
     pub max_time_of_impact: f32,
     /// The distance that counts as contact (default 0).
     pub target_distance: f32,
     /// How close to `target_distance` the shapes are at the reported time
-    /// (absolute length, default `1e-4`).
+    /// (absolute length, default `1e-4`; below `2⁻²⁰` of the shapes' size,
+    /// raised to it).
     pub tolerance: f32,
 }
 
@@ -114,7 +116,9 @@ impl ShapeCastOptions {
 pub struct ShapeCastHit {
     /// When the shapes come within the target distance.
     pub time_of_impact: f32,
-    /// Their distance then (within `target_distance + tolerance`).
+    /// Their distance then: within `target_distance + tolerance` plus what
+    /// they move in one `f32` step of time (see the module docs), unless
+    /// [`CastStatus::OutOfIterations`].
     pub distance: f32,
     /// Closest point on the first shape then, world space.
     pub point_a: Vec3,

@@ -442,7 +442,7 @@ mod tests {
         let (t, back) = floor_time(0.5, 1e-9);
         assert!(t == 0.5 && (back - 1e-9).abs() < 1e-24);
         let (t, back) = floor_time(1.0, -1e-12);
-        assert!(t < 1.0 && back >= 0.0 && back < 1.2e-7, "{t} {back}");
+        assert!(t < 1.0 && (0.0..1.2e-7).contains(&back), "{t} {back}");
     }
 
     #[test]
