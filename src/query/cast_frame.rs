@@ -78,6 +78,7 @@ pub(super) struct CastFrame {
 
 /// One side's motion in `f64`: start translation, start center minus it,
 /// velocity, ball radius about the center, angular speed.
+#[derive(Clone, Copy)]
 struct Path {
     p: DVec3,
     l: DVec3,
@@ -220,18 +221,33 @@ pub(crate) fn clipped_max_time(
     sides: &[(&RigidMotion, &Aabb)],
     max_time: f32,
 ) -> Result<f64, QueryError> {
-    let mut end = max_time as f64;
-    for (m, b) in sides {
-        end = end.min(Path::of(m, b).clip()?);
+    let mut paths = sides.iter().map(|(m, b)| Path::of(m, b));
+    match (paths.next(), paths.next()) {
+        (Some(a), Some(b)) => clip_paths(&[a, b], max_time),
+        (Some(a), None) => clip_paths(&[a], max_time),
+        _ => Ok(max_time as f64),
     }
-    for (m, _) in sides {
-        if m.angvel.as_dvec3().length() * end > MAX_CAST_TURN as f64 {
-            return Err(QueryError::InvalidCast(
-                "the cast turns a shape by more than MAX_CAST_TURN (4096 rad)",
-            ));
-        }
+}
+
+/// [`clipped_max_time`] of paths.
+fn clip_paths(paths: &[Path], max_time: f32) -> Result<f64, QueryError> {
+    let mut end = max_time as f64;
+    for p in paths {
+        end = end.min(p.clip()?);
+    }
+    if paths.iter().any(|p| p.spin * end > MAX_CAST_TURN as f64) {
+        return Err(QueryError::InvalidCast(
+            "the cast turns a shape by more than MAX_CAST_TURN (4096 rad)",
+        ));
     }
     Ok(end.max(0.0))
+}
+
+/// A power of two near `x` (positive, finite), clamped to `2^±120`: from
+/// its exponent bits, exact.
+fn power_of_two_near(x: f64) -> f64 {
+    let e = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+    f64::from_bits(((e.clamp(-120, 120) + 1023) as u64) << 52)
 }
 
 /// A vector as an unevaluated sum `hi + lo` of two `f64` vectors, to which
@@ -320,12 +336,11 @@ impl CastFrame {
         boxes: [&Aabb; 2],
         options: &ShapeCastOptions,
     ) -> Result<Option<CastFrame>, QueryError> {
-        let sides = [(motions[0], boxes[0]), (motions[1], boxes[1])];
-        let end = clipped_max_time(&sides, options.max_time_of_impact)?;
         let (a, b) = (
             Path::of(motions[0], boxes[0]),
             Path::of(motions[1], boxes[1]),
         );
+        let end = clip_paths(&[a, b], options.max_time_of_impact)?;
         let slack = (options.target_distance + options.tolerance) as f64;
         let reach = (a.radius + b.radius) * (1.0 + PAD) + slack;
         let w = b.v - a.v;
@@ -351,7 +366,7 @@ impl CastFrame {
         }
         let speed = w.length() + a.spin * a.radius + b.spin * b.radius;
         let k = if speed > 0.0 {
-            (speed / reach).log2().round().clamp(-120.0, 120.0).exp2()
+            power_of_two_near(speed / reach)
         } else {
             1.0
         };
@@ -443,6 +458,13 @@ mod tests {
         assert!(t == 0.5 && (back - 1e-9).abs() < 1e-24);
         let (t, back) = floor_time(1.0, -1e-12);
         assert!(t < 1.0 && (0.0..1.2e-7).contains(&back), "{t} {back}");
+    }
+
+    #[test]
+    fn powers_of_two_near() {
+        assert_eq!(power_of_two_near(3.0), 2.0);
+        assert_eq!(power_of_two_near(1e-300), (-120.0f64).exp2());
+        assert_eq!(power_of_two_near(0.75), 0.5);
     }
 
     #[test]
