@@ -16,7 +16,9 @@
 //! beyond `MAX_CAST_COORDINATE` or turning beyond `MAX_CAST_TURN` is
 //! refused; the cast goes on while the shape's center is within
 //! `MAX_CAST_COORDINATE` (an endless `max_time_of_impact` stops there), so
-//! a body parked beyond it is never touched.
+//! a body parked beyond it is never touched. A hit may be
+//! [`CastStatus::OutOfIterations`](crate::query::CastStatus) (a near miss
+//! the advancement could not pass): it ranks by its time like the others.
 
 use super::spatial::{QueryFilter, shape_box};
 use super::{BodyHandle, CollisionWorld};

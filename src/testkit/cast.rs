@@ -9,7 +9,7 @@ use glam::{DQuat, DVec3, Quat, Vec3};
 
 use super::reference::{Poly, distance, sat};
 use crate::collider::SharedShape;
-use crate::math::{Pose, RigidMotion};
+use crate::math::RigidMotion;
 
 /// A convex shape for the references: a ball about its origin, or a
 /// polytope's local vertices and triangles.
@@ -66,11 +66,6 @@ pub fn motion_pose(m: &RigidMotion, t: f64, (origin, velocity): (DVec3, DVec3)) 
         (DQuat::from_scaled_axis(m.angvel.as_dvec3() * t) * q0).normalize()
     };
     (q, center - q * lc)
-}
-
-/// An `f32` pose as an `f64` one, relative to `origin`.
-pub fn pose_from(p: &Pose, origin: DVec3) -> DPose {
-    (to_dquat(p.rotation), p.translation.as_dvec3() - origin)
 }
 
 /// The distance of two shapes at `f64` poses; when they overlap, minus
