@@ -38,7 +38,7 @@ use super::collide::BoxNode;
 use super::distance::{FaceAxes, FrameBox};
 use super::search::{PairSearch, PendingPair, branch_and_bound};
 use super::tree::Bvh;
-use crate::geometry::cast::{CastParams, CastResult, Mover, time_of_impact};
+use crate::geometry::cast::{CastParams, CastResult, Mover, Reach, time_of_impact};
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, RigidMotion};
@@ -51,13 +51,13 @@ pub enum Parts<'a> {
     /// unscaled; see [`MeshSide`](super::MeshSide)): the leaves hold
     /// triangle indices.
     Mesh(&'a TriMesh, Vec3),
-    /// One convex shape (the tree is [`single_leaf`]); its radius bounds
-    /// the distance of its points from the motion's center.
+    /// One convex shape (the tree is [`single_leaf`]) and the bounds on
+    /// its points about the motion's center.
     Convex {
         /// The shape.
         shape: &'a dyn SupportMap,
-        /// Bound on `|p − local_center|`.
-        radius: f32,
+        /// Bounds on its points about `local_center`.
+        reach: Reach,
     },
 }
 
@@ -198,26 +198,25 @@ fn moving_box<N: BoxNode>(side: &CastSide<'_, N>, node: u32, t: f32) -> (FrameBo
     (frame, spin)
 }
 
-/// Calls `f` with part `i` of a side as a support map and its radius.
+/// Calls `f` with part `i` of a side as a support map and its reach.
 fn with_part<R>(
     parts: Parts<'_>,
     motion: &RigidMotion,
     i: u32,
-    f: impl FnOnce(&dyn SupportMap, f32) -> R,
+    f: impl FnOnce(&dyn SupportMap, Reach) -> R,
 ) -> R {
     match parts {
         Parts::Mesh(mesh, scale) => {
             let tri = mesh.triangle(i as usize).map(|p| p * scale);
-            // Only a turning side needs how far its points are from the center.
-            let radius = if motion.is_linear() {
-                0.0
+            // Only a turning side needs where its points are.
+            let reach = if motion.is_linear() {
+                Reach::ball(0.0)
             } else {
-                tri.iter()
-                    .fold(0.0f32, |r, v| r.max(v.distance(motion.local_center)))
+                Reach::of_points(tri, motion)
             };
-            f(&PointSetSupport(&tri[..]), radius)
+            f(&PointSetSupport(&tri[..]), reach)
         }
-        Parts::Convex { shape, radius } => f(shape, radius),
+        Parts::Convex { shape, reach } => f(shape, reach),
     }
 }
 
@@ -277,12 +276,12 @@ impl<NA, NB> Search<'_, '_, NA, NB> {
                 let ma = Mover {
                     shape: sa,
                     motion: a.motion,
-                    radius: ra,
+                    reach: ra,
                 };
                 let mb = Mover {
                     shape: sb,
                     motion: b.motion,
-                    radius: rb,
+                    reach: rb,
                 };
                 time_of_impact(&ma, &mb, params, cache)
             })

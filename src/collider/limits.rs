@@ -47,6 +47,33 @@
 //! naming the limit; the world's mutators with a
 //! [`WorldError`](crate::pipeline::WorldError) naming it, and then change
 //! nothing.
+//! [`SharedShape::scaled`](super::SharedShape::scaled) goes through the
+//! same builders.
+//!
+//! ## Casts
+//!
+//! A shape cast ([`crate::query::cast_shapes_nonlinear`], the world's and
+//! the plugin's casts, continuous detection) is solved in the pair's own
+//! frame, from the time the two shapes' bounding balls first come within
+//! reach (`query/cast_frame.rs`), so its answer does not depend on where the
+//! pair is or how fast it goes, within:
+//!
+//! - [`MAX_CAST_COORDINATE`] (`f32::MAX / 2 ≈ 1.7·10³⁸`): the cast's start
+//!   positions (its motions' centers). Beyond, the cast is refused with
+//!   [`QueryError::InvalidCast`](crate::query::QueryError::InvalidCast);
+//!   contacts are looked for while both centers stay within it (a cast with
+//!   an endless `max_time_of_impact` stops there). Every speed is accepted.
+//! - [`MAX_CAST_TURN`] (`2¹² rad`): how far a shape turns over the cast,
+//!   `|ω| · max_time_of_impact`. Beyond, refused: one `f32` step of a time
+//!   near `max_time` then turns the shape by more than `2⁻¹¹ rad`, and its
+//!   orientation at a time can no longer be computed to the tolerance.
+//!
+//! What `f32` can answer within them: the time of impact is an `f32`, the
+//! last one not after the contact, so at that time the shapes are apart by
+//! at most the target plus the tolerance plus the distance they move in one
+//! `f32` step of time (`|v| · ulp(t)`: `2⁻²³` of the distance travelled), and
+//! a tolerance below `2⁻²⁰` of the pair's size (the sum of the shapes'
+//! radii about their motions' centers) is raised to it.
 
 use glam::Vec3;
 
@@ -65,6 +92,15 @@ pub const MAX_POSITION: f32 = 1_125_899_906_842_624.0; // 2^50
 /// Largest broad-phase margin, as a fraction of each box's largest extent
 /// (`2²⁰`): a box grown a million times its size.
 pub const MAX_BROAD_PHASE_MARGIN: f32 = 1_048_576.0; // 2^20
+
+/// Largest coordinate of a cast's start position (its motions' centers):
+/// the sum of two such coordinates is still finite.
+pub const MAX_CAST_COORDINATE: f32 = f32::MAX / 2.0;
+
+/// Largest angle (radians) a shape may turn over a cast, `|ω| ·
+/// max_time_of_impact`: `f32` times near the end are `2⁻²³` of it apart,
+/// a turn of `2⁻¹¹ rad` at most.
+pub const MAX_CAST_TURN: f32 = 4096.0;
 
 /// Largest ratio of a box's largest to smallest half-extent, and of a
 /// capsule's length to its radius.

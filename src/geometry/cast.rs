@@ -10,33 +10,44 @@
 //!
 //! Let `d` be the distance of the two convex shapes at time `t` and `n` the
 //! unit direction from A's closest point to B's. The slab between the two
-//! supporting planes orthogonal to `n` has width `d` and separates them.
-//! Along the fixed direction `n`, A's support moves at most at
-//! `n · v_A + |ω_A| r_A` (the center's velocity plus the fastest a point at
-//! distance at most `r_A` from the center turns), and B's opposite support
-//! at most at `−n · v_B + |ω_B| r_B`. So the slab (a lower bound on the
-//! distance, since a gap along any unit direction is) cannot close faster
-//! than
+//! supporting planes orthogonal to `n` has width `d` and separates them; a
+//! gap along any fixed direction is a lower bound on the distance. Along
+//! the fixed `n`, A's support is its center's `n · c_A` plus `σ_A`, the
+//! support of its points `q` about the center. The centers move at their
+//! velocities. A turn at `ω` moves a point `q` along `n` at
+//! `q · (n × ω)`: since `n × ω` is orthogonal to the axis, at most
+//! `|n × ω| ρ` for a point at most `ρ` from the axis (its [`Reach`]'s
+//! `radial`); and a turn about a fixed axis keeps every point's axial
+//! coordinate and distance from the axis, so `σ` never exceeds
+//! `|n · â| α + |n × â| ρ` (`α` the axial reach) nor the radius. So after
+//! `Δ` the slab is at least
 //!
 //! ```text
-//! rate = n · (v_A − v_B) + |ω_A| r_A + |ω_B| r_B
+//! d − Δ n·(v_A − v_B) − min(Δ |n × ω_A| ρ_A, h_A) − min(Δ |n × ω_B| ρ_B, h_B)
 //! ```
 //!
-//! and the shapes stay at least `target` apart until `t + (d − target) / rate`.
-//! The next step starts there. When `rate ≤ 0` the slab never closes: no
-//! contact, ever. The loop stops when the distance is within `target +
-//! tolerance` (a hit) or the time passes `max_time` (none).
+//! wide, `h` the headroom of each support (its cap minus its value now,
+//! measured at the closest points). The next step is the first `Δ` at which
+//! this piecewise linear bound reaches `target`; when it never does, there
+//! is no contact, ever. The headroom is what ends a turning cast beside a
+//! shape it cannot reach (a cube spinning next to a cube beyond its corners'
+//! circle); the `|n × ω|` factor what lets a rod turn past a shape beside
+//! its plane of turning in a few steps.
 //!
 //! ## The guarantee
 //!
 //! Every step is a time before which the shapes cannot get closer than
 //! `target`: the reported time is never after the first time the distance
 //! reaches `target` (up to GJK's rounding), and at the reported time the
-//! distance is at most `target + tolerance`. A pure translation converges
-//! in a few steps (the rate is exact along `n`); a fast spin close to a
-//! near miss can take many small steps: after [`MAX_STEPS`] the current,
-//! early, time is reported with its distance (`distance` above the target
-//! tells the caller).
+//! distance is at most `target + tolerance` ([`CastStatus::Converged`]),
+//! or the next step would not move `t` (an `f32` time step then closes at
+//! most `d − target`: the contact is within one step of time). A pass
+//! close to a near miss can take many small steps: after [`MAX_STEPS`] per
+//! turn the current time is reported as [`CastStatus::OutOfIterations`]:
+//! no contact before it, and none reached yet. Linear casts far along their
+//! path or far from the origin lose `f32` precision: the query layer
+//! (`query/cast_frame.rs`) hands this module a pair frame where both are
+//! small.
 
 use glam::Vec3;
 
@@ -44,33 +55,93 @@ use super::gjk::raycast::{self, ray_cast_cso};
 use super::gjk::{Cso, GjkCache, GjkResult, Simplex, gjk_distance};
 use super::support::NO_HINT;
 use super::support::SupportMap;
-use crate::math::RigidMotion;
+use crate::math::{Pose, RigidMotion};
 
-/// Advancement steps before the loop gives up and reports its current
-/// (early, conservative) time.
+/// Advancement steps, per turn of the shapes over the cast (and one more),
+/// before the loop gives up and reports its current (early, conservative)
+/// time as [`CastStatus::OutOfIterations`]: each pass of a turning feature
+/// by a near miss can take as many.
 pub const MAX_STEPS: u32 = 1024;
 
+/// Relative padding of reaches for the rounding of their computation.
+const REACH_PAD: f32 = 1.0 / (1u32 << 20) as f32;
+
+/// Bounds on a shape's points `q` about its motion's center `c`, in its own
+/// frame, where the rotation axis `â` is fixed (a turn about a fixed world
+/// axis): what a turn can do to them (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reach {
+    /// `|q − c| ≤ radius`.
+    pub radius: f32,
+    /// `|(q − c) · â| ≤ axial`.
+    pub axial: f32,
+    /// The distance of `q` from the axis through `c` is at most `radial`.
+    pub radial: f32,
+}
+
+impl Reach {
+    /// A ball of `radius` about the center (no axis used).
+    pub fn ball(radius: f32) -> Self {
+        Reach {
+            radius,
+            axial: radius,
+            radial: radius,
+        }
+    }
+
+    /// The bounds over `points` (local frame) for `motion`: exact for the
+    /// points (padded by `2⁻²⁰` of the radius for rounding), so for their
+    /// convex hull, since each bound is a convex function of the point (a
+    /// shape's vertices, or its box's corners).
+    pub fn of_points(points: impl IntoIterator<Item = Vec3>, motion: &RigidMotion) -> Self {
+        let c = motion.local_center;
+        let axis = motion.start.rotation.inverse() * motion.angvel.normalize_or_zero();
+        let mut r = Reach::ball(0.0);
+        for p in points {
+            let q = p - c;
+            let along = q.dot(axis);
+            r.radius = r.radius.max(q.length());
+            r.axial = r.axial.max(along.abs());
+            r.radial = r.radial.max((q - along * axis).length());
+        }
+        let pad = REACH_PAD * r.radius;
+        Reach {
+            radius: r.radius + pad,
+            axial: r.axial.min(r.radius) + pad,
+            radial: r.radial.min(r.radius) + pad,
+        }
+    }
+}
+
 /// A convex shape on its way: its support map (local frame), its motion,
-/// and the largest distance of its points from the motion's center (only
-/// used when it rotates).
+/// and bounds on its points about the motion's center (only used when it
+/// rotates).
 #[derive(Clone, Copy)]
 pub struct Mover<'a, S: ?Sized> {
     /// The shape.
     pub shape: &'a S,
     /// Its motion.
     pub motion: &'a RigidMotion,
-    /// An upper bound on `|p − local_center|` over the shape's points `p`.
-    pub radius: f32,
+    /// Bounds on its points about `motion.local_center`.
+    pub reach: Reach,
 }
 
 impl<S: ?Sized> Mover<'_, S> {
-    /// The fastest any of its points can turn about the center.
-    fn spin(&self) -> f32 {
+    /// How fast its support along the fixed world direction `n` can advance
+    /// by turning, and by how much at most, given that support now
+    /// (`sigma`, relative to the center): `(rate, headroom)`.
+    fn turn(&self, n: Vec3, sigma: f32) -> (f32, f32) {
         if self.motion.is_linear() {
-            0.0
-        } else {
-            self.motion.angvel.length() * self.radius
+            return (0.0, 0.0);
         }
+        let w = self.motion.angvel;
+        let speed = w.length();
+        let axis = w / speed;
+        let (along, across) = (n.dot(axis).abs(), n.cross(axis).length());
+        let r = &self.reach;
+        let cap = (along * r.axial + across * r.radial).min(r.radius);
+        let pad = REACH_PAD * r.radius;
+        (speed * across * r.radial, (cap - sigma).max(0.0) + pad)
     }
 }
 
@@ -85,13 +156,26 @@ pub struct CastParams {
     pub tolerance: f32,
 }
 
+/// How a cast ended (parry's `ShapeCastStatus`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastStatus {
+    /// The shapes are within `target + tolerance` at the time, or within
+    /// what one `f32` step of time can close (see the module docs).
+    Converged,
+    /// The advancement took [`MAX_STEPS`] steps first: the time is
+    /// conservative (no contact before it) but the shapes are `distance`
+    /// apart then, more than `target + tolerance`: the contact, if any, is
+    /// later.
+    OutOfIterations,
+}
+
 /// The first time two moving shapes come within the target distance.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CastResult {
     /// The time of impact.
     pub time: f32,
-    /// The distance at that time (at most `target + tolerance`, unless the
-    /// step limit was reached).
+    /// The distance at that time (at most `target + tolerance` when
+    /// converged, see [`CastStatus`]).
     pub distance: f32,
     /// Closest point on A at that time, world space.
     pub point_a: Vec3,
@@ -107,6 +191,8 @@ pub struct CastResult {
     /// indices, [`NO_HINT`] for other shapes): a warm start for their
     /// closest features.
     pub hints: [u32; 2],
+    /// Whether the time is a contact or the step limit.
+    pub status: CastStatus,
 }
 
 /// The first time in `[0, max_time]` at which `a` and `b` come within
@@ -152,10 +238,10 @@ fn ray_cast<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         raycast::RayCast::Miss => return RayCast::Miss,
         raycast::RayCast::Unsettled => return RayCast::Unsettled,
     };
-    // The direction of nearly touching points is rounding noise: the last
-    // advancing normal then.
+    // The direction of nearly touching cores is rounding noise: the last
+    // advancing normal then (cores apart by their margins are not).
     let len = v.length();
-    let dir = if len > ma + mb + 0.5 * params.tolerance || n == Vec3::ZERO {
+    let dir = if len > 0.5 * params.tolerance || n == Vec3::ZERO {
         v.normalize_or_zero()
     } else {
         n.normalize_or_zero()
@@ -170,6 +256,7 @@ fn ray_cast<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         normal: at.rotation * dir,
         steps: 1,
         hints: main_vertices(&simplex),
+        status: CastStatus::Converged,
     })
 }
 
@@ -183,17 +270,23 @@ pub fn conservative_advancement<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     params: &CastParams,
     cache: &mut GjkCache,
 ) -> Option<CastResult> {
-    let closing = a.motion.linvel - b.motion.linvel;
-    let spin = a.spin() + b.spin();
+    let spin = a.motion.angvel.length() + b.motion.angvel.length();
+    let turns = (spin * params.max_time / std::f32::consts::TAU).min(1e4);
+    advance(a, b, params, cache, MAX_STEPS * (1 + turns.ceil() as u32))
+}
+
+/// [`conservative_advancement`] with at most `max_steps` steps.
+fn advance<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    a: &Mover<'_, A>,
+    b: &Mover<'_, B>,
+    params: &CastParams,
+    cache: &mut GjkCache,
+    max_steps: u32,
+) -> Option<CastResult> {
     let (mut t, mut normal) = (0.0f32, Vec3::ZERO);
-    for step in 1..=MAX_STEPS {
-        let r = gjk_distance(
-            a.shape,
-            &a.motion.pose_at(t),
-            b.shape,
-            &b.motion.pose_at(t),
-            cache,
-        );
+    for step in 1..=max_steps {
+        let poses = (a.motion.pose_at(t), b.motion.pose_at(t));
+        let r = gjk_distance(a.shape, &poses.0, b.shape, &poses.1, cache);
         // The direction of nearly touching points is rounding noise: below
         // half the tolerance the last step's normal is kept.
         let gap = r.point_b - r.point_a;
@@ -201,23 +294,83 @@ pub fn conservative_advancement<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if !r.intersecting && clear && gap.length_squared() > 0.0 {
             normal = gap.normalize();
         }
-        let reached = r.intersecting || r.distance <= params.target + params.tolerance;
-        if reached || step == MAX_STEPS {
-            return Some(result(t, &r, normal, (step, [cache.hint_a, cache.hint_b])));
+        let done = (step, [cache.hint_a, cache.hint_b]);
+        if r.intersecting || r.distance <= params.target + params.tolerance {
+            return Some(result(t, &r, normal, done, CastStatus::Converged));
         }
-        let rate = normal.dot(closing) + spin;
-        if rate <= 0.0 {
+        if step == max_steps {
+            return Some(result(t, &r, normal, done, CastStatus::OutOfIterations));
+        }
+        let next = t + safe_step((a, b), &poses, &r, normal, params.target);
+        // Past the end, or not a number: no contact in the cast.
+        if next.is_nan() || next > params.max_time {
             return None;
         }
-        t += (r.distance - params.target) / rate;
-        if t > params.max_time || t.is_nan() {
-            return None;
+        if next == t {
+            // The bound closes `d − target` within one f32 step of time.
+            return Some(result(t, &r, normal, done, CastStatus::Converged));
         }
+        t = next;
     }
     None
 }
 
-fn result(time: f32, r: &GjkResult, normal: Vec3, (steps, hints): (u32, [u32; 2])) -> CastResult {
+/// The time the shapes at `poses`, `r` apart along `n`, stay more than
+/// `target` apart (see the module docs); infinite when for ever.
+fn safe_step<A: ?Sized, B: ?Sized>(
+    (a, b): (&Mover<'_, A>, &Mover<'_, B>),
+    poses: &(Pose, Pose),
+    r: &GjkResult,
+    n: Vec3,
+    target: f32,
+) -> f32 {
+    let ca = poses.0.transform_point(a.motion.local_center);
+    let cb = poses.1.transform_point(b.motion.local_center);
+    let turn_a = a.turn(n, n.dot(r.point_a - ca));
+    let turn_b = b.turn(-n, n.dot(cb - r.point_b));
+    let closing = n.dot(a.motion.linvel - b.motion.linvel);
+    first_crossing(r.distance - target, closing, [turn_a, turn_b])
+}
+
+/// The first `Δ ≥ 0` at which `gap − c Δ − Σ min(s_i Δ, h_i)` reaches 0,
+/// for `turns = [(s_i, h_i)]` (rates and headrooms); infinite if never.
+fn first_crossing(gap: f32, c: f32, turns: [(f32, f32); 2]) -> f32 {
+    let knee = |(s, h): (f32, f32)| if s > 0.0 { h / s } else { f32::INFINITY };
+    let (k0, k1) = (knee(turns[0]), knee(turns[1]));
+    let (first, second) = if k0 <= k1 {
+        ((k0, turns[0].0), (k1, turns[1].0))
+    } else {
+        ((k1, turns[1].0), (k0, turns[0].0))
+    };
+    // Segments [0, first), [first, second), [second, ∞): closing rates
+    // c + both turns, c + the later one, c.
+    let segments = [
+        (first.0, c + first.1 + second.1),
+        (second.0, c + second.1),
+        (f32::INFINITY, c),
+    ];
+    let (mut at, mut left) = (0.0f32, gap);
+    for (end, rate) in segments {
+        let span = end - at;
+        if rate > 0.0 && left <= rate * span {
+            return at + left / rate;
+        }
+        if end == f32::INFINITY {
+            break;
+        }
+        left -= rate * span;
+        at = end;
+    }
+    f32::INFINITY
+}
+
+fn result(
+    time: f32,
+    r: &GjkResult,
+    normal: Vec3,
+    (steps, hints): (u32, [u32; 2]),
+    status: CastStatus,
+) -> CastResult {
     CastResult {
         time,
         distance: r.distance,
@@ -226,6 +379,7 @@ fn result(time: f32, r: &GjkResult, normal: Vec3, (steps, hints): (u32, [u32; 2]
         normal,
         steps,
         hints,
+        status,
     }
 }
 
@@ -239,7 +393,6 @@ fn main_vertices(s: &Simplex) -> [u32; 2] {
 mod tests {
     use super::*;
     use crate::geometry::support::{Cuboid, Sphere};
-    use crate::math::Pose;
 
     fn params() -> CastParams {
         CastParams {
@@ -256,14 +409,14 @@ mod tests {
         let boxed = Mover {
             shape: &c,
             motion: &box_motion,
-            radius: 2.0,
+            reach: Reach::ball(2.0),
         };
         // Head on from x = 5 at speed 2: the faces meet at t = (5 - 1.5) / 2.
         let m = RigidMotion::linear(Pose::from_translation(Vec3::X * 5.0), -2.0 * Vec3::X);
         let ball = Mover {
             shape: &s,
             motion: &m,
-            radius: 0.5,
+            reach: Reach::ball(0.5),
         };
         let hit = conservative_advancement(&boxed, &ball, &params(), &mut GjkCache::new())
             .expect("they meet");
@@ -302,12 +455,12 @@ mod tests {
             let a = Mover {
                 shape: &sa,
                 motion: &ma,
-                radius: 1.0,
+                reach: Reach::ball(1.0),
             };
             let b = Mover {
                 shape: &sb,
                 motion: &mb,
-                radius: 1.0,
+                reach: Reach::ball(1.0),
             };
             let p = CastParams {
                 max_time: 1.0,
@@ -352,14 +505,14 @@ mod tests {
         let turning = Mover {
             shape: &bar,
             motion: &m,
-            radius: Vec3::new(2.0, 0.1, 0.1).length(),
+            reach: Reach::ball(Vec3::new(2.0, 0.1, 0.1).length()),
         };
         let ball_motion = RigidMotion::stationary(Pose::from_translation(Vec3::new(1.5, 1.5, 0.0)));
         let s = Sphere::new(Vec3::ZERO, 0.2);
         let ball = Mover {
             shape: &s,
             motion: &ball_motion,
-            radius: 0.2,
+            reach: Reach::ball(0.2),
         };
         let hit = conservative_advancement(&turning, &ball, &params(), &mut GjkCache::new())
             .expect("the bar sweeps through the ball");
@@ -380,5 +533,117 @@ mod tests {
             .find(|&t| touch(t) <= 0.0)
             .expect("touches within 1");
         assert!(hit.time <= first + 1e-4, "{} vs {first}", hit.time);
+    }
+}
+
+#[cfg(test)]
+mod bound_tests {
+    use super::*;
+    use crate::geometry::support::{Cuboid, Sphere};
+
+    #[test]
+    fn the_first_crossing_of_the_capped_bound() {
+        // No turn: gap / closing, never when opening.
+        assert_eq!(first_crossing(2.0, 4.0, [(0.0, 0.0); 2]), 0.5);
+        assert_eq!(first_crossing(2.0, -1.0, [(0.0, 0.0); 2]), f32::INFINITY);
+        // A turn capped at 0.5 below a gap of 1: never without closing,
+        // else after the cap at the closing speed.
+        assert_eq!(
+            first_crossing(1.0, 0.0, [(10.0, 0.5), (0.0, 0.0)]),
+            f32::INFINITY
+        );
+        let t = first_crossing(1.0, 1.0, [(10.0, 0.5), (0.0, 0.0)]);
+        assert!((t - (0.05 + 0.45)).abs() < 1e-6, "{t}");
+        // Within the cap: the turn's rate.
+        let t = first_crossing(0.2, 0.0, [(10.0, 0.5), (2.0, 1.0)]);
+        assert!((t - 0.2 / 12.0).abs() < 1e-7, "{t}");
+    }
+
+    #[test]
+    fn reaches_about_the_axis_are_exact_for_the_points() {
+        let m = RigidMotion {
+            angvel: Vec3::Z * 3.0,
+            ..RigidMotion::stationary(Pose::IDENTITY)
+        };
+        let r = Reach::of_points(crate::math::Aabb::new(-Vec3::ONE, Vec3::ONE).corners(), &m);
+        let pad = 1e-5;
+        assert!((r.radius - 3f32.sqrt()).abs() < pad, "{r:?}");
+        assert!((r.axial - 1.0).abs() < pad && (r.radial - 2f32.sqrt()).abs() < pad);
+        assert!(r.axial >= 1.0 && r.radial >= 2f32.sqrt() && r.radius >= 3f32.sqrt());
+    }
+
+    /// A cube spinning about z beside a cube beyond its corners' circle
+    /// but within its ball: the cap on its support ends the cast at once.
+    #[test]
+    fn a_spin_that_cannot_reach_ends_in_a_few_steps() {
+        let c = Cuboid::new(Vec3::splat(0.5));
+        let reach = Reach::of_points(
+            crate::math::Aabb::new(-Vec3::splat(0.5), Vec3::splat(0.5)).corners(),
+            &RigidMotion {
+                angvel: Vec3::Z,
+                ..RigidMotion::stationary(Pose::IDENTITY)
+            },
+        );
+        for w in [1.0f32, 1e3, 4e3] {
+            let spin = RigidMotion {
+                angvel: Vec3::Z * w,
+                ..RigidMotion::stationary(Pose::IDENTITY)
+            };
+            let still = RigidMotion::stationary(Pose::from_translation(Vec3::X * 1.3));
+            let a = Mover {
+                shape: &c,
+                motion: &spin,
+                reach,
+            };
+            let b = Mover {
+                shape: &c,
+                motion: &still,
+                reach: Reach::ball(0.0),
+            };
+            let p = CastParams {
+                max_time: 1.0,
+                target: 0.0,
+                tolerance: 1e-4,
+            };
+            assert_eq!(advance(&a, &b, &p, &mut GjkCache::new(), 3), None, "{w}");
+        }
+    }
+
+    /// Out of steps before a bar reaches a ball: the time is conservative,
+    /// the status says so, the distance is what it is.
+    #[test]
+    fn out_of_steps_is_not_a_contact() {
+        let bar = Cuboid::new(Vec3::new(2.0, 0.1, 0.1));
+        let ball = Sphere::new(Vec3::ZERO, 0.2);
+        let turning = RigidMotion {
+            angvel: Vec3::Z,
+            ..RigidMotion::stationary(Pose::IDENTITY)
+        };
+        let still = RigidMotion::stationary(Pose::from_translation(Vec3::new(1.5, 1.5, 0.0)));
+        let radius = Vec3::new(2.0, 0.1, 0.1).length();
+        let a = Mover {
+            shape: &bar,
+            motion: &turning,
+            reach: Reach::ball(radius),
+        };
+        let b = Mover {
+            shape: &ball,
+            motion: &still,
+            reach: Reach::ball(0.2),
+        };
+        let p = CastParams {
+            max_time: 10.0,
+            target: 0.0,
+            tolerance: 1e-4,
+        };
+        let hit = advance(&a, &b, &p, &mut GjkCache::new(), 2).expect("out of steps");
+        assert_eq!(hit.status, CastStatus::OutOfIterations);
+        assert!(
+            hit.distance > p.target + p.tolerance && hit.steps == 2,
+            "{hit:?}"
+        );
+        let hit = advance(&a, &b, &p, &mut GjkCache::new(), MAX_STEPS).expect("hit");
+        assert_eq!(hit.status, CastStatus::Converged);
+        assert!(hit.distance <= p.target + p.tolerance, "{hit:?}");
     }
 }

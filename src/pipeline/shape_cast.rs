@@ -11,6 +11,14 @@
 //! standing still at their current poses, the earliest hit so far as the
 //! limit. Results do not depend on the broad phase's order: ties go to the
 //! smaller handle, and every-hit results are sorted by time then handle.
+//!
+//! The cast limits hold ([`crate::collider::limits`]): a cast starting
+//! beyond `MAX_CAST_COORDINATE` or turning beyond `MAX_CAST_TURN` is
+//! refused; the cast goes on while the shape's center is within
+//! `MAX_CAST_COORDINATE` (an endless `max_time_of_impact` stops there), so
+//! a body parked beyond it is never touched. A hit may be
+//! [`CastStatus::OutOfIterations`](crate::query::CastStatus) (a near miss
+//! the advancement could not pass): it ranks by its time like the others.
 
 use super::spatial::{QueryFilter, shape_box};
 use super::{BodyHandle, CollisionWorld};
@@ -18,6 +26,7 @@ use crate::broad_phase::BroadPhase;
 use crate::bvh::cast::{Approach, time_bound};
 use crate::bvh::distance::FrameBox;
 use crate::collider::SharedShape;
+use crate::collider::limits::MAX_CAST_COORDINATE;
 use crate::math::{Aabb, Pose, RigidMotion};
 use crate::query::{self, PairSide, QueryError, ShapeCastHit, ShapeCastOptions};
 
@@ -104,7 +113,9 @@ impl<B: BroadPhase> CollisionWorld<B> {
         motion.start.validate().map_err(QueryError::InvalidPose)?;
         motion.check().map_err(QueryError::InvalidCast)?;
         options.check().map_err(QueryError::InvalidCast)?;
-        let swept = swept_box(shape, motion, options.max_time_of_impact);
+        let local = shape.local_aabb();
+        let end = query::clipped_max_time(&[(motion, &local)], options.max_time_of_impact)?;
+        let swept = swept_box(shape, motion, end as f32);
         let start = shape_box(shape, &motion.start);
         let approach = Approach {
             closing: motion.linvel,
@@ -114,7 +125,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
         };
         let mut candidates = Vec::new();
         self.visit_boxes(&swept, filter, |id, body| {
-            if let (Some(_), Some(tight)) = (body.pose, body.current_box()) {
+            let standing = body.pose.is_some_and(|p| within_cast_limit(&p));
+            if let (true, Some(tight)) = (standing, body.current_box()) {
                 candidates.push((
                     time_bound(&world_box(&start), &world_box(&tight), &approach),
                     id,
@@ -157,6 +169,12 @@ fn swept_box(shape: &SharedShape, motion: &RigidMotion, max_time: f32) -> Aabb {
     let r = shape.local_aabb().max_distance_from(motion.local_center);
     let turn = (motion.angvel.length() * max_time).min(2.0);
     start.padded(motion.linvel.length() * max_time + turn * r)
+}
+
+/// Whether a body stands within the cast limit (a cast never reaches one
+/// beyond).
+fn within_cast_limit(pose: &Pose) -> bool {
+    pose.translation.abs().max_element() <= MAX_CAST_COORDINATE
 }
 
 /// A world box as a [`FrameBox`].

@@ -230,7 +230,9 @@ impl SpatialQuery<'_> {
     /// touches when it moves along `direction` (normalized here) up to
     /// `config.max_distance`, exactly (see [`crate::query::cast_shapes`]);
     /// ties go to the smallest body handle. `None` when nothing is touched,
-    /// or for a zero, NaN or infinite direction or a bad pose or config.
+    /// or for a zero, NaN or infinite direction, a bad pose or config, or a
+    /// cast beyond the cast limits ([`crate::collider::limits`]: an origin
+    /// beyond `MAX_CAST_COORDINATE`; an endless `max_distance` stops there).
     pub fn cast_shape(
         &self,
         shape: &Collider,

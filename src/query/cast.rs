@@ -18,17 +18,33 @@
 //! triangle never hits it, a mesh that starts inside a solid hits it at
 //! time 0.
 //!
+//! Every cast is solved in the pair's own frame, from the time the shapes'
+//! bounding balls first come within reach, in a unit of time fitted to the
+//! pair (`cast_frame.rs`): its answer does not depend on where the pair is
+//! or how fast it moves, within the cast limits
+//! ([`crate::collider::limits`]: start positions up to
+//! `MAX_CAST_COORDINATE`, turns up to `MAX_CAST_TURN`; beyond,
+//! [`QueryError::InvalidCast`]).
+//!
 //! The guarantee (see [`crate::geometry::cast`]): the reported time is never
 //! later than the first time the shapes come within `target_distance`, and
-//! at the reported time they are within `target_distance + tolerance`. A
-//! shape cast with velocities is [`cast_shapes`]; with rotation,
-//! [`cast_shapes_nonlinear`] (parry's names).
+//! at the reported time they are within `target_distance + tolerance`
+//! ([`CastStatus::Converged`]), up to what `f32` resolves: the time is the
+//! last `f32` not after the contact, and the shapes may move by up to
+//! `2⁻²³` of the distance they travel in one such step of time
+//! (`distance` is then theirs at the reported time); a tolerance below
+//! `2⁻²⁰` of the shapes' size is raised to it. A near miss that the
+//! advancement cannot pass in [`MAX_STEPS`](crate::geometry::cast::MAX_STEPS)
+//! steps per turn ends as [`CastStatus::OutOfIterations`]: no contact
+//! before the time, none reached. A shape cast with velocities is [`cast_shapes`]; with
+//! rotation, [`cast_shapes_nonlinear`] (parry's names).
 
 use glam::Vec3;
 use smallvec::SmallVec;
 
 use super::QueryError;
 use super::cache::QueryScratch;
+use super::cast_frame::CastFrame;
 use super::distance::support_map;
 use super::pair::PairSide;
 use super::pair::{ContactData, PairResult};
@@ -40,7 +56,8 @@ use crate::bvh::distance::PendingPair;
 use crate::bvh::surface::with_trees;
 use crate::bvh::{AabbTree, Surface, TreeRef};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
-use crate::geometry::cast::{CastParams, CastResult, Mover, time_of_impact};
+pub use crate::geometry::cast::CastStatus;
+use crate::geometry::cast::{CastParams, CastResult, Mover, Reach, time_of_impact};
 use crate::geometry::epa;
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::SupportMap;
@@ -51,12 +68,14 @@ use crate::shape::{ConvexPolytope, Feature};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShapeCastOptions {
     /// Look for contacts in `[0, max_time_of_impact]`, in the velocities'
-    /// time unit (default 1: velocities per step).
+    /// time unit (default 1: velocities per step), and while both shapes'
+    /// centers stay within `MAX_CAST_COORDINATE` (see the module docs).
     pub max_time_of_impact: f32,
     /// The distance that counts as contact (default 0).
     pub target_distance: f32,
     /// How close to `target_distance` the shapes are at the reported time
-    /// (absolute length, default `1e-4`).
+    /// (absolute length, default `1e-4`; below `2⁻²⁰` of the shapes' size,
+    /// raised to it).
     pub tolerance: f32,
 }
 
@@ -99,7 +118,9 @@ impl ShapeCastOptions {
 pub struct ShapeCastHit {
     /// When the shapes come within the target distance.
     pub time_of_impact: f32,
-    /// Their distance then (within `target_distance + tolerance`).
+    /// Their distance then: within `target_distance + tolerance` plus what
+    /// they move in one `f32` step of time (see the module docs), unless
+    /// [`CastStatus::OutOfIterations`].
     pub distance: f32,
     /// Closest point on the first shape then, world space.
     pub point_a: Vec3,
@@ -118,13 +139,19 @@ pub struct ShapeCastHit {
     pub pieces: [u32; 2],
     /// Whether the shapes were already within the target distance at time 0.
     pub started_touching: bool,
+    /// A contact ([`CastStatus::Converged`]), or the advancement's step
+    /// limit ([`CastStatus::OutOfIterations`]: no contact before the time,
+    /// but the shapes are `distance` apart then).
+    pub status: CastStatus,
 }
 
 /// The first time `b`, moving at `vel_b`, and `a`, moving at `vel_a`,
 /// touch within `options.max_time_of_impact` (a linear shape cast, parry's
 /// `cast_shapes`), or `None`. Errors: a bad pose
-/// ([`QueryError::InvalidPose`]), a NaN or infinite velocity or bad options
-/// ([`QueryError::InvalidCast`]).
+/// ([`QueryError::InvalidPose`]), a NaN or infinite velocity, bad options or
+/// a start beyond the cast limits ([`QueryError::InvalidCast`]; see the
+/// module docs). Contacts are looked for while both shapes' centers stay
+/// within `MAX_CAST_COORDINATE`.
 pub fn cast_shapes(
     (a, pose_a, vel_a): (&SharedShape, &Pose, Vec3),
     (b, pose_b, vel_b): (&SharedShape, &Pose, Vec3),
@@ -185,6 +212,23 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
+    let boxes = [side_box(a), side_box(b)];
+    let frame = CastFrame::new([motion_a, motion_b], [&boxes[0], &boxes[1]], options)?;
+    let Some(frame) = frame else {
+        return Ok(None);
+    };
+    let [ma, mb] = &frame.motions;
+    let hit = cast_in_frame((a, ma), (b, mb), &frame.options, scratch);
+    Ok(hit.map(|h| frame.hit_to_world(h)))
+}
+
+/// The cast of two sides in their pair frame (see `cast_frame.rs`).
+fn cast_in_frame(
+    (a, motion_a): (&PairSide<'_>, &RigidMotion),
+    (b, motion_b): (&PairSide<'_>, &RigidMotion),
+    options: &ShapeCastOptions,
+    scratch: &mut CastScratch,
+) -> Option<ShapeCastHit> {
     let mut params = options.params();
     let mut best: Option<ShapeCastHit> = None;
     let within = params.target + params.tolerance;
@@ -197,7 +241,7 @@ pub(crate) fn cast_sides_with(
             best = Some(hit);
         }
     }
-    Ok(best)
+    best
 }
 
 /// A non-compound piece on its way: index, shape, motion, and the deformed
@@ -278,22 +322,37 @@ fn piece_bound(a: &Piece<'_>, b: &Piece<'_>, within: f32) -> f32 {
 /// The piece's box in its frame: a deformed surface's current box (its
 /// AABB tree's root), else the shape's.
 fn local_box(p: &Piece<'_>) -> Aabb {
-    let b = unscaled_box(p);
-    if p.scale == Vec3::ONE {
-        return b;
-    }
-    b.scaled(p.scale)
+    shape_box(p.shape, p.deformed, p.scale)
 }
 
-/// [`local_box`] before the piece's scale.
-fn unscaled_box(p: &Piece<'_>) -> Aabb {
-    match p.deformed.map(|s| s.tree) {
+/// A side's box in its frame, as [`local_box`].
+fn side_box(s: &PairSide<'_>) -> Aabb {
+    shape_box(s.shape, s.deformed, s.scale)
+}
+
+fn shape_box(shape: &ShapeData, deformed: Option<Surface<'_>>, scale: Vec3) -> Aabb {
+    let b = match deformed.map(|s| s.tree) {
         Some(TreeRef::Aabb(t)) => t.nodes.first().map_or(Aabb::EMPTY, |n| n.aabb),
         Some(TreeRef::Obb(t)) => t.nodes.first().map_or(Aabb::EMPTY, |n| {
             Aabb::from_center_half_extents(Vec3::ZERO, n.half_extents)
                 .transformed(&Pose::new(n.rotation, n.center))
         }),
-        None => p.shape.local_aabb(),
+        None => shape.local_aabb(),
+    };
+    if scale == Vec3::ONE {
+        b
+    } else {
+        b.scaled(scale)
+    }
+}
+
+/// The bounds on a convex piece's points about its motion's center (from
+/// its box's corners; only a turning piece needs them).
+fn convex_reach(p: &Piece<'_>) -> Reach {
+    if p.motion.is_linear() {
+        Reach::ball(0.0)
+    } else {
+        Reach::of_points(p.shape.local_aabb().corners(), &p.motion)
     }
 }
 
@@ -312,24 +371,15 @@ fn piece_cast(
 ) -> Option<ShapeCastHit> {
     let (ca, cb) = (support_map(a.shape), support_map(b.shape));
     let (cast, features) = if let (Some(sa), Some(sb)) = (ca, cb) {
-        let mover = |s, p: &Piece<'_>| {
-            (
-                s,
-                p.shape
-                    .local_aabb()
-                    .max_distance_from(p.motion.local_center),
-            )
-        };
-        let ((sa, ra), (sb, rb)) = (mover(sa, &a), mover(sb, &b));
         let ma = Mover {
             shape: sa,
             motion: &a.motion,
-            radius: ra,
+            reach: convex_reach(&a),
         };
         let mb = Mover {
             shape: sb,
             motion: &b.motion,
-            radius: rb,
+            reach: convex_reach(&b),
         };
         let hit = time_of_impact(&ma, &mb, params, &mut GjkCache::new())?;
         (hit, convex_features((&a, &b), &hit))
@@ -368,13 +418,12 @@ fn tree_side<'a>(
     single: &'a AabbTree,
 ) -> Option<TreeSide<'a>> {
     if let Some(shape) = convex {
-        let radius = p
-            .shape
-            .local_aabb()
-            .max_distance_from(p.motion.local_center);
         return Some(TreeSide {
             tree: TreeRef::Aabb(single),
-            parts: Parts::Convex { shape, radius },
+            parts: Parts::Convex {
+                shape,
+                reach: convex_reach(p),
+            },
         });
     }
     let s = p.deformed.or_else(|| p.shape.surface())?;
@@ -479,6 +528,7 @@ fn hit_of(
         features,
         pieces: [a.index, b.index],
         started_touching: started,
+        status: c.status,
     }
 }
 
@@ -502,7 +552,10 @@ fn start_normal(a: &Piece<'_>, b: &Piece<'_>, gjk: &mut GjkCache) -> Vec3 {
 /// `touched` (touching where the step starts, as last tested: that is last
 /// step's touch). Shapes apart but within the tolerance at time 0 are cast
 /// again with a tolerance under their gap, so that a contact later in the
-/// step is not hidden by the near miss at its start.
+/// step is not hidden by the near miss at its start. A cast that runs out
+/// of steps ([`CastStatus::OutOfIterations`]) counts as a touch: a contact
+/// it cannot rule out is never let through. A pair beyond the cast limits
+/// ([`crate::collider::limits`]) is not swept.
 pub(crate) fn swept_test(
     (a, ma): (&PairSide<'_>, Option<RigidMotion>),
     (b, mb): (&PairSide<'_>, Option<RigidMotion>),

@@ -59,6 +59,7 @@
 
 mod cache;
 mod cast;
+mod cast_frame;
 pub(crate) mod compound;
 mod dispatch;
 mod distance;
@@ -72,8 +73,9 @@ mod ray_cast;
 mod rounded;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
-pub use cast::{ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
+pub use cast::{CastStatus, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
 pub(crate) use cast::{cast_sides, swept_test};
+pub(crate) use cast_frame::clipped_max_time;
 pub(crate) use dispatch::test_pair;
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
 pub use inside::INSIDE_SOLID;

@@ -4,11 +4,13 @@
 //! example and bench builds turn on), for the integration tests, the
 //! examples and the benches, so that all of them use one copy.
 
+mod cast;
 mod exact;
 mod reference;
 mod rng;
 mod scenes;
 
+pub use cast::*;
 pub use exact::*;
 pub use reference::*;
 pub use rng::Rng;

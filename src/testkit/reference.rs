@@ -38,7 +38,11 @@ impl Poly {
     }
 
     pub fn new(verts: &[Vec3], tris: &[[u32; 3]], pose: &Pose) -> Poly {
-        let (q, t) = dpose(pose);
+        Poly::at(verts, tris, dpose(pose))
+    }
+
+    /// The polytope at an `f64` pose (rotation, translation).
+    pub fn at(verts: &[Vec3], tris: &[[u32; 3]], (q, t): (DQuat, DVec3)) -> Poly {
         let v: Vec<DVec3> = verts.iter().map(|p| q * p.as_dvec3() + t).collect();
         let mut edges = Vec::new();
         let mut normals = Vec::new();

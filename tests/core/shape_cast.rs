@@ -18,7 +18,7 @@
 use bevy_icollide::bvh::cast::{CastSide, Parts, single_leaf, tree_cast};
 use bevy_icollide::bvh::{AabbTree, AabbTreeOptions, ObbTree, SplitRule};
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
-use bevy_icollide::geometry::cast::{CastParams, Mover, time_of_impact};
+use bevy_icollide::geometry::cast::{CastParams, Mover, Reach, time_of_impact};
 use bevy_icollide::geometry::closest::point_segment;
 use bevy_icollide::geometry::gjk::GjkCache;
 use bevy_icollide::geometry::support::{PointSetSupport, Sphere, SupportMap};
@@ -258,10 +258,7 @@ fn brute_force(
     b: (Option<&TriMesh>, &dyn SupportMap, f32, &RigidMotion),
     params: &CastParams,
 ) -> Option<f32> {
-    let radius = |tri: &[Vec3; 3], m: &RigidMotion| {
-        tri.iter()
-            .fold(0.0f32, |r, v| r.max(v.distance(m.local_center)))
-    };
+    let reach = |tri: &[Vec3; 3], m: &RigidMotion| Reach::of_points(*tri, m);
     let mut best: Option<f32> = None;
     for ta in 0..a.0.triangles().len() {
         let tri_a = a.0.triangle(ta);
@@ -269,7 +266,7 @@ fn brute_force(
         let ma = Mover {
             shape: &sa,
             motion: a.1,
-            radius: radius(&tri_a, a.1),
+            reach: reach(&tri_a, a.1),
         };
         match b.0 {
             Some(mesh) => {
@@ -282,7 +279,7 @@ fn brute_force(
                         &Mover {
                             shape: &sb,
                             motion: b.3,
-                            radius: radius(&tri_b, b.3),
+                            reach: reach(&tri_b, b.3),
                         },
                         params,
                     );
@@ -294,7 +291,7 @@ fn brute_force(
                 &Mover {
                     shape: b.1,
                     motion: b.3,
-                    radius: b.2,
+                    reach: Reach::ball(b.2),
                 },
                 params,
             ),
@@ -349,7 +346,7 @@ fn tree_search_by_time_equals_all_triangle_pairs() {
             tree: &blob_tree,
             parts: Parts::Convex {
                 shape: &blob,
-                radius: r,
+                reach: Reach::ball(r),
             },
             motion: &mb,
         };

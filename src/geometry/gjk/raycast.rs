@@ -17,6 +17,14 @@
 //!
 //! A run that does not settle in [`RAYCAST_MAX_ITERATIONS`] returns `None`
 //! to its caller, which falls back to conservative advancement.
+//!
+//! Precision: `x = t r` and the support points relative to it carry `f32`'s
+//! relative error of `|x|`, so a target far along the ray (`|x|` large
+//! against the shapes) is found only to that, and `v · r` overflows for a
+//! huge `|r|`. The query layer (`query/cast_frame.rs`) therefore calls this
+//! in a pair frame: the ray starts where the shapes' bounding balls first
+//! come within reach (`|x|` stays within the pair's size) and time runs in
+//! a unit that makes `|r|` about the pair's size.
 
 use glam::Vec3;
 
