@@ -10,6 +10,7 @@ mod assets;
 mod bevy_app;
 mod ccd;
 mod debug_render;
+mod examples;
 mod picking;
 mod reflect;
 mod scaled_app;

@@ -1,7 +1,9 @@
 //! The examples, in short versions, so that they cannot rot: the multi-body
 //! benchmark's run and sweep (the same files `cargo run --example multibody`
-//! compiles).
+//! compiles), and the core-without-Bevy example, which asserts what it shows.
 
+#[path = "../../examples/core_without_bevy.rs"]
+mod core_without_bevy;
 #[path = "../../examples/multibody/sim.rs"]
 mod sim;
 #[path = "../../examples/multibody/svg.rs"]
@@ -82,4 +84,9 @@ fn multibody_sweep_writes_csv_and_svg() {
         }
     }
     std::fs::remove_dir_all(&dir).expect("temp dir");
+}
+
+#[test]
+fn core_without_bevy_example() {
+    core_without_bevy::main();
 }
