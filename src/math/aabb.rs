@@ -103,9 +103,17 @@ impl Aabb {
     pub fn transformed(&self, pose: &super::Pose) -> Self {
         let m = pose.rotation_matrix();
         let abs = glam::Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
-        let c = pose.transform_point(self.center());
-        let h = abs * self.half_extents();
-        let slack = (c.abs() + h).max_element() * (8.0 * f32::EPSILON);
+        let (local, half) = (self.center(), self.half_extents());
+        let c = pose.transform_point(local);
+        let h = abs * half;
+        // The errors scale with the operands, not the result: the local
+        // center and the translation may cancel (a mesh modelled far from
+        // its origin, placed back near the world's), the half-extents and
+        // the local center carry their own rounding from min/max.
+        let operands = 3.0 * local.abs().max_element()
+            + pose.translation.abs().max_element()
+            + 3.0 * half.max_element();
+        let slack = (c.abs() + h).max_element().max(operands) * (8.0 * f32::EPSILON);
         Self::from_center_half_extents(c, h + Vec3::splat(slack))
     }
 

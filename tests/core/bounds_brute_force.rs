@@ -14,7 +14,7 @@ use bevy_icollide::broad_phase::{BroadPhase, Enlarged, GridSweepAndPrune};
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, WorldConfig};
-use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene, Rng};
+use bevy_icollide::testkit::{self, MultiBodyParams, MultiBodyScene, Rng};
 
 fn brute_box(shape: &SharedShape, pose: &Pose) -> Aabb {
     let hull = shape.hull().expect("hull shape");
@@ -165,14 +165,16 @@ impl<B: BroadPhase> Run<B> {
 
 #[test]
 fn world_pipeline_equals_brute_force_with_spawns_and_despawns() {
-    world_against_brute_force(true, 2500, |cell| GridSweepAndPrune::new(Some(cell)));
+    world_against_brute_force(true, 700 * testkit::long_factor(), |cell| {
+        GridSweepAndPrune::new(Some(cell))
+    });
 }
 
 /// The world over enlarged boxes (`Enlarged`): the same pairs and events,
 /// with the grid told of a move only when a box leaves its fat box.
 #[test]
 fn world_over_enlarged_boxes_equals_brute_force() {
-    world_against_brute_force(true, 1200, |cell| {
+    world_against_brute_force(true, 400 * testkit::long_factor(), |cell| {
         Enlarged::new(GridSweepAndPrune::new(Some(cell)), 0.25)
     });
 }
@@ -181,7 +183,9 @@ fn world_over_enlarged_boxes_equals_brute_force() {
 /// boolean test (GJK from the cached separating axis): the same answers.
 #[test]
 fn boolean_world_pipeline_equals_brute_force() {
-    world_against_brute_force(false, 1500, |cell| GridSweepAndPrune::new(Some(cell)));
+    world_against_brute_force(false, 500 * testkit::long_factor(), |cell| {
+        GridSweepAndPrune::new(Some(cell))
+    });
 }
 
 fn world_against_brute_force<B: BroadPhase>(

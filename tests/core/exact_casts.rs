@@ -29,16 +29,9 @@ use bevy_icollide::query::{
     CastStatus, QueryError, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear,
 };
 use bevy_icollide::testkit::{
-    RefShape, Rng, first_within, lipschitz, motion_pose, signed_gap, sphere_hull,
+    self, RefShape, Rng, first_within, lipschitz, motion_pose, signed_gap, sphere_hull,
 };
 use glam::{DVec3, Quat, Vec3};
-
-fn scale() -> usize {
-    std::env::var("ICOLLIDE_LONG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1)
-}
 
 /// A ball, a cube and a hull, each of size 1 (radius 0.5).
 fn shapes(rng: &mut Rng) -> Vec<(&'static str, SharedShape)> {
@@ -111,7 +104,7 @@ fn linear_casts_hit_what_is_on_their_path_at_every_speed() {
     let mut hits = 0;
     for k in 0..=37 {
         let speed = 2.0 * 10f32.powi(k);
-        for trial in 0..6 * scale() {
+        for trial in 0..6 * testkit::long_factor() {
             let (na, a) = &kinds[rng.below(3)];
             let (nb, b) = &kinds[rng.below(3)];
             let (e, f) = axes(&mut rng);
@@ -151,7 +144,7 @@ fn grazing_linear_casts_hit_only_inside_the_reach_at_every_speed() {
     let reference = RefShape::of(&ball);
     for k in 0..=37 {
         let speed = 2.0 * 10f32.powi(k);
-        for trial in 0..8 * scale() {
+        for trial in 0..8 * testkit::long_factor() {
             let (e, f) = axes(&mut rng);
             let inside = trial % 2 == 0;
             let off = if inside {
@@ -199,7 +192,7 @@ fn casts_far_from_the_origin_answer_as_near_it() {
     );
     far.push(MAX_CAST_COORDINATE);
     for x in far {
-        for trial in 0..4 * scale() {
+        for trial in 0..4 * testkit::long_factor() {
             let (na, a) = &kinds[rng.below(3)];
             let (nb, b) = &kinds[rng.below(3)];
             let (e, f) = axes(&mut rng);
@@ -296,7 +289,7 @@ fn a_rod_turning_beside_a_ball_never_hits_it() {
     let (rr, rb) = (RefShape::of(&rod), RefShape::of(&ball));
     let options = ShapeCastOptions::default();
     let tip = (1.0f32 + 0.05 * 0.05).sqrt();
-    for trial in 0..24 * scale() {
+    for trial in 0..24 * testkit::long_factor() {
         let frame = random_frame(&mut rng);
         let w = [1.0, 10.0, 60.0][trial % 3];
         let phi = rng.range(0.0, std::f32::consts::TAU);
@@ -362,7 +355,7 @@ fn random_turning_casts_agree_with_brute_force() {
     let mut rng = Rng::new(48);
     let kinds = shapes(&mut rng);
     let (mut hits, mut misses, mut unresolved) = (0, 0, 0);
-    for trial in 0..60 * scale() {
+    for trial in 0..60 * testkit::long_factor() {
         let (na, a) = &kinds[rng.below(3)];
         let (nb, b) = &kinds[rng.below(3)];
         let w = [2.0, 20.0, 200.0][trial % 3];
@@ -690,7 +683,7 @@ fn a_rod_turning_fast_with_continuous_detection_starts_only_what_it_touches() {
     let rod = RefShape::of(&rod_shape);
     let tip = (1.0f32 + 0.05 * 0.05).sqrt();
     let (mut swept, mut near) = (0, 0);
-    for trial in 0..3 * scale() {
+    for trial in 0..3 * testkit::long_factor() {
         let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
         let frame = Quat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 3.0));
         let mut balls = Vec::new();

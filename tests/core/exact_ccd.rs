@@ -40,16 +40,9 @@ use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Pose, RigidMotion};
 use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, WorldConfig};
 use bevy_icollide::testkit::{
-    Poly, Rng, distance, dpose, sat, segment_poly_distance, segment_segment, sphere_hull,
+    self, Poly, Rng, distance, dpose, sat, segment_poly_distance, segment_segment, sphere_hull,
 };
 use glam::{DVec3, Quat, Vec3};
-
-fn scale() -> usize {
-    std::env::var("ICOLLIDE_LONG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1)
-}
 
 fn sphere(r: f32) -> SharedShape {
     SharedShape::sphere(r).expect("sphere")
@@ -498,7 +491,7 @@ fn scene(seed: u64, frames: usize, counts: &mut Counts) {
 #[test]
 fn ccd_world_catches_every_contact_of_fine_stepping() {
     let mut counts = Counts::default();
-    for seed in 0..3 * scale() as u64 {
+    for seed in 0..3 * testkit::long_factor() as u64 {
         scene(seed, 60, &mut counts);
     }
     let c = &counts;

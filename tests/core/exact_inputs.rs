@@ -25,17 +25,10 @@ use bevy_icollide::pipeline::{
 use bevy_icollide::plugin::CollisionPlugin;
 use bevy_icollide::query::{self, Ray, ShapeCastOptions};
 use bevy_icollide::testkit::{
-    MultiBodyParams, MultiBodyScene, Poly, Rng, cube_sphere, dpose, grid, point_triangle_distance,
-    segment_triangle_distance, sphere_hull, torus, triangles_inside,
+    self, MultiBodyParams, MultiBodyScene, Poly, Rng, cube_sphere, dpose, grid,
+    point_triangle_distance, segment_triangle_distance, sphere_hull, torus, triangles_inside,
 };
 use glam::{DVec3, Quat, Vec3};
-
-fn scale() -> usize {
-    std::env::var("ICOLLIDE_LONG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1)
-}
 
 fn world() -> CollisionWorld {
     CollisionWorld::new(WorldConfig::default()).expect("config")
@@ -397,7 +390,7 @@ fn a_scene_scaled_down_answers_like_the_unscaled_one() {
 /// The kinds, placements of pairs (some touching) and rays of the sweeps.
 fn sweep_scene() -> (Vec<SharedShape>, Vec<(Pose, Pose)>, Vec<Ray>) {
     let mut rng = Rng::new(5);
-    let placements: Vec<(Pose, Pose)> = (0..12 * scale())
+    let placements: Vec<(Pose, Pose)> = (0..12 * testkit::long_factor())
         .map(|_| {
             let a = Pose::new(rng.rotation(), rng.in_cube(0.1));
             let b = Pose::new(rng.rotation(), rng.unit_vector() * rng.range(0.3, 1.3));
@@ -655,7 +648,7 @@ fn meshes_in_and_around_solids_touch_as_the_f64_reference_says() {
         sphere_hull(&mut rng, 30, 0.6),
     ];
     let (mut inside, mut crossing, mut apart) = (0, 0, 0);
-    for case in 0..200 * scale() {
+    for case in 0..200 * testkit::long_factor() {
         let m = &meshes[rng.below(meshes.len())];
         let s = &solids[rng.below(solids.len())];
         let far = if case % 4 == 3 {

@@ -19,15 +19,10 @@ use bevy_icollide::bvh::{
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::query::Ray;
 use bevy_icollide::shape::TriMesh;
-use bevy_icollide::testkit::{Rng, point_triangle_distance, ray_mesh, segment_segment, torus};
+use bevy_icollide::testkit::{
+    self, Rng, point_triangle_distance, ray_mesh, segment_segment, torus,
+};
 use glam::{DVec3, Vec3};
-
-fn scale() -> usize {
-    std::env::var("ICOLLIDE_LONG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1)
-}
 
 fn model(name: &str) -> TriMesh {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -141,7 +136,7 @@ fn meshes_far_apart_are_measured_exactly_and_cheaply() {
         ("hand", model("odedstein_hand_lowres.obj")),
         ("torus", TriMesh::new(tv, tt).expect("torus")),
     ];
-    if std::env::var("ICOLLIDE_LONG").is_ok() {
+    if testkit::long_run() {
         meshes.push(("teapot", model("o3dv_utah_teapot.stl.obj")));
     }
     let mut rng = Rng::new(17);
@@ -149,7 +144,7 @@ fn meshes_far_apart_are_measured_exactly_and_cheaply() {
         let obb = ObbTree::build(mesh.vertices(), mesh.triangles(), SplitRule::Mean, 1);
         let aabb = AabbTree::build_mesh(mesh, &AabbTreeOptions::default());
         let (mut total, mut queries) = (0u64, 0u64);
-        for (k, poses) in far_placements(&mut rng, size(mesh), 6 * scale())
+        for (k, poses) in far_placements(&mut rng, size(mesh), 6 * testkit::long_factor())
             .into_iter()
             .enumerate()
         {
@@ -188,7 +183,7 @@ fn rays_grazing_a_mesh_far_from_its_origin() {
     let aabb = AabbTree::build_mesh(&mesh, &AabbTreeOptions::default());
     let mut rng = Rng::new(19);
     let mut stack = Vec::new();
-    let (mut hits, n) = (0, 2000 * scale());
+    let (mut hits, n) = (0, 2000 * testkit::long_factor());
     for k in 0..n {
         let v = mesh.vertices()[rng.below(mesh.vertices().len())];
         let origin = v + rng.unit_vector() * rng.range(1e-3, 2e-2);

@@ -30,19 +30,8 @@ use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
 use bevy_icollide::query::intersecting_triangles;
 use bevy_icollide::shape::TriMesh;
-use bevy_icollide::testkit::{Rng, touching_pairs};
+use bevy_icollide::testkit::{self, Rng, touching_pairs};
 use glam::{DVec3, Vec3};
-
-fn scale() -> usize {
-    std::env::var("ICOLLIDE_LONG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1)
-}
-
-fn long() -> bool {
-    std::env::var("ICOLLIDE_LONG").is_ok()
-}
 
 /// A's triangles scaled, B's scaled and mapped by the `f32` relative pose:
 /// the coordinates the queries decide on, in `f64`.
@@ -199,7 +188,7 @@ fn model(name: &str) -> TriMesh {
 /// teapot too.
 fn models() -> Vec<(&'static str, TriMesh)> {
     let mut names = vec!["odedstein_hand_lowres.obj"];
-    if long() {
+    if testkit::long_run() {
         names.extend(["odedstein_torus.obj", "o3dv_utah_teapot.stl.obj"]);
     }
     names.into_iter().map(|n| (n, model(n))).collect()
@@ -224,7 +213,11 @@ fn a_model_against_its_copy_at_exact_offsets() {
         assert!(n > mesh.triangles().len(), "{name}: {n} touching pairs");
         // Both signs of each axis under `ICOLLIDE_LONG`, one each by default.
         let axes = [Vec3::X, -Vec3::Y, Vec3::Z, -Vec3::X, Vec3::Y, -Vec3::Z];
-        let axes = if long() { &axes[..] } else { &axes[..3] };
+        let axes = if testkit::long_run() {
+            &axes[..]
+        } else {
+            &axes[..3]
+        };
         for d in [2f32.powi(-24), 2f32.powi(-12), 1e-3] {
             for &axis in axes {
                 let moved = at(&mesh, Pose::from_translation(axis * d));
@@ -277,7 +270,11 @@ fn sharing_pairs(mesh: &TriMesh, vertices: usize, edges: usize) -> Vec<(TriMesh,
 fn one_triangle_meshes_sharing_a_vertex_or_an_edge() {
     let hand = model("odedstein_hand_lowres.obj");
     let mut rng = Rng::new(7);
-    for (ma, mb, shared) in sharing_pairs(&hand, 400 * scale(), 100 * scale()) {
+    for (ma, mb, shared) in sharing_pairs(
+        &hand,
+        400 * testkit::long_factor(),
+        100 * testkit::long_factor(),
+    ) {
         let (ta, tb) = (Trees::new(&ma), Trees::new(&mb));
         let what = format!("triangles {:?} and {:?}", ma.vertices(), mb.vertices());
         let n = check(
@@ -326,7 +323,7 @@ fn random_poses_at_grazing_contact() {
             .iter()
             .fold(0.0f32, |s, p| s.max(p.abs().max_element()));
         let mut rng = Rng::new(11);
-        for k in 0..4 * scale() {
+        for k in 0..4 * testkit::long_factor() {
             let (ra, rb) = (rng.rotation(), rng.rotation());
             let dir = rng.unit_vector();
             let touches = |d: f32| {
@@ -381,7 +378,7 @@ fn random_poses_at_grazing_contact() {
 fn bodies_sharing_a_vertex_start_touching_in_the_world() {
     let hand = model("odedstein_hand_lowres.obj");
     let mut rng = Rng::new(13);
-    for (ma, mb, _) in sharing_pairs(&hand, 400 * scale(), 0) {
+    for (ma, mb, _) in sharing_pairs(&hand, 400 * testkit::long_factor(), 0) {
         let far = [1.0, 1e4, 1e6][rng.below(3)];
         for pose in [
             Pose::IDENTITY,

@@ -25,15 +25,8 @@ use bevy_icollide::math::Pose;
 use bevy_icollide::pipeline::{
     BodyDesc, BodyHandle, CollisionWorld, SpeedBound, WorldConfig, WorldError,
 };
-use bevy_icollide::testkit::{Rng, sphere_hull, torus};
+use bevy_icollide::testkit::{self, Rng, sphere_hull, torus};
 use glam::{Quat, Vec3};
-
-fn scale() -> usize {
-    std::env::var("ICOLLIDE_LONG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1)
-}
 
 fn sphere(r: f32) -> SharedShape {
     SharedShape::sphere(r).expect("sphere")
@@ -487,7 +480,7 @@ fn random_script(seed: u64) -> (usize, [u64; 2]) {
 fn scheduled_worlds_report_the_events_of_plain_ones_on_random_scripts() {
     let (mut events, mut tests) = (0, [0u64; 2]);
     // Seed 51: a mesh cast at a near miss that once looped for ever.
-    for seed in (0..3 * scale() as u64).chain([51]) {
+    for seed in (0..3 * testkit::long_factor() as u64).chain([51]) {
         let (e, t) = random_script(seed);
         events += e;
         tests[0] += t[0];
