@@ -95,3 +95,29 @@ pub fn narrow_phase(world: &mut CollisionWorld, tasks: Option<usize>) {
         }),
     }
 }
+
+/// A triangle-mesh cube of half-size `h` (a surface: 12 triangles).
+pub fn cube_mesh(h: f32) -> Result<SharedShape, bevy_icollide::collider::ShapeError> {
+    let v: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::new(
+                if i & 1 == 0 { -h } else { h },
+                if i & 2 == 0 { -h } else { h },
+                if i & 4 == 0 { -h } else { h },
+            )
+        })
+        .collect();
+    let quads = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let t = quads
+        .iter()
+        .flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]])
+        .collect();
+    SharedShape::trimesh(v, t)
+}

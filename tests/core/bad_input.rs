@@ -1,5 +1,6 @@
 //! Bad input gets a clear error at build time, never a panic.
 
+use crate::common::cube_mesh;
 use bevy_icollide::collider::{CompoundPiece, ShapeError, SharedShape};
 use bevy_icollide::math::{Pose, PoseError};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig, WorldError};
@@ -383,32 +384,6 @@ fn distance_and_intersects_agree_at_every_scale() {
             );
         }
     }
-}
-
-/// A triangle-mesh cube of half-size `h` (a surface: 12 triangles).
-fn cube_mesh(h: f32) -> Result<SharedShape, ShapeError> {
-    let v: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(
-                if i & 1 == 0 { -h } else { h },
-                if i & 2 == 0 { -h } else { h },
-                if i & 4 == 0 { -h } else { h },
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let t = quads
-        .iter()
-        .flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]])
-        .collect();
-    SharedShape::trimesh(v, t)
 }
 
 /// Sizes beyond what f32 can answer for are refused at build time with the

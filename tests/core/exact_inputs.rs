@@ -36,28 +36,7 @@ fn world() -> CollisionWorld {
 
 /// A triangle-mesh cube of half-size `h` (12 triangles, a closed surface).
 fn cube_mesh(h: f32) -> SharedShape {
-    let v: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::new(
-                if i & 1 == 0 { -h } else { h },
-                if i & 2 == 0 { -h } else { h },
-                if i & 4 == 0 { -h } else { h },
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let t = quads
-        .iter()
-        .flat_map(|[a, b, c, d]| [[*a, *b, *c], [*a, *c, *d]])
-        .collect();
-    SharedShape::trimesh(v, t).expect("cube mesh")
+    crate::common::cube_mesh(h).expect("cube mesh")
 }
 
 /// Two bodies at poses, one step: whether they started touching.

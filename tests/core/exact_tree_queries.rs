@@ -11,6 +11,7 @@
 //! pair (the meshes are apart, so no pair intersects); the query's `f32`
 //! answer must be within `f32` rounding of it.
 
+use crate::common::model;
 use bevy_icollide::bvh::ray::ray_cast_side;
 use bevy_icollide::bvh::{
     AabbTree, AabbTreeOptions, BoxNode, Bvh, DistanceLimit, MeshSide, ObbTree, SplitRule,
@@ -23,14 +24,6 @@ use bevy_icollide::testkit::{
     self, Rng, point_triangle_distance, ray_mesh, segment_segment, torus,
 };
 use glam::{DVec3, Vec3};
-
-fn model(name: &str) -> TriMesh {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/meshes")
-        .join(name);
-    let m = bevy_icollide::io::load_obj(path).expect("model loads");
-    TriMesh::new(m.positions, m.triangles).expect("valid mesh")
-}
 
 fn size(mesh: &TriMesh) -> f32 {
     let b = Aabb::from_points(mesh.vertices().iter().copied());

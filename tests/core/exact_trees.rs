@@ -21,6 +21,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::common::model;
 use bevy_icollide::bvh::{
     AabbTree, AabbTreeOptions, CollideOptions, CollideScratch, ContactMode, DeformingTree,
     MeshSide, ObbTree, SatTest, SplitRule, TreeKind, TreePair, collide_with,
@@ -175,14 +176,6 @@ fn check<'a>(a: &Side<'a>, ta: &'a Trees, b: &Side<'a>, tb: &'a Trees, what: &st
 }
 
 // --------------------------------------------------------------- scenes
-
-fn model(name: &str) -> TriMesh {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets/meshes")
-        .join(name);
-    let m = bevy_icollide::io::load_obj(path).expect("model loads");
-    TriMesh::new(m.positions, m.triangles).expect("valid mesh")
-}
 
 /// The models of a run: the hand; under `ICOLLIDE_LONG` the torus and the
 /// teapot too.
