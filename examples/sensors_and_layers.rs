@@ -10,11 +10,12 @@ use bevy_ecs::prelude::*;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 
-// Layers are bits of a u32.
-const PLAYER: u32 = 1 << 0;
-const ENEMY: u32 = 1 << 1;
-const WALL: u32 = 1 << 2;
-const TRIGGER: u32 = 1 << 3;
+// Layers are bits of a u32. Bit 0 is the default layer of every collider
+// without `CollisionLayers` (`LayerMask::DEFAULT`): ours start at bit 1.
+const PLAYER: u32 = 1 << 1;
+const ENEMY: u32 = 1 << 2;
+const WALL: u32 = 1 << 3;
+const TRIGGER: u32 = 1 << 4;
 
 #[derive(Component)]
 struct Player;

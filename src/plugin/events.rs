@@ -24,6 +24,7 @@ use bevy_ecs::prelude::*;
 /// observer (triggered in the Report stage):
 ///
 /// ```
+/// # #[cfg(feature = "bevy_transform")] {
 /// # use bevy_app::prelude::*;
 /// # use bevy_ecs::prelude::*;
 /// # use bevy_icollide::prelude::*;
@@ -33,8 +34,9 @@ use bevy_ecs::prelude::*;
 ///     }
 /// }
 /// let mut app = App::new();
-/// app.add_plugins(CollisionPlugin::default())
+/// app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
 ///     .add_systems(PostUpdate, same_frame.after(CollisionSystems::Report));
+/// # }
 /// ```
 #[derive(Message, EntityEvent, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
