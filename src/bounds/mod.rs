@@ -20,14 +20,19 @@
 //!   Only one coordinate is computed per visited vertex: row `k` of `R` dotted
 //!   with the local vertex.
 //!
+//! A support-mapped kind (cylinder, cone) has no vertices to climb over:
+//! its dynamic box is [`support_box`], six supports, exact.
+//!
 //! Both are padded by a margin (see [`BoundsMode`]) before they enter the
 //! broad phase.
 
 mod dynamic_box;
 mod fixed_cube;
+mod support_box;
 
 pub use dynamic_box::{CLIMB_MIN_VERTICES, DynamicBox, READ_AHEAD};
 pub use fixed_cube::FixedCube;
+pub use support_box::support_box;
 
 use serde::{Deserialize, Serialize};
 

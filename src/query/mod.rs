@@ -64,6 +64,7 @@ pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
+mod implicit;
 mod inside;
 mod intersect;
 pub mod lin_canny;
