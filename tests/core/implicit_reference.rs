@@ -7,7 +7,7 @@
 //! The signed separation of two convex solids is `max_{|n|=1} sep(n)`,
 //! `sep(n) = -h_A(n) - h_B(-n)`: their distance when apart, minus their
 //! penetration depth when they overlap; every `sep(n)` is a lower bound. It
-//! is maximised over 2000 directions, refined by a random pattern search
+//! is maximised over 600 directions, refined by a random pattern search
 //! (plus any candidate directions given, which can only raise the bound).
 
 use bevy_icollide::collider::SharedShape;
@@ -151,10 +151,10 @@ pub fn sep(a: &Placed, b: &Placed, n: DVec3) -> f64 {
     -a.support(n) - b.support(-n)
 }
 
-/// The signed separation, maximised from 2000 directions and `seeds`.
+/// The signed separation, maximised from 600 directions and `seeds`.
 pub fn separation(a: &Placed, b: &Placed, seeds: &[Vec3]) -> (f64, DVec3) {
     let f = |n: DVec3| sep(a, b, n);
-    let mut starts: Vec<(f64, DVec3)> = fibonacci(2000).map(|n| (f(n), n)).collect();
+    let mut starts: Vec<(f64, DVec3)> = fibonacci(600).map(|n| (f(n), n)).collect();
     for s in seeds {
         if let Some(n) = s.as_dvec3().try_normalize() {
             starts.push((f(n), n));
@@ -163,7 +163,7 @@ pub fn separation(a: &Placed, b: &Placed, seeds: &[Vec3]) -> (f64, DVec3) {
     starts.sort_by(|x, y| y.0.total_cmp(&x.0));
     starts
         .iter()
-        .take(4)
+        .take(3)
         .map(|&(v, n)| refine(&f, n, v))
         .fold(
             (f64::MIN, DVec3::X),
@@ -181,7 +181,7 @@ fn refine(f: &impl Fn(DVec3) -> f64, mut n: DVec3, mut v: f64) -> (f64, DVec3) {
         (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
     };
     let mut step = 0.1;
-    while step > 1e-13 {
+    while step > 1e-11 {
         let mut moved = false;
         for _ in 0..64 {
             let d = DVec3::new(rand(), rand(), rand());
