@@ -1,5 +1,6 @@
 //! Distance, closest points and penetration depth between any two shapes
-//! made of convex pieces (polytopes, spheres, capsules, compounds of them).
+//! made of convex pieces (polytopes, spheres, capsules, cylinders, cones,
+//! compounds of them).
 
 use glam::Vec3;
 
