@@ -17,8 +17,9 @@
 //! - [`ShapeKind::Rounded`]: a sphere or a capsule ([`Rounded`]), exact
 //!   (a core point or segment and a radius), for the cheap shapes game code
 //!   expects. A box is a convex polytope ([`SharedShape::cuboid`]).
-//! - [`ShapeKind::Implicit`]: a cylinder or a cone ([`Implicit`]), exact
-//!   (its support mapping: GJK and EPA need nothing else).
+//! - [`ShapeKind::Implicit`]: a cylinder or a cone, sharp or rounded
+//!   ([`Implicit`]), exact (its support mapping: GJK and EPA need nothing
+//!   else).
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -195,6 +196,7 @@ impl ShapeData {
             ShapeKind::Implicit(s) => SharedShape::implicit(Implicit {
                 half_height: s.half_height * factor,
                 radius: s.radius * factor,
+                rounding: s.rounding * factor,
                 ..*s
             }),
         }

@@ -53,6 +53,7 @@ impl SharedShape {
             kind: ImplicitKind::Cylinder,
             half_height: height * 0.5,
             radius,
+            rounding: 0.0,
         })
     }
 
@@ -65,11 +66,41 @@ impl SharedShape {
             kind: ImplicitKind::Cone,
             half_height: height * 0.5,
             radius,
+            rounding: 0.0,
+        })
+    }
+
+    /// A cylinder as [`cylinder`](Self::cylinder) swept by a ball of
+    /// `border_radius` (>= 0): the Minkowski sum, `border_radius` larger
+    /// all round than the cylinder given (parry's `round_cylinder`),
+    /// exact. Errors as [`cylinder`](Self::cylinder), and a border radius
+    /// that is negative or not finite.
+    pub fn round_cylinder(
+        radius: f32,
+        height: f32,
+        border_radius: f32,
+    ) -> Result<Self, ShapeError> {
+        Self::implicit(Implicit {
+            kind: ImplicitKind::Cylinder,
+            half_height: height * 0.5,
+            radius,
+            rounding: border_radius,
+        })
+    }
+
+    /// A cone as [`cone`](Self::cone) swept by a ball of `border_radius`
+    /// (>= 0), as [`round_cylinder`](Self::round_cylinder).
+    pub fn round_cone(radius: f32, height: f32, border_radius: f32) -> Result<Self, ShapeError> {
+        Self::implicit(Implicit {
+            kind: ImplicitKind::Cone,
+            half_height: height * 0.5,
+            radius,
+            rounding: border_radius,
         })
     }
 
     pub(super) fn implicit(s: Implicit) -> Result<Self, ShapeError> {
-        limits::check_implicit(s.half_height, s.radius)?;
+        limits::check_implicit(s.half_height, s.radius, s.rounding)?;
         Ok(Self(Arc::new(ShapeData::new(
             ShapeKind::Implicit(s),
             BoundsGeometry::Implicit(s),

@@ -146,6 +146,57 @@ impl Collider {
         SharedShape::cone(radius, height).map(Self::new)
     }
 
+    /// A cylinder as [`Collider::cylinder`] swept by a ball of
+    /// `border_radius`: `border_radius` larger all round, with round edges
+    /// (the Minkowski sum, exact; parry's `round_cylinder`).
+    ///
+    /// # Panics
+    ///
+    /// As [`Collider::cylinder`], and for a border radius that is negative
+    /// or not finite; [`Collider::try_round_cylinder`] returns the error
+    /// instead.
+    #[track_caller]
+    pub fn round_cylinder(radius: f32, height: f32, border_radius: f32) -> Self {
+        literal(
+            "round_cylinder",
+            Self::try_round_cylinder(radius, height, border_radius),
+        )
+    }
+
+    /// [`Collider::round_cylinder`] for sizes from data: the reason as an
+    /// error.
+    pub fn try_round_cylinder(
+        radius: f32,
+        height: f32,
+        border_radius: f32,
+    ) -> Result<Self, ShapeError> {
+        SharedShape::round_cylinder(radius, height, border_radius).map(Self::new)
+    }
+
+    /// A cone as [`Collider::cone`] swept by a ball of `border_radius`, as
+    /// [`Collider::round_cylinder`].
+    ///
+    /// # Panics
+    ///
+    /// As [`Collider::round_cylinder`]; [`Collider::try_round_cone`]
+    /// returns the error instead.
+    #[track_caller]
+    pub fn round_cone(radius: f32, height: f32, border_radius: f32) -> Self {
+        literal(
+            "round_cone",
+            Self::try_round_cone(radius, height, border_radius),
+        )
+    }
+
+    /// [`Collider::round_cone`] for sizes from data: the reason as an error.
+    pub fn try_round_cone(
+        radius: f32,
+        height: f32,
+        border_radius: f32,
+    ) -> Result<Self, ShapeError> {
+        SharedShape::round_cone(radius, height, border_radius).map(Self::new)
+    }
+
     /// Convex (or mesh) pieces at local poses. See [`SharedShape::compound`].
     pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
         SharedShape::compound(pieces).map(Self::new)

@@ -280,9 +280,11 @@ fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, vi
 }
 
 /// A cylinder's or cone's outline: its rims (a cone's apex rim is a
-/// point) and four lines between them.
+/// point) and four lines between them; a rounded one's core outline grown
+/// by the rounding (rims and sides pushed out).
 fn implicit_lines(gizmos: &mut Gizmos<CollisionGizmos>, s: &Implicit, pose: &Pose, color: Color) {
     const N: usize = 24;
+    let (h, b) = (s.half_height, s.rounding);
     let top_radius = match s.kind {
         ImplicitKind::Cylinder => s.radius,
         ImplicitKind::Cone => 0.0,
@@ -291,14 +293,14 @@ fn implicit_lines(gizmos: &mut Gizmos<CollisionGizmos>, s: &Implicit, pose: &Pos
         let a = std::f32::consts::TAU * k as f32 / N as f32;
         pose.transform_point(Vec3::new(r * a.cos(), y, r * a.sin()))
     };
-    let h = s.half_height;
+    let (bottom, top) = (s.radius + b, top_radius + b);
     for k in 0..N {
-        gizmos.line(rim(k, -h, s.radius), rim(k + 1, -h, s.radius), color);
-        if top_radius > 0.0 {
-            gizmos.line(rim(k, h, top_radius), rim(k + 1, h, top_radius), color);
+        gizmos.line(rim(k, -h, bottom), rim(k + 1, -h, bottom), color);
+        if top > 0.0 {
+            gizmos.line(rim(k, h, top), rim(k + 1, h, top), color);
         }
         if k % (N / 4) == 0 {
-            gizmos.line(rim(k, -h, s.radius), rim(k, h, top_radius), color);
+            gizmos.line(rim(k, -h, bottom), rim(k, h, top), color);
         }
     }
 }

@@ -4,15 +4,23 @@
 //! with radius `r`; a cone has its base of radius `r` at `y = -h` and its
 //! apex at `y = +h`. No tessellation: the round parts are exact.
 //!
+//! A rounded cylinder or cone is the same core swept by a ball of radius
+//! `rounding` (the Minkowski sum, parry's `RoundCylinder` / `RoundCone`):
+//! GJK and EPA take the ball as the support map's margin, so the round
+//! part is exact too.
+//!
 //! What the kind knows is here: its support map, its local box and
-//! bounding radius, and its ray cast (closed form, clipped to its box
-//! first so that a ray from far away is solved near the shape).
+//! bounding radius, and its ray cast (closed form for a sharp core, the
+//! GJK ray cast for a rounded one; clipped to its box first so that a ray
+//! from far away is solved near the shape).
 
-use glam::{Vec2, Vec3};
+use glam::{Quat, Vec2, Vec3};
 
+use crate::geometry::gjk::raycast::{RayCast, ray_cast_cso};
+use crate::geometry::gjk::{Cso, GjkCache, gjk_distance};
 use crate::geometry::ray::{Ray, RayHit};
-use crate::geometry::support::SupportMap;
-use crate::math::Aabb;
+use crate::geometry::support::{Sphere, SupportMap};
+use crate::math::{Aabb, Pose};
 
 /// Which implicit primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,27 +40,31 @@ pub struct Implicit {
     pub half_height: f32,
     /// Radius (of the base, for a cone).
     pub radius: f32,
+    /// Radius of the ball the core is swept by (0: sharp).
+    pub rounding: f32,
 }
 
 impl Implicit {
     /// The kind's name, for messages.
     pub fn name(&self) -> &'static str {
-        match self.kind {
-            ImplicitKind::Cylinder => "cylinder",
-            ImplicitKind::Cone => "cone",
+        match (self.kind, self.rounding > 0.0) {
+            (ImplicitKind::Cylinder, false) => "cylinder",
+            (ImplicitKind::Cone, false) => "cone",
+            (ImplicitKind::Cylinder, true) => "rounded cylinder",
+            (ImplicitKind::Cone, true) => "rounded cone",
         }
     }
 
     /// The box in the local frame (exact for both kinds).
     pub fn local_aabb(&self) -> Aabb {
         let (h, r) = (self.half_height, self.radius);
-        Aabb::new(Vec3::new(-r, -h, -r), Vec3::new(r, h, r))
+        Aabb::new(Vec3::new(-r, -h, -r), Vec3::new(r, h, r)).padded(self.rounding)
     }
 
     /// The largest distance of a point of the shape from its origin (a
     /// rim point, for both kinds; the cone's apex is `h` away).
     pub fn bounding_radius(&self) -> f32 {
-        Vec2::new(self.half_height, self.radius).length()
+        Vec2::new(self.half_height, self.radius).length() + self.rounding
     }
 
     /// The first hit of `ray` (local frame) within `max_toi`, closed form: the
@@ -70,6 +82,14 @@ impl Implicit {
         }
         let o = ray.at(start);
         let local = Ray::new(o, ray.dir);
+        if self.rounding > 0.0 {
+            // From a little before the box (a rounded cap lies on its
+            // face): GJK then starts outside, with a normal to advance by.
+            let back = (0.01 * self.bounding_radius() / ray.dir.length()).min(start);
+            let from = Ray::new(ray.at(start - back), ray.dir);
+            let h = self.rounded_ray_cast(&from, max_toi - (start - back))?;
+            return Some(hit(h.toi + (start - back), h.normal));
+        }
         let span = match self.kind {
             ImplicitKind::Cylinder => self.cylinder_span(&local),
             ImplicitKind::Cone => self.cone_span(&local),
@@ -83,6 +103,59 @@ impl Implicit {
         }
         let normal = self.normal_at(ray.at(lo), span.by);
         Some(hit(lo, normal))
+    }
+
+    /// The GJK ray cast (van den Bergen 2004) of the core against the ray's
+    /// point, within the rounding: the first time the point comes within
+    /// `rounding` (plus `2⁻²⁰` of the size) of the core.
+    fn rounded_ray_cast(&self, ray: &Ray, max_toi: f32) -> Option<RayHit> {
+        let point = Sphere::new(Vec3::ZERO, 0.0);
+        let at = Pose::new(Quat::IDENTITY, ray.origin);
+        let cso = Cso::new(self, &Pose::IDENTITY, &point, &at);
+        let size = self.bounding_radius();
+        let tol = size * 2f32.powi(-20);
+        // Time in a unit that makes the ray's speed the shape's size (as
+        // the shape casts do): the loop's tolerances are relative to it.
+        let unit = size / ray.dir.length();
+        let max_t = (max_toi.max(0.0) / unit).min(f32::MAX);
+        match ray_cast_cso(&cso, ray.dir * unit, (self.rounding, tol), max_t) {
+            RayCast::Hit { t, v, n, .. } if t > 0.0 => {
+                let normal = v
+                    .try_normalize()
+                    .or(n.try_normalize())
+                    .unwrap_or(Vec3::ZERO);
+                Some(hit(t * unit, normal))
+            }
+            RayCast::Hit { .. } => Some(hit(0.0, Vec3::ZERO)),
+            RayCast::Miss => None,
+            RayCast::Unsettled => self.advance_ray(ray, max_toi, tol),
+        }
+    }
+
+    /// Conservative advancement of the ray's point by GJK distances (never
+    /// past the surface: each step is a distance the point can go without
+    /// reaching it), for the rare ray the GJK ray cast does not settle.
+    fn advance_ray(&self, ray: &Ray, max_toi: f32, tol: f32) -> Option<RayHit> {
+        let point = Sphere::new(Vec3::ZERO, 0.0);
+        let speed = ray.dir.length();
+        let mut t = 0.0f32;
+        for _ in 0..256 {
+            let at = Pose::new(Quat::IDENTITY, ray.at(t));
+            let g = gjk_distance(self, &Pose::IDENTITY, &point, &at, &mut GjkCache::default());
+            if g.intersecting || g.distance <= tol {
+                let normal = (g.point_b - g.point_a).normalize_or_zero();
+                return Some(if t > 0.0 {
+                    hit(t, normal)
+                } else {
+                    hit(0.0, Vec3::ZERO)
+                });
+            }
+            t += g.distance / speed;
+            if t > max_toi || !t.is_finite() {
+                return None;
+            }
+        }
+        None
     }
 
     fn cylinder_span(&self, ray: &Ray) -> Option<Span> {
@@ -247,7 +320,22 @@ fn box_span(b: Aabb, ray: &Ray) -> Option<(f32, f32)> {
 
 impl SupportMap for Implicit {
     #[inline]
-    fn support(&self, dir: Vec3, _hint: &mut u32) -> Vec3 {
+    fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        let core = self.core_support(dir, hint);
+        if self.rounding > 0.0 {
+            core + self.rounding * dir.try_normalize().unwrap_or(Vec3::Y)
+        } else {
+            core
+        }
+    }
+
+    #[inline]
+    fn margin(&self) -> f32 {
+        self.rounding
+    }
+
+    #[inline]
+    fn core_support(&self, dir: Vec3, _hint: &mut u32) -> Vec3 {
         let (h, r) = (self.half_height, self.radius);
         let radial = Vec2::new(dir.x, dir.z)
             .try_normalize()

@@ -98,6 +98,35 @@ fn bad_sizes_are_errors_from_the_try_constructors() {
         "aspect beyond MAX_ASPECT"
     );
     assert!(Collider::try_cone(0.5, 1.0).is_ok());
+    assert!(Collider::try_round_cylinder(0.5, 1.0, -0.1).is_err());
+    assert!(Collider::try_round_cone(0.5, 1.0, f32::NAN).is_err());
+    assert!(Collider::try_round_cone(0.5, 1.0, 0.1).is_ok());
+}
+
+/// A rounded cylinder is its border radius larger all round: two of them
+/// (0.4 radius, 0.1 border) side by side touch when their axes are 1
+/// apart, not 1.02.
+#[test]
+fn rounded_cylinders_touch_at_their_rounded_size() {
+    let mut app = app();
+    let _a = app
+        .world_mut()
+        .spawn((
+            Collider::round_cylinder(0.4, 1.0, 0.1),
+            Transform::default(),
+        ))
+        .id();
+    let b = app
+        .world_mut()
+        .spawn((
+            Collider::round_cylinder(0.4, 1.0, 0.1),
+            Transform::from_xyz(1.02, 0.0, 0.0),
+        ))
+        .id();
+    app.update();
+    assert!(app.world().resource::<Starts>().0.is_empty());
+    move_to(&mut app, b, 0.98);
+    assert_eq!(app.world().resource::<Starts>().0.len(), 1);
 }
 
 #[test]

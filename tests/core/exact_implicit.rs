@@ -26,12 +26,18 @@ use crate::implicit_reference::{Placed, RefShape, sep, separation, trace};
 const TOL: f64 = 2e-4;
 const BAND: f64 = 5e-4;
 
+/// A cylinder or a cone, a third of them rounded.
 fn implicit(rng: &mut Rng, scale: f32) -> SharedShape {
     let (r, hgt) = (rng.range(0.15, 0.5) * scale, rng.range(0.15, 0.9) * scale);
-    if rng.bool() {
-        SharedShape::cylinder(r, hgt).expect("cylinder")
+    let border = if rng.below(3) == 0 {
+        rng.range(0.0, 0.15) * scale
     } else {
-        SharedShape::cone(r, hgt).expect("cone")
+        0.0
+    };
+    if rng.bool() {
+        SharedShape::round_cylinder(r, hgt, border).expect("cylinder")
+    } else {
+        SharedShape::round_cone(r, hgt, border).expect("cone")
     }
 }
 
@@ -254,8 +260,8 @@ fn ray_casts_match_sphere_tracing() {
         let far = f64::from(max_toi.min(1e9));
         let (want, _) = trace(&placed, o, d, far, 1e-9 * size);
         let what = format!(
-            "{} at {pose:?}, ray {ray:?} max {max_toi}: got {got:?}, want {want:?}",
-            s.kind_name()
+            "{:?} at {pose:?}, ray {ray:?} max {max_toi}: got {got:?}, want {want:?}",
+            s.implicit()
         );
         // The ray's origin in the shape's frame carries `f32` rounding of its
         // distance from the shape.
@@ -280,9 +286,17 @@ fn ray_casts_match_sphere_tracing() {
                 }
             }
             (None, Some(t)) => {
-                // Only a graze: a little further along, the ray is out.
-                let deeper = o + d * (t + 10.0 * BAND * size / d.length());
-                assert!(placed.distance(deeper) > 0.0 || t > far, "missed: {what}");
+                // Only a graze: the chord is no longer than a ball of the
+                // shape's size cut `tol` deep (the ray's rounding) would
+                // have, measured by tracing back from beyond the shape.
+                let beyond = t + 4.0 * size / d.length();
+                let (back, _) = trace(&placed, o + d * beyond, -d, beyond, 1e-9 * size);
+                let chord = (beyond - back.unwrap_or(beyond) - t) * d.length();
+                let graze = 2.0 * (2.0 * size * tol).sqrt();
+                assert!(
+                    chord <= graze || t > far,
+                    "missed a chord of {chord}: {what}"
+                );
             }
             (None, None) => misses += 1,
         }
@@ -642,13 +656,31 @@ fn bad_dimensions_are_refused() {
         (MAX_ASPECT * 1.01, 1.0),
     ];
     for (r, h) in bad {
-        for s in [SharedShape::cylinder(r, h), SharedShape::cone(r, h)] {
+        let round = [
+            SharedShape::round_cylinder(r, h, 0.1),
+            SharedShape::round_cone(r, h, 0.1),
+        ];
+        for s in [SharedShape::cylinder(r, h), SharedShape::cone(r, h)]
+            .into_iter()
+            .chain(round)
+        {
             assert!(
                 matches!(s, Err(ShapeError::InvalidParameter(_))),
                 "({r}, {h}): {s:?}"
             );
         }
     }
+    for b in [f32::NAN, -0.1, f32::INFINITY, 2.0 * MAX_COORDINATE] {
+        let s = SharedShape::round_cylinder(1.0, 1.0, b);
+        assert!(
+            matches!(s, Err(ShapeError::InvalidParameter(_))),
+            "border {b}: {s:?}"
+        );
+    }
+    let round = SharedShape::round_cone(1.0, 2.0, 0.25).expect("round cone");
+    assert_eq!(round.kind_name(), "rounded cone");
+    let twice = round.scaled(2.0).expect("scaled");
+    assert_eq!(twice.implicit().map(|s| s.rounding), Some(0.5));
     let good = SharedShape::cylinder(1.0, 2.0).expect("cylinder");
     assert!(good.scaled(MAX_COORDINATE).is_err());
     assert!(good.scaled(f32::NAN).is_err());

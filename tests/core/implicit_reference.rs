@@ -33,6 +33,8 @@ pub enum RefShape {
     },
     /// A convex polytope: vertices, and outward face normals with offsets.
     Hull(Vec<DVec3>, Vec<(DVec3, f64)>),
+    /// A shape swept by a ball of this radius.
+    Round(Box<RefShape>, f64),
 }
 
 impl RefShape {
@@ -40,9 +42,13 @@ impl RefShape {
     pub fn of(shape: &SharedShape) -> RefShape {
         if let Some(s) = shape.implicit() {
             let (h, r) = (f64::from(s.half_height), f64::from(s.radius));
-            return match s.kind {
+            let core = match s.kind {
                 ImplicitKind::Cylinder => RefShape::Cylinder { h, r },
                 ImplicitKind::Cone => RefShape::Cone { h, r },
+            };
+            return match s.rounding {
+                0.0 => core,
+                b => RefShape::Round(Box::new(core), f64::from(b)),
             };
         }
         if let Some(c) = shape.rounded() {
@@ -75,6 +81,7 @@ impl RefShape {
             RefShape::Cone { h, r } => (h * n.y).max(-h * n.y + r * radial),
             RefShape::Capsule { h, r } => h * n.y.abs() + r * n.length(),
             RefShape::Hull(ref v, _) => v.iter().map(|p| p.dot(n)).fold(f64::MIN, f64::max),
+            RefShape::Round(ref core, b) => core.support(n) + b * n.length(),
         }
     }
 
@@ -91,6 +98,7 @@ impl RefShape {
                 (DVec2::new(rho, (y.abs() - h).max(0.0)).length() - r).max(0.0)
             }
             RefShape::Hull(_, ref f) => f.iter().map(|(n, d)| n.dot(p) - d).fold(0.0, f64::max),
+            RefShape::Round(ref core, b) => (core.distance(p) - b).max(0.0),
         }
     }
 }
