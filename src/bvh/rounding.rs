@@ -80,9 +80,8 @@
 use glam::{Quat, Vec3};
 
 use crate::math::Pose;
-
-/// The unit roundoff of `f32`: `2⁻²⁴`.
-pub(crate) const U: f32 = f32::EPSILON * 0.5;
+use crate::math::rounding::TINY;
+pub(crate) use crate::math::rounding::U;
 
 /// The reach of a box: a bound on `|x|∞` over its points (`|c|∞ + |h|₁`,
 /// whatever its axes).
@@ -116,10 +115,6 @@ pub(crate) struct Slack {
     /// relative rotation's own rounding needs.
     pub eps: f32,
 }
-
-/// Below every coordinate's rounding: keeps the pad positive when every
-/// coordinate is 0 or subnormal (absolute errors of `2⁻¹⁴⁹` per step).
-const TINY: f32 = 64.0 * f32::MIN_POSITIVE;
 
 /// The oriented traversal's pad per unit of the coordinates' size.
 const ORIENTED: f32 = 256.0 * U + 4.0 * NODE_DEFECT;
