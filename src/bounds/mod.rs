@@ -20,8 +20,12 @@
 //!   Only one coordinate is computed per visited vertex: row `k` of `R` dotted
 //!   with the local vertex.
 //!
-//! Both are padded by a margin (see [`BoundsMode`]) before they enter the
-//! broad phase.
+//! The world grows either box by a pad for rounding that follows the
+//! shape's reach and the pose's translation
+//! ([`rounding_pad`](crate::math::rounding_pad)): the pair tests decide in
+//! a relative frame computed in `f32`, and a box of the points as computed
+//! could be a few ulps short of what they call touching. Then it pads by
+//! the world's margin (see [`BoundsMode`]) before the broad phase.
 
 mod dynamic_box;
 mod fixed_cube;
