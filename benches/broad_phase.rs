@@ -214,6 +214,32 @@ fn bench_bounds(c: &mut Criterion, frames: &Frames) {
         })
     });
 
+    // The same with the world's pad for rounding (`Aabb::rounded_out`, the
+    // hull's reach and the pose's translation), as a body's box gets it.
+    for (d, (h, p)) in boxes.iter_mut().zip(hulls.iter().zip(&frames.poses[0])) {
+        d.update(h, p);
+    }
+    let reach: Vec<f32> = hulls
+        .iter()
+        .map(|h| Aabb::from_points(h.vertices().iter().copied()).reach())
+        .collect();
+    let mut ring = PingPong::new(RING);
+    group.bench_function(BenchmarkId::new("dynamic_box_rounded_out", n), |b| {
+        b.iter(|| {
+            let poses = &frames.poses[ring.next()];
+            for ((((o, d), h), pose), r) in out
+                .iter_mut()
+                .zip(&mut boxes)
+                .zip(&hulls)
+                .zip(poses)
+                .zip(&reach)
+            {
+                *o = d.update(h, pose).0.rounded_out(*r, pose.translation);
+            }
+            black_box(&out);
+        })
+    });
+
     // What the collision world does: the same updates, each body's hull
     // fields hinted `2 READ_AHEAD` bodies before its turn and its lanes
     // `READ_AHEAD` before (from frame 0 again).

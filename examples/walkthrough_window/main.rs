@@ -2,7 +2,7 @@
 //! convex pieces, rendered by Bevy, with the collision debug render over it.
 //!
 //! ```text
-//! cargo run --release --features viewer --example walkthrough_window [-- --script] [-- --screenshot FILE]
+//! cargo run --release --features viewer --ignore-rust-version --example walkthrough_window [-- --script] [-- --screenshot FILE]
 //! ```
 //!
 //! (Bevy 0.20.1's umbrella crate asks for rustc 1.97.1; on an older

@@ -23,8 +23,12 @@
 //! A support-mapped kind (cylinder, cone) has no vertices to climb over:
 //! its dynamic box is [`support_box`], six supports, exact.
 //!
-//! Both are padded by a margin (see [`BoundsMode`]) before they enter the
-//! broad phase.
+//! The world grows either box by a pad for rounding that follows the
+//! shape's reach and the pose's translation
+//! ([`rounding_pad`](crate::math::rounding_pad)): the pair tests decide in
+//! a relative frame computed in `f32`, and a box of the points as computed
+//! could be a few ulps short of what they call touching. Then it pads by
+//! the world's margin (see [`BoundsMode`]) before the broad phase.
 
 mod dynamic_box;
 mod fixed_cube;

@@ -80,9 +80,8 @@
 use glam::{Quat, Vec3};
 
 use crate::math::Pose;
-
-/// The unit roundoff of `f32`: `2⁻²⁴`.
-pub(crate) const U: f32 = f32::EPSILON * 0.5;
+use crate::math::rounding::TINY;
+pub(crate) use crate::math::rounding::U;
 
 /// The reach of a box: a bound on `|x|∞` over its points (`|c|∞ + |h|₁`,
 /// whatever its axes).
@@ -116,10 +115,6 @@ pub(crate) struct Slack {
     /// relative rotation's own rounding needs.
     pub eps: f32,
 }
-
-/// Below every coordinate's rounding: keeps the pad positive when every
-/// coordinate is 0 or subnormal (absolute errors of `2⁻¹⁴⁹` per step).
-const TINY: f32 = 64.0 * f32::MIN_POSITIVE;
 
 /// The oriented traversal's pad per unit of the coordinates' size.
 const ORIENTED: f32 = 256.0 * U + 4.0 * NODE_DEFECT;
@@ -222,5 +217,37 @@ mod tests {
             worst[0] > 0.02 && worst[1] > 0.1,
             "the cases were reached: {worst:?}"
         );
+    }
+
+    /// The relative translation the pair tests decide in,
+    /// `pose_a.inverse().mul(pose_b)`, against `f64`, for unit rotations
+    /// (as the world stores them) and bodies up to `2⁵⁰` from the origin,
+    /// within `u` of their size of each other: within `u (64 T_B + 50
+    /// T_A)` (item 1 of `math::rounding`'s bound, which the world's boxes
+    /// are padded for).
+    #[test]
+    fn the_relative_translation_stays_within_its_bound() {
+        let mut rng = Rng::new(43);
+        let mut worst = 0.0f64;
+        for _ in 0..100_000 {
+            let qa = rng.rotation().normalize();
+            let far = 2f32.powf(rng.range(-10.0, 50.0));
+            let ta = rng.in_cube(far);
+            let near = far * rng.range(0.0, 1e-3);
+            let tb = ta + rng.in_cube(near);
+            let got = Pose::new(qa, ta)
+                .inverse()
+                .mul(&Pose::new(rng.rotation(), tb))
+                .translation;
+            let q = glam::DQuat::from_xyzw(qa.x as f64, qa.y as f64, qa.z as f64, qa.w as f64);
+            let want = q.conjugate() * (tb.as_dvec3() - ta.as_dvec3());
+            let [t_a, t_b] = [ta, tb].map(|t| t.abs().max_element() as f64);
+            let bound = U as f64 * (64.0 * t_b + 50.0 * t_a);
+            let err = (got.as_dvec3() - want).abs().max_element();
+            assert!(err <= bound, "{ta} {tb}: error {err} above {bound}");
+            worst = worst.max(err / bound);
+        }
+        println!("relative translation: worst error / bound {worst}");
+        assert!(worst > 0.01, "the cases were reached: {worst}");
     }
 }

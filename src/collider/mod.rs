@@ -135,6 +135,8 @@ pub struct ShapeData {
     bounds: BoundsGeometry,
     cube: FixedCube,
     local_aabb: Aabb,
+    /// `local_aabb`'s reach (a bound on `|x|₂` over the shape's points).
+    reach: f32,
     /// The hull's triangles as a mesh, for convex shapes (surface queries
     /// against meshes).
     hull_mesh: Option<TriMesh>,
@@ -279,6 +281,14 @@ impl ShapeData {
         self.local_aabb
     }
 
+    /// A bound on `|x|₂` over the shape's points in its own frame (its
+    /// local box's farthest corner): what a world box's rounding pad
+    /// follows ([`Aabb::rounded_out`]).
+    #[inline]
+    pub fn reach(&self) -> f32 {
+        self.reach
+    }
+
     fn new(kind: ShapeKind, bounds: BoundsGeometry) -> Self {
         Self::with_tree(kind, bounds, TreeKind::Obb)
     }
@@ -318,6 +328,7 @@ impl ShapeData {
             kind,
             bounds,
             cube,
+            reach: local_aabb.reach(),
             local_aabb,
             hull_mesh,
             tree,

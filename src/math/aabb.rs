@@ -97,24 +97,34 @@ impl Aabb {
     }
 
     /// A box holding this box moved by `pose` (the box of the rotated box:
-    /// `|R| · half-extents` around the moved center), grown by a few ulps so
-    /// that rounding can only make it larger: a cull by this box never drops
-    /// an overlap.
+    /// `|R| · half-extents` around the moved center), grown by
+    /// [`rounding_pad`](super::rounding_pad) of its reach and the pose's
+    /// translation: a cull by this box never drops a pair the pair tests
+    /// call touching (the pad also covers this function's own rounding,
+    /// whose errors follow the operands: a local center and a translation
+    /// that cancel, the half extents' and center's rounding from min/max).
     pub fn transformed(&self, pose: &super::Pose) -> Self {
         let m = pose.rotation_matrix();
         let abs = glam::Mat3::from_cols(m.x_axis.abs(), m.y_axis.abs(), m.z_axis.abs());
         let (local, half) = (self.center(), self.half_extents());
-        let c = pose.transform_point(local);
-        let h = abs * half;
-        // The errors scale with the operands, not the result: the local
-        // center and the translation may cancel (a mesh modelled far from
-        // its origin, placed back near the world's), the half-extents and
-        // the local center carry their own rounding from min/max.
-        let operands = 3.0 * local.abs().max_element()
-            + pose.translation.abs().max_element()
-            + 3.0 * half.max_element();
-        let slack = (c.abs() + h).max_element().max(operands) * (8.0 * f32::EPSILON);
-        Self::from_center_half_extents(c, h + Vec3::splat(slack))
+        Self::from_center_half_extents(pose.transform_point(local), abs * half)
+            .rounded_out(self.reach(), pose.translation)
+    }
+
+    /// A bound on `|x|₂` over the box's points: the length of its corner
+    /// farthest from the origin.
+    #[inline]
+    pub fn reach(&self) -> f32 {
+        self.min.abs().max(self.max.abs()).length()
+    }
+
+    /// The world box of a shape whose points are within `reach` of its own
+    /// origin, at world translation `translation`, grown by
+    /// [`rounding_pad`](super::rounding_pad) on every side: the box every
+    /// box test of the world compares.
+    #[inline]
+    pub fn rounded_out(self, reach: f32, translation: Vec3) -> Self {
+        self.padded(super::rounding_pad(reach, translation))
     }
 
     /// The box scaled by `scale` per axis about the origin (a negative

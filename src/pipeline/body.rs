@@ -215,16 +215,17 @@ impl Body {
 
     /// The box without margin at the current pose, and the hill-climbing
     /// visits it took; `None` before the first valid pose. A deformable
-    /// body's box is its tree's root box, moved.
+    /// body's box is its tree's root box, moved. Rounded out (see
+    /// [`rounded_out`](Self::rounded_out)).
     pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
         let pose = self.pose?;
         if self.deform.is_some() {
             return Some((self.local_box().transformed(&pose), 0));
         }
         if self.scale != Vec3::ONE {
-            return Some((self.scaled_box(&pose), 0));
+            return Some((self.rounded_out(self.scaled_box(&pose), &pose), 0));
         }
-        Some(match (self.mode, self.shape.bounds_geometry()) {
+        let (b, visits) = match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
                 self.dynamic_box.update(hull, &pose)
@@ -234,7 +235,19 @@ impl Body {
             }
             (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (rounded_box(r, &pose), 2),
             (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => (implicit_box(s, &pose), 6),
-        })
+        };
+        Some((self.rounded_out(b, &pose), visits))
+    }
+
+    /// A box of the body's points at `pose`, as computed in `f32`, grown
+    /// by [`rounding_pad`](crate::math::rounding_pad) of the body's reach
+    /// (scaled) and translation, in every bounds mode: no pair the pair
+    /// tests call touching has its boxes apart. (A deformed mesh's box,
+    /// [`Aabb::transformed`], has the pad already.)
+    #[inline]
+    fn rounded_out(&self, b: Aabb, pose: &Pose) -> Aabb {
+        let reach = self.shape.reach() * self.scale.abs().max_element();
+        b.rounded_out(reach, pose.translation)
     }
 
     /// The step before [`prefetch_bounds`](Self::prefetch_bounds): the
@@ -276,9 +289,9 @@ impl Body {
             return self.local_box().transformed(pose);
         }
         if self.scale != Vec3::ONE {
-            return self.scaled_box(pose);
+            return self.rounded_out(self.scaled_box(pose), pose);
         }
-        match (self.mode, self.shape.bounds_geometry()) {
+        let b = match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
                 vertex_box(hull.vertices(), pose)
@@ -286,7 +299,8 @@ impl Body {
             (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => implicit_box(s, pose),
-        }
+        };
+        self.rounded_out(b, pose)
     }
 
     /// The body's geometry changed (shape, scale, vertices): its pairs are
@@ -351,7 +365,7 @@ impl PairFilter for PairRules<'_> {
 }
 
 /// The box of a sphere or capsule at `pose`: its core's box grown by the
-/// radius (exact).
+/// radius.
 fn rounded_box(r: &Rounded, pose: &Pose) -> Aabb {
     Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius)
 }

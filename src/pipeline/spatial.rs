@@ -284,12 +284,14 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
 }
 
 /// The box of a shape at a pose (of its hull's or its points' vertices;
-/// a sphere's or capsule's local box moved, which holds it).
+/// a sphere's or capsule's local box moved, which holds it), rounded out
+/// as the bodies' boxes are ([`Aabb::rounded_out`]).
 pub(super) fn shape_box(shape: &SharedShape, pose: &Pose) -> Aabb {
     match shape.bounds_geometry() {
         BoundsGeometry::Hull(hull) => vertex_box(hull.vertices(), pose),
         BoundsGeometry::Points(points) => vertex_box(points, pose),
-        BoundsGeometry::Rounded(_) => shape.local_aabb().transformed(pose),
+        BoundsGeometry::Rounded(_) => return shape.local_aabb().transformed(pose),
         BoundsGeometry::Implicit(s) => super::body::implicit_box(s, pose),
     }
+    .rounded_out(shape.reach(), pose.translation)
 }

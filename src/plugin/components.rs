@@ -256,8 +256,10 @@ fn literal(constructor: &str, built: Result<Collider, ShapeError>) -> Collider {
 )]
 pub struct ColliderPose(pub Pose);
 
-/// The collider's broad-phase box in world space (tight box plus margin),
-/// written by the plugin after each bounds update.
+/// The collider's broad-phase box in world space (tight box plus margin;
+/// the tight box carries the pad for rounding,
+/// [`rounding_pad`](crate::math::rounding_pad)), written by the plugin
+/// after each bounds update.
 #[derive(Component, Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(
     feature = "reflect",

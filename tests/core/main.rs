@@ -15,6 +15,7 @@ mod bounds_brute_force;
 mod broad_phase_brute_force;
 mod convex_brute_force;
 mod deformable;
+mod exact_bounds;
 mod exact_casts;
 mod exact_ccd;
 mod exact_implicit;
