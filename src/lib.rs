@@ -109,6 +109,7 @@
 pub mod bounds;
 pub mod broad_phase;
 pub mod bvh;
+pub mod character;
 pub mod collider;
 pub mod geometry;
 #[cfg(feature = "obj")]
