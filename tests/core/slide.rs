@@ -146,8 +146,8 @@ fn assert_path_clear(scene: &Scene, shape: &SharedShape, rot: Quat, path: &[Vec3
 fn random_scenes_never_enter_never_tunnel_never_stop_short() {
     let skin = 0.02;
     let mut min_gap = f32::INFINITY;
-    let (mut stops, mut steps) = (0, 0);
-    for seed in 0..(4 * long_factor()) as u64 {
+    let (mut stops, mut steps, mut touches, mut slid) = (0, 0, 0, 0);
+    for seed in 0..(10 * long_factor()) as u64 {
         let mut rng = Rng::new(0x51de + seed);
         let scene = random_scene(&mut rng);
         for kind in 0..7 {
@@ -160,10 +160,20 @@ fn random_scenes_never_enter_never_tunnel_never_stop_short() {
                 ..Default::default()
             });
             for i in 0..10 {
+                if pose.translation.abs().max_element() > 4.0 {
+                    pose = free_pose(&scene, &shape, skin, &mut rng);
+                }
+                // Aimed at a body, at speeds from a hundredth of the scene
+                // to a thousand scenes per step.
                 let speed = [0.05, 1.0, 30.0, 3000.0][(i + kind) % 4];
-                let motion = rng.unit_vector() * speed * rng.range(0.5, 1.0);
+                let toward = scene.bodies[rng.below(12)].1.translation + rng.in_cube(1.0);
+                let motion = (toward - pose.translation).normalize() * speed * rng.range(0.5, 1.0);
+                let mut touched = 0;
                 let out = slider
-                    .move_and_slide(&scene.world, (&shape, pose), motion, QueryFilter::ALL, |_| true)
+                    .move_and_slide(&scene.world, (&shape, pose), motion, QueryFilter::ALL, |_| {
+                        touched += 1;
+                        true
+                    })
                     .expect("slide");
                 assert!(!out.stuck, "seed {seed} kind {kind} step {i}");
                 assert_path_clear(&scene, &shape, pose.rotation, slider.path(), 0.5 * thin);
@@ -171,15 +181,24 @@ fn random_scenes_never_enter_never_tunnel_never_stop_short() {
                 assert!(gap > 0.0, "seed {seed} kind {kind} step {i}: gap {gap}");
                 min_gap = min_gap.min(gap);
                 steps += 1;
-                if out.remaining.length() > 1e-4 * speed {
+                touches += (touched > 0) as usize;
+                // The motion not taken (after projections onto the planes
+                // touched): only where something is within two skins.
+                let short = out.remaining.length();
+                if short > 1e-4 * speed {
                     stops += 1;
-                    assert!(gap <= 2.0 * skin + 1e-4, "stopped short: gap {gap}, left {}", out.remaining);
+                    assert!(gap <= 2.0 * skin + 1e-4, "stopped {short} short with a gap {gap}");
                 }
+                slid += ((out.translation - out.depenetration - motion).length() > 1e-4 * speed) as usize;
                 pose = out.pose;
             }
         }
     }
-    eprintln!("slide: {steps} steps, {stops} stopped by contact, smallest gap {min_gap} (skin {skin})");
+    assert!(slid > steps / 4 && touches > steps / 3, "{slid} slid, {touches} touched");
+    eprintln!(
+        "slide: {steps} steps, {touches} with touches, {slid} slid, {stops} stopped short, \
+         smallest gap {min_gap} (skin {skin})"
+    );
 }
 
 #[test]
