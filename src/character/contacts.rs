@@ -161,7 +161,11 @@ pub(crate) fn body_contacts(
     let mut mine = SmallVec::new();
     parts((shape, *pose, shape.surface()), &body_box, &mut mine);
     let mut theirs = SmallVec::new();
-    parts((body.shape, body.pose, body.surface()), &near_body, &mut theirs);
+    parts(
+        (body.shape, body.pose, body.surface()),
+        &near_body,
+        &mut theirs,
+    );
     for a in &mine {
         for b in &theirs {
             if let Some(c) = part_contact(a, b, (id, reach), cache) {

@@ -63,7 +63,10 @@ mod tests {
         assert_eq!(project_motion(r, &[Vec3::Y]), Vec3::new(1.0, 0.0, 0.5));
         let crease = project_motion(r, &[Vec3::Y, -Vec3::X]);
         assert!((crease - Vec3::new(0.0, 0.0, 0.5)).length() < 1e-6);
-        assert_eq!(project_motion(r, &[Vec3::Y, -Vec3::X, -Vec3::Z]), Vec3::ZERO);
+        assert_eq!(
+            project_motion(r, &[Vec3::Y, -Vec3::X, -Vec3::Z]),
+            Vec3::ZERO
+        );
         // Moving away from a plane is not clipped.
         assert_eq!(project_motion(Vec3::Y, &[Vec3::Y, Vec3::X]), Vec3::Y);
     }

@@ -114,7 +114,13 @@ impl Slider {
         touches.clear();
         let shape_box = shape.local_aabb().transformed(pose);
         world.visit_sides(&shape_box.padded(reach), &filter, |id, side| {
-            body_contacts((shape, pose), (id, &side), (&shape_box, reach), gjk, touches);
+            body_contacts(
+                (shape, pose),
+                (id, &side),
+                (&shape_box, reach),
+                gjk,
+                touches,
+            );
         });
         touches.sort_by(|a, b| {
             let key = |t: &Touch| (t.body, t.piece, t.triangle);
@@ -164,7 +170,11 @@ impl Slider {
                 out.stopped = true;
                 break;
             }
-            let min_gap = self.touches.iter().map(|t| t.gap).fold(f32::INFINITY, f32::min);
+            let min_gap = self
+                .touches
+                .iter()
+                .map(|t| t.gap)
+                .fold(f32::INFINITY, f32::min);
             out.stuck = min_gap <= 0.0;
             if out.stuck || out.remaining == Vec3::ZERO {
                 break;
