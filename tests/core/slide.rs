@@ -29,7 +29,7 @@
 use bevy_icollide::character::{SlideOptions, Slider, Touch};
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::math::Pose;
-use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, QueryFilter};
+use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, QueryFilter};
 use bevy_icollide::query::{distance, intersects};
 use bevy_icollide::testkit::{Rng, grid, long_factor, sphere_hull, torus};
 use glam::{Quat, Vec3};
@@ -38,19 +38,26 @@ use glam::{Quat, Vec3};
 struct Scene {
     world: CollisionWorld,
     bodies: Vec<(SharedShape, Pose)>,
+    handles: Vec<BodyHandle>,
 }
 
 impl Scene {
     fn new(bodies: Vec<(SharedShape, Pose)>) -> Scene {
         let mut world = CollisionWorld::default();
+        let mut handles = Vec::new();
         for (shape, pose) in &bodies {
             let mut desc = BodyDesc::new(shape.clone());
             desc.is_static = true;
             let h = world.add_body(desc);
             world.set_pose(h, *pose).expect("pose");
+            handles.push(h);
         }
         let _ = world.step();
-        Scene { world, bodies }
+        Scene {
+            world,
+            bodies,
+            handles,
+        }
     }
 
     /// The exact distance from `shape` at `pose` to the nearest body.
@@ -536,4 +543,39 @@ fn resting_on_a_slope_does_not_drift() {
         ((p - rest).dot(along) - (-0.3 * along.y)).abs() < 1e-4,
         "{p}"
     );
+}
+
+#[test]
+fn bad_input_is_refused_and_the_filter_is_kept() {
+    let wall = Scene::new(vec![(
+        cuboid(Vec3::new(0.5, 5.0, 5.0)),
+        Pose::from_translation(Vec3::X * 1.5),
+    )]);
+    let (shape, mut slider) = ball();
+    let run = |slider: &mut Slider, pose: Pose, motion: Vec3, filter: QueryFilter<'_>| {
+        slider.move_and_slide(&wall.world, (&shape, pose), motion, filter, |_| true)
+    };
+    let bad_pose = Pose::new(Quat::from_xyzw(0.0, 0.0, 0.0, 2.0), Vec3::ZERO);
+    for (pose, motion) in [
+        (bad_pose, Vec3::X),
+        (Pose::IDENTITY, Vec3::NAN),
+        (Pose::IDENTITY, Vec3::INFINITY),
+    ] {
+        assert!(run(&mut slider, pose, motion, QueryFilter::ALL).is_err());
+    }
+    for skin in [0.0, -0.01, f32::NAN, f32::INFINITY, 1e-9] {
+        slider.options.skin = skin;
+        let err = run(&mut slider, Pose::IDENTITY, Vec3::X, QueryFilter::ALL).unwrap_err();
+        assert!(err.to_string().contains("skin"), "{err}");
+    }
+    slider.options.skin = 0.01;
+    // The wall excluded, or out of the mask: passed through.
+    let h = wall.handles[0];
+    for filter in [
+        QueryFilter::ALL.with_exclude(&[h]),
+        QueryFilter::from_mask(0b10),
+    ] {
+        let out = run(&mut slider, Pose::IDENTITY, Vec3::X * 4.0, filter).expect("slide");
+        assert_eq!(out.pose.translation, Vec3::X * 4.0);
+    }
 }
