@@ -22,8 +22,12 @@
 //!    at least `s / 2` from everything is not moved: resting on a slope
 //!    does not drift down it (avian's PR #949).
 //! 2. **Slide**, up to [`SlideOptions::max_iterations`] times: the touches
-//!    within `2 s` are reported to the callback, their normals are the
-//!    planes the motion may not enter, and the remaining motion is
+//!    within `2 s` are reported to the callback; the normals of those
+//!    inside the skin (gap below `s`) and of the planes the casts of this
+//!    step hit are the planes the motion may not enter (Quake's
+//!    accumulated clip planes; a touch in the band `[s, 2 s)` is not one:
+//!    the slanted normal of an edge ahead would lift the shape over it),
+//!    and the remaining motion is
 //!    projected onto the cone they leave ([`project_motion`]: walls,
 //!    creases of two planes, corners of three). The world's exact shape
 //!    cast ([`CollisionWorld::cast_shape`](crate::pipeline::CollisionWorld::cast_shape)) then moves the shape along it

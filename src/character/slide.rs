@@ -162,7 +162,7 @@ impl Slider {
             stopped: false,
             stuck: false,
         };
-        let mut extra: SmallVec<[Vec3; 4]> = SmallVec::new();
+        let mut hits: SmallVec<[Vec3; 8]> = SmallVec::new();
         loop {
             let at = Pose::new(pose.rotation, pos);
             self.touches(world, (shape, &at), 2.0 * self.options.skin, filter);
@@ -183,8 +183,10 @@ impl Slider {
                 break;
             }
             out.iterations += 1;
-            let mut planes: SmallVec<[Vec3; 16]> = self.touches.iter().map(|t| t.normal).collect();
-            planes.extend_from_slice(&extra);
+            let s = self.options.skin;
+            let inside = self.touches.iter().filter(|t| t.gap < s);
+            let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
+            planes.extend_from_slice(&hits);
             let v = project_motion(out.remaining, &planes);
             out.remaining = v;
             if v == Vec3::ZERO {
@@ -195,12 +197,12 @@ impl Slider {
                     pos += v;
                     out.remaining = Vec3::ZERO;
                 }
-                Step::Moved(travel) => {
+                Step::Moved(travel, normal) => {
                     pos += travel;
                     out.remaining = v - travel;
-                    extra.clear();
+                    hits.push(normal);
                 }
-                Step::Blocked(normal) => extra.push(normal),
+                Step::Blocked(normal) => hits.push(normal),
             }
             self.path.push(pos);
         }
@@ -252,11 +254,11 @@ impl Slider {
         let normal = hit.hit.normal;
         let cos = dir.dot(normal).max(0.5);
         let travel = t * len - ((s - target) / cos).min(t * len);
+        let n = -(if normal == Vec3::ZERO { dir } else { normal }).normalize();
         if travel > 0.0 {
-            return Ok(Step::Moved(dir * travel));
+            return Ok(Step::Moved(dir * travel, n));
         }
-        let n = if normal == Vec3::ZERO { dir } else { normal };
-        Ok(Step::Blocked(-n.normalize()))
+        Ok(Step::Blocked(n))
     }
 
     /// The start moved out of every body closer than `skin / 2`, each
@@ -286,8 +288,8 @@ impl Slider {
 enum Step {
     /// Nothing on the way: the whole motion.
     Free,
-    /// Moved by this much, then stopped.
-    Moved(Vec3),
+    /// Moved by this much, then stopped by a plane (this normal).
+    Moved(Vec3, Vec3),
     /// No progress: a plane (this normal) blocks the motion.
     Blocked(Vec3),
 }

@@ -11,7 +11,8 @@
 //! its candidates the broad phase.
 //!
 //! - Random scenes of every kind (cuboids, hulls, spheres, capsules, a
-//!   height-field mesh and a torus mesh, compounds), the sliding shape of
+//!   height-field mesh and a torus mesh, compounds of convex pieces or
+//!   with a mesh piece), the sliding shape of
 //!   every kind too, random motions from a hundredth to a thousand times
 //!   the scene's size per step: after each step the shape touches nothing
 //!   (distance > 0: deeper than the skin is far from it), its straight path
@@ -106,15 +107,19 @@ fn shape_of_kind(k: usize, size: f32, rng: &mut Rng) -> SharedShape {
             let (v, t) = grid(4, |x, z| 0.3 * (3.0 * x).sin() * z);
             mesh((v.into_iter().map(|p| p * 0.5 * size).collect(), t))
         }
-        _ => SharedShape::compound(vec![
-            piece(sphere_hull(rng, 10, 0.25 * size), -0.25 * size, rng),
-            piece(
-                SharedShape::capsule(0.1 * size, 0.3 * size).expect("c"),
-                0.25 * size,
-                rng,
-            ),
-        ])
-        .expect("compound"),
+        _ => {
+            // Convex pieces, or a convex piece and a mesh piece.
+            let second = if rng.bool() {
+                SharedShape::capsule(0.1 * size, 0.3 * size).expect("capsule")
+            } else {
+                mesh(torus(0.15 * size, 0.06 * size, 8, 5))
+            };
+            SharedShape::compound(vec![
+                piece(sphere_hull(rng, 10, 0.25 * size), -0.25 * size, rng),
+                piece(second, 0.25 * size, rng),
+            ])
+            .expect("compound")
+        }
     }
 }
 
@@ -510,7 +515,7 @@ fn far_from_the_origin_and_grazing_a_wall() {
             assert!((next.z - p.z - 1.0).abs() < 2e-3, "{p} -> {next}");
             p = next;
             let gap = wall.gap(&shape, &Pose::from_translation(p));
-            assert!((0.0049..=0.0105).contains(&gap), "{gap} at {p}");
+            assert!((0.0045..=0.0105).contains(&gap), "{gap} at {p}");
         }
     }
 }
@@ -645,4 +650,52 @@ fn a_capsule_walks_a_bumpy_mesh_floor_pressed_to_it() {
         "capsule on a 4608-triangle floor: {per_step:?} per slide, \
          on the floor {on_floor} of {steps} steps, at {p}"
     );
+}
+
+#[test]
+fn a_cube_slides_over_the_seams_of_a_row_of_boxes() {
+    // Ten unit boxes side by side at identity rotations, sharing faces;
+    // every other one raised by 2^-24 (a seam the cube must not snag on).
+    let bodies = (0..10)
+        .map(|i| {
+            let y = if i % 2 == 1 {
+                -0.5 + 2f32.powi(-24)
+            } else {
+                -0.5
+            };
+            (
+                cuboid(Vec3::splat(0.5)),
+                Pose::from_translation(Vec3::new(i as f32, y, 0.0)),
+            )
+        })
+        .collect();
+    let scene = Scene::new(bodies);
+    let cube = cuboid(Vec3::splat(0.2));
+    let mut slider = Slider::new(SlideOptions {
+        skin: 0.01,
+        ..Default::default()
+    });
+    let mut p = Vec3::new(0.0, 0.21, 0.0);
+    let mut highest = 0.0f32;
+    for _ in 0..80 {
+        let out = slider
+            .move_and_slide(
+                &scene.world,
+                (&cube, Pose::from_translation(p)),
+                Vec3::new(0.1, -0.05, 0.0),
+                QueryFilter::ALL,
+                |_| true,
+            )
+            .expect("slide");
+        p = out.pose.translation;
+        let gap = scene.gap(&cube, &out.pose);
+        // Never closer than the skin; lifted a little over the seams (a
+        // slanted edge plane from the next box, hit by a cast): measured up
+        // to 2.3 skins.
+        assert!((0.009..=0.025).contains(&gap), "gap {gap} at {p}");
+        highest = highest.max(gap);
+    }
+    eprintln!("seams: largest gap {highest} (skin 0.01)");
+    // The horizontal motion kept, but for a millimetre lost at the seams.
+    assert!((p.x - 8.0).abs() < 0.02, "{p}");
 }
