@@ -42,8 +42,9 @@
 //! ## What it guarantees
 //!
 //! From a start at least `s / 2` from everything (after depenetration),
-//! the shape stays at least the cast's target from everything along its
-//! whole path, up to the cast's tolerance: it never tunnels, whatever the
+//! the shape stays at least each leg's cast target from everything along
+//! its whole path (half the skin, or half the smallest gap the leg starts
+//! with): it never tunnels, whatever the
 //! speed, and never enters anything. It stops only where something is
 //! within `2 s` of it, or when the callback stops it, or when the
 //! iterations run out. A start that depenetration cannot free (a shape

@@ -141,7 +141,7 @@ impl Slider {
         (shape, pose): (&SharedShape, Pose),
         motion: Vec3,
         filter: QueryFilter<'_>,
-        mut on_touch: impl FnMut(&Touch) -> bool,
+        on_touch: impl FnMut(&Touch) -> bool,
     ) -> Result<SlideOutput, QueryError> {
         pose.validate().map_err(QueryError::InvalidPose)?;
         if !motion.is_finite() {
@@ -151,7 +151,7 @@ impl Slider {
         self.path.clear();
         self.reported.clear();
         let start = pose.translation;
-        let mut pos = self.depenetrate(world, (shape, pose), filter);
+        let pos = self.depenetrate(world, (shape, pose), filter);
         self.path.push(pos);
         let mut out = SlideOutput {
             pose,
@@ -162,9 +162,33 @@ impl Slider {
             stopped: false,
             stuck: false,
         };
+        let end = self.slide_legs(
+            world,
+            (shape, pose.rotation),
+            pos,
+            (filter, &mut out),
+            on_touch,
+        )?;
+        out.pose = Pose::new(pose.rotation, end);
+        out.translation = end - start;
+        Ok(out)
+    }
+
+    /// The legs of the slide from `pos` (after depenetration): gather and
+    /// report the touches, project the motion left onto the clip planes,
+    /// cast; `out` keeps the motion left, the count and the flags. Returns
+    /// where the shape ends.
+    fn slide_legs<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, rotation): (&SharedShape, glam::Quat),
+        mut pos: Vec3,
+        (filter, out): (QueryFilter<'_>, &mut SlideOutput),
+        mut on_touch: impl FnMut(&Touch) -> bool,
+    ) -> Result<Vec3, QueryError> {
         let mut hits: SmallVec<[Vec3; 8]> = SmallVec::new();
         loop {
-            let at = Pose::new(pose.rotation, pos);
+            let at = Pose::new(rotation, pos);
             self.touches(world, (shape, &at), 2.0 * self.options.skin, filter);
             if !self.report(&mut on_touch) {
                 out.stopped = true;
@@ -176,18 +200,12 @@ impl Slider {
                 .map(|t| t.gap)
                 .fold(f32::INFINITY, f32::min);
             out.stuck = min_gap <= 0.0;
-            if out.stuck || out.remaining == Vec3::ZERO {
-                break;
-            }
-            if out.iterations == self.options.max_iterations {
+            let done = out.remaining == Vec3::ZERO || out.iterations == self.options.max_iterations;
+            if out.stuck || done {
                 break;
             }
             out.iterations += 1;
-            let s = self.options.skin;
-            let inside = self.touches.iter().filter(|t| t.gap < s);
-            let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
-            planes.extend_from_slice(&hits);
-            let v = project_motion(out.remaining, &planes);
+            let v = project_motion(out.remaining, &self.clip_planes(&hits));
             out.remaining = v;
             if v == Vec3::ZERO {
                 break;
@@ -206,9 +224,17 @@ impl Slider {
             }
             self.path.push(pos);
         }
-        out.pose = Pose::new(pose.rotation, pos);
-        out.translation = pos - start;
-        Ok(out)
+        Ok(pos)
+    }
+
+    /// The planes the motion may not enter: the touches inside the skin
+    /// and the planes this step's casts hit.
+    fn clip_planes(&self, hits: &[Vec3]) -> SmallVec<[Vec3; 16]> {
+        let s = self.options.skin;
+        let inside = self.touches.iter().filter(|t| t.gap < s);
+        let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
+        planes.extend_from_slice(hits);
+        planes
     }
 
     /// Reports the touches not yet reported; `false` if the callback says

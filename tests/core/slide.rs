@@ -14,8 +14,9 @@
 //!   height-field mesh and a torus mesh, compounds of convex pieces or
 //!   with a mesh piece), the sliding shape of
 //!   every kind too, random motions from a hundredth to a thousand times
-//!   the scene's size per step: after each step the shape touches nothing
-//!   (distance > 0: deeper than the skin is far from it), its straight path
+//!   the scene's size per step: after each step the shape is more than an
+//!   eighth of the skin from everything (deeper than the skin is far from
+//!   it), its straight path
 //!   segments touch nothing at steps of a quarter of its smallest extent
 //!   (no tunnelling), and when it stopped short of the motion something is
 //!   within two skins of it.
