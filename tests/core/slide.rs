@@ -700,3 +700,77 @@ fn a_cube_slides_over_the_seams_of_a_row_of_boxes() {
     // The horizontal motion kept, but for a millimetre lost at the seams.
     assert!((p.x - 8.0).abs() < 0.02, "{p}");
 }
+
+#[test]
+fn scaled_and_deformed_meshes_are_slid_on_as_they_are_now() {
+    // A bumpy floor, scaled (2, 1, 3) in one world and deformed to the same
+    // vertices in another; the reference is a mesh built at that size.
+    let (v, t) = grid(16, |x, z| 0.1 * (4.0 * x).sin() * (3.0 * z).cos());
+    let scale = Vec3::new(2.0, 1.0, 3.0);
+    let sized: Vec<Vec3> = v.iter().map(|p| *p * scale).collect();
+    let reference = Scene::new(vec![(mesh((sized.clone(), t.clone())), Pose::IDENTITY)]);
+    let mut scaled = CollisionWorld::default();
+    let h = scaled.add_body(BodyDesc::new(mesh((v.clone(), t.clone()))));
+    scaled.set_pose(h, Pose::IDENTITY).expect("pose");
+    scaled.set_scale(h, scale).expect("scale");
+    let mut deformed = CollisionWorld::default();
+    let g = deformed.add_body(BodyDesc::new(mesh((v, t))));
+    deformed.set_pose(g, Pose::IDENTITY).expect("pose");
+    deformed.set_vertices(g, &sized).expect("vertices");
+    let ball = SharedShape::sphere(0.2).expect("sphere");
+    for world in [&scaled, &deformed] {
+        let mut slider = Slider::new(SlideOptions {
+            skin: 0.01,
+            ..Default::default()
+        });
+        let mut pose = Pose::from_translation(Vec3::new(-1.5, 0.5, -2.5));
+        for i in 0..60 {
+            let out = slider
+                .move_and_slide(
+                    world,
+                    (&ball, pose),
+                    Vec3::new(0.05, -0.05, 0.08),
+                    QueryFilter::ALL,
+                    |_| true,
+                )
+                .expect("slide");
+            pose = out.pose;
+            let gap = reference.gap(&ball, &pose);
+            assert!(gap > 0.004, "step {i}: gap {gap} at {}", pose.translation);
+            assert!(
+                i < 15 || gap < 0.05,
+                "step {i}: gap {gap}, not on the floor"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_ball_wedged_between_two_walls_is_stuck_and_stays() {
+    // Two walls 0.4 apart; the ball is 0.5 across.
+    let scene = Scene::new(vec![
+        (
+            cuboid(Vec3::splat(1.0)),
+            Pose::from_translation(Vec3::new(-1.2, 0.0, 0.0)),
+        ),
+        (
+            cuboid(Vec3::splat(1.0)),
+            Pose::from_translation(Vec3::new(1.2, 0.0, 0.0)),
+        ),
+    ]);
+    let (shape, mut slider) = ball();
+    let start = Pose::from_translation(Vec3::new(0.0, 0.3, 0.0));
+    let out = slider
+        .move_and_slide(
+            &scene.world,
+            (&shape, start),
+            Vec3::X,
+            QueryFilter::ALL,
+            |_| true,
+        )
+        .expect("slide");
+    assert!(out.stuck, "{out:?}");
+    // Depenetration moved it at most a few skins, and it went no further.
+    assert!(out.translation.length() < 0.1, "{out:?}");
+    assert_eq!(out.iterations, 0);
+}
