@@ -36,5 +36,6 @@ mod ray_cast;
 mod scaled_mesh;
 mod scaled_world;
 mod shape_cast;
+mod slide;
 mod soak;
 mod walkthrough;
