@@ -111,15 +111,19 @@
 //! Per engine: the CPU time of the process during the whole `app.update()`
 //! (median over the measured frames; all threads, the `cpu-time` crate's
 //! `ProcessTime`, less the clock's own cost), its wall time, and the ratio
-//! of its CPU time to the faster peer's. For this crate, its stage times
-//! (wall clock per stage from `CollisionDiagnostics::last`, medians: with
-//! one thread they are CPU time) and the split of its frame less the bare
-//! app's: the world step (stages bounds + broad + narrow: boxes, sweep and
+//! of its CPU time to the faster peer's. For this crate, the split of its
+//! frame less the bare app's into the world step (the process's CPU time
+//! from the end of its `SyncPoses` stage to the end of its `NarrowPhase`
+//! stage, read by two probe systems outside the plugin: boxes, sweep and
 //! prune, pair tests; the bounds stage also copies moved boxes into
 //! `ColliderAabb`) and the plugin's share (everything else: pose sync,
-//! reporting, the systems' scheduling).
+//! reporting, the systems' scheduling); and, for information, its stage
+//! times from `CollisionDiagnostics::last` (wall clock, medians: inflated
+//! when the process waits for a core on a loaded machine).
 //!
-//! Exactness, on every `ICOLLIDE_BENCH_CHECK_EVERY`-th frame and the last:
+//! Exactness, on frame 0, every `ICOLLIDE_BENCH_CHECK_EVERY`-th frame and
+//! the last (warm-up included for this crate, measured frames only for the
+//! peers' counts):
 //! an independent `f64` reference (`reference.rs`: every pair whose
 //! bounding spheres meet, decided by separating axes and vertex containment
 //! on the hulls, the full separating-axis test when neither settles it) at
@@ -128,7 +132,9 @@
 //! 10⁻⁵ × the box's half side of touching excepted (undecided in `f32`;
 //! their number is printed). Per peer: pairs per frame (mean, min, max),
 //! reported pairs that are apart per checked frame (with the largest gap,
-//! f64 brute force) and touching pairs it did not report.
+//! f64 brute force) and touching pairs it did not report. The hulls' faces
+//! come from this crate's hull builder (the peers build theirs from the
+//! same vertices); rapier's sensors report the same pairs.
 //!
 //! # Output
 //!
