@@ -79,7 +79,7 @@
 //!   transforms); `NarrowPhaseConfig::match_contacts` off (it carries
 //!   impulses over for the solver's warm start), contact recycling and
 //!   tolerance left at their defaults; zero gravity; `RigidBody::Kinematic`
-//!   + `CollisionEventsEnabled`. Avian has no boolean narrow phase: every
+//!   with `CollisionEventsEnabled`. Avian has no boolean narrow phase: every
 //!   pair whose boxes overlap gets contact manifolds (parry), and a pair
 //!   counts as touching when a contact point lies within the speculative
 //!   distance (here `NarrowPhaseConfig::contact_tolerance`, 0.02 world
@@ -248,7 +248,7 @@ fn drop_one(pairs: &HashSet<u64>) -> HashSet<u64> {
 /// update; the peers' figures count measured frames only, avian's first
 /// update not stepping).
 fn checked(s: &Settings, f: usize) -> bool {
-    f % s.check_every == 0 || f + 1 == s.warmup + s.frames
+    f.is_multiple_of(s.check_every) || f + 1 == s.warmup + s.frames
 }
 
 /// One size and scenario: builds the apps, runs them in lockstep, prints

@@ -177,12 +177,14 @@ impl Reference {
     /// An engine's pairs against a frame's decided ones.
     pub fn check(&self, truth: &Truth, reported: &HashSet<u64>) -> Check {
         let split = |k: u64| ((k >> 32) as u32, k as u32);
-        let mut c = Check::default();
-        c.band_differs = truth
-            .grazing
-            .iter()
-            .filter(|&(k, &touch)| reported.contains(k) != touch)
-            .count();
+        let mut c = Check {
+            band_differs: truth
+                .grazing
+                .iter()
+                .filter(|&(k, &touch)| reported.contains(k) != touch)
+                .count(),
+            ..Default::default()
+        };
         for &k in reported {
             if truth.touching.contains(&k) || truth.grazing.contains_key(&k) {
                 continue;
