@@ -11,7 +11,7 @@
 //! ## One step
 //!
 //! 1. **Depenetration.** The touches within the skin `s` of the start
-//!    ([`contacts`]: every convex part of the shape against every convex
+//!    (`contacts.rs`: every convex part of the shape against every convex
 //!    part of each nearby body, mesh triangles one by one, GJK distances
 //!    and EPA depths) are gathered; if one is closer than `s / 2` (the
 //!    shape overlaps, or a body moved onto it), the shape is moved so that
