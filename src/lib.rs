@@ -109,6 +109,7 @@
 pub mod bounds;
 pub mod broad_phase;
 pub mod bvh;
+pub mod character;
 pub mod collider;
 pub mod geometry;
 #[cfg(feature = "obj")]
@@ -128,6 +129,7 @@ pub mod testkit;
 /// system parameters (feature `bevy`), and the shapes.
 pub mod prelude {
     pub use crate::bounds::BoundsMode;
+    pub use crate::character::SlideOptions;
     pub use crate::collider::{CompoundPiece, ShapeError, SharedShape};
     pub use crate::math::{Aabb, Pose, RigidMotion};
     #[cfg(feature = "bevy")]
@@ -135,8 +137,8 @@ pub mod prelude {
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,
         CollisionEnd, CollisionEventsEnabled, CollisionLayers, CollisionPairConfig,
         CollisionPlugin, CollisionStart, CollisionSystems, Collisions, DeformedVertices, LayerMask,
-        MaxFrameMotion, RayHitData, Sensor, ShapeCastConfig, ShapeHitData, SpatialQuery,
-        SpatialQueryFilter, StaticCollider, SweptCcd,
+        MaxFrameMotion, MoveAndSlide, MoveAndSlideHit, RayHitData, Sensor, ShapeCastConfig,
+        ShapeHitData, SpatialQuery, SpatialQueryFilter, StaticCollider, SweptCcd,
     };
     #[cfg(feature = "bevy_asset")]
     pub use crate::plugin::{

@@ -115,13 +115,16 @@ impl<B: BroadPhase> CollisionWorld<B> {
         options.check().map_err(QueryError::InvalidCast)?;
         let local = shape.local_aabb();
         let end = query::clipped_max_time(&[(motion, &local)], options.max_time_of_impact)?;
-        let swept = swept_box(shape, motion, end as f32);
+        // Bodies the shape comes within the target distance (plus the
+        // tolerance) of count as touched: the swept box grown by that much.
+        let within = options.target_distance + options.tolerance;
+        let swept = swept_box(shape, motion, end as f32).padded(within);
         let start = shape_box(shape, &motion.start);
         let approach = Approach {
             closing: motion.linvel,
             spin: motion.angvel.length()
                 * shape.local_aabb().max_distance_from(motion.local_center),
-            within: options.target_distance + options.tolerance,
+            within,
         };
         let mut candidates = Vec::new();
         self.visit_boxes(&swept, filter, |id, body| {

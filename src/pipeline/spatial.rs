@@ -185,6 +185,27 @@ impl<B: BroadPhase> CollisionWorld<B> {
         out.sort_unstable_by(|a, b| a.toi.total_cmp(&b.toi).then(a.body.cmp(&b.body)));
     }
 
+    /// Calls `f` with the pair side (current pose, deformed surface, scale)
+    /// of each body passing `filter` that has a valid pose and whose tight
+    /// box overlaps `aabb`: the bodies a query near `aabb` must test
+    /// exactly (the slide's contact gathering, [`crate::character`]).
+    pub(crate) fn visit_sides(
+        &self,
+        aabb: &Aabb,
+        filter: &QueryFilter<'_>,
+        mut f: impl FnMut(BodyHandle, query::PairSide<'_>),
+    ) {
+        self.visit_boxes(aabb, filter, |id, body| {
+            if let (Some(tight), Some(_)) = (body.current_box(), body.pose)
+                && tight.overlaps(aabb)
+            {
+                let mut side = body.side(false);
+                side.tight = tight;
+                f(id, side);
+            }
+        });
+    }
+
     /// Calls `f` once for each body passing `filter` whose broad-phase box
     /// (fresh for bodies moved since the last bounds update) overlaps `aabb`.
     pub(super) fn visit_boxes<'s>(

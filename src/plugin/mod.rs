@@ -46,6 +46,7 @@ mod propagation;
 #[cfg(feature = "reflect")]
 mod reflect;
 mod resources;
+mod slide;
 mod spatial;
 mod systems;
 
@@ -64,6 +65,7 @@ pub use pair_config::CollisionPairConfig;
 #[cfg(feature = "picking")]
 pub use picking::{CollisionPickingCamera, CollisionPickingPlugin, CollisionPickingSettings};
 pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
+pub use slide::{MoveAndSlide, MoveAndSlideHit};
 pub use spatial::{RayHitData, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter};
 
 use bevy_app::prelude::*;

@@ -12,6 +12,7 @@ mod ccd;
 mod debug_render;
 mod examples;
 mod implicit;
+mod move_and_slide;
 mod picking;
 mod reflect;
 mod scaled_app;

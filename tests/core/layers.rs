@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! math < geometry < shape, io < bvh < bounds < collider
-//!      < broad_phase, query < narrow_phase < pipeline < plugin
+//!      < broad_phase, query < narrow_phase < pipeline < character < plugin
 //! ```
 //!
 //! `testkit` (test support) may use everything; only test code uses it.
@@ -25,8 +25,9 @@ const LAYERS: &[(&str, u32)] = &[
     ("query", 6),
     ("narrow_phase", 7),
     ("pipeline", 8),
-    ("plugin", 9),
-    ("testkit", 10),
+    ("character", 9),
+    ("plugin", 10),
+    ("testkit", 11),
 ];
 
 const MAX_LINES: usize = 500;

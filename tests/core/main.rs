@@ -38,5 +38,6 @@ mod ray_cast;
 mod scaled_mesh;
 mod scaled_world;
 mod shape_cast;
+mod slide;
 mod soak;
 mod walkthrough;

@@ -466,3 +466,40 @@ fn bad_casts_are_refused_with_the_fault_named() {
     assert!(touching.started_touching && touching.time_of_impact == 0.0);
     assert!(touching.normal.distance(Vec3::X) < 1e-3, "{touching:?}");
 }
+
+/// A world cast with a target distance sees a body the shape comes within
+/// the target of, though its swept box never overlaps the body's box (the
+/// swept box was not grown by the target: a ball grazing a wall to within
+/// 10⁻⁴ of it went unreported at a target of 0.005).
+#[test]
+fn world_cast_with_a_target_distance_sees_bodies_the_sweep_only_nears() {
+    use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, QueryFilter};
+    let mut world = CollisionWorld::default();
+    let wall = SharedShape::cuboid(Vec3::new(0.5, 5.0, 50.0)).expect("cuboid");
+    let h = world.add_body(BodyDesc::new(wall.clone()));
+    let wall_pose = Pose::from_translation(Vec3::X * 1.5);
+    world.set_pose(h, wall_pose).expect("pose");
+    let _ = world.step();
+    let ball = SharedShape::sphere(0.25).expect("sphere");
+    let start = Pose::from_translation(Vec3::new(0.7399, 0.0, 0.0));
+    for vel in [Vec3::new(0.01, 0.0, 1.0), Vec3::new(0.01, 0.0, 0.0)] {
+        let options = ShapeCastOptions {
+            target_distance: 0.005,
+            tolerance: 0.00125,
+            ..Default::default()
+        };
+        let one = cast_shapes(
+            (&ball, &start, vel),
+            (&wall, &wall_pose, Vec3::ZERO),
+            &options,
+        )
+        .expect("cast")
+        .expect("the ball comes within 0.005 of the wall");
+        let motion = RigidMotion::linear(start, vel);
+        let hit = world
+            .cast_shape(&ball, &motion, &options, QueryFilter::ALL)
+            .expect("cast")
+            .expect("the world sees the wall");
+        assert_eq!((hit.body, hit.hit.time_of_impact), (h, one.time_of_impact));
+    }
+}

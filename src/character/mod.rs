@@ -1,0 +1,60 @@
+//! Collision response for kinematic shapes: move and slide.
+//!
+//! [`Slider::move_and_slide`] moves a shape by a desired translation
+//! through a [`CollisionWorld`](crate::pipeline::CollisionWorld), stopping a skin width short of what it
+//! meets and sliding along it, as a character, a camera or a held object
+//! moves in a game (Quake's `PM_SlideMove`; Fauerby, "Improved Collision
+//! detection and Response", 2003; avian3d's `MoveAndSlide` and rapier's
+//! `KinematicCharacterController` do the same). No Bevy here; the plugin's
+//! system parameter calls it against its world.
+//!
+//! ## One step
+//!
+//! 1. **Depenetration.** The touches within the skin `s` of the start
+//!    (`contacts.rs`: every convex part of the shape against every convex
+//!    part of each nearby body, mesh triangles one by one, GJK distances
+//!    and EPA depths) are gathered; if one is closer than `s / 2` (the
+//!    shape overlaps, or a body moved onto it), the shape is moved so that
+//!    every one of them is `s` away along its normal (Gauss–Seidel over
+//!    the planes, all at once, so two boxes pushing from two sides are
+//!    both satisfied), and the touches are measured again, up to
+//!    [`SlideOptions::depenetration_iterations`] rounds. A shape already
+//!    at least `s / 2` from everything is not moved: resting on a slope
+//!    does not drift down it (avian's PR #949).
+//! 2. **Slide**, up to [`SlideOptions::max_iterations`] times: the touches
+//!    within `2 s` are reported to the callback; the normals of those
+//!    inside the skin (gap below `s`) and of the planes the casts of this
+//!    step hit are the planes the motion may not enter (Quake's
+//!    accumulated clip planes; a touch in the band `[s, 2 s)` is not one:
+//!    the slanted normal of an edge ahead would lift the shape over it),
+//!    and the remaining motion is
+//!    projected onto the cone they leave ([`project_motion`]: walls,
+//!    creases of two planes, corners of three). The world's exact shape
+//!    cast ([`CollisionWorld::cast_shape`](crate::pipeline::CollisionWorld::cast_shape)) then moves the shape along it
+//!    until it comes within `t = min(s / 2, g / 2)` of a body (`g` the
+//!    nearest touch's gap), and the shape backs up along the motion until
+//!    it is `s` from the plane it hit (at most `s`): the cast's target is
+//!    under the skin, so the next cast does not start in contact with the
+//!    plane it slides along (avian's PR #949: a cast that ignores the skin).
+//!    What the backing-up returns of the motion is projected again at the
+//!    next iteration: sliding keeps the tangential motion.
+//!
+//! ## What it guarantees
+//!
+//! From a start at least `s / 2` from everything (after depenetration),
+//! the shape stays at least each leg's cast target from everything along
+//! its whole path (half the skin, or half the smallest gap the leg starts
+//! with): it never tunnels, whatever the
+//! speed, and never enters anything. It stops only where something is
+//! within `2 s` of it, or when the callback stops it, or when the
+//! iterations run out. A start that depenetration cannot free (a shape
+//! wedged between bodies closer than its size) does not move
+//! ([`SlideOutput::stuck`]).
+
+mod contacts;
+mod planes;
+mod slide;
+
+pub use contacts::Touch;
+pub use planes::project_motion;
+pub use slide::{SlideOptions, SlideOutput, Slider};

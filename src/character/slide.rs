@@ -1,0 +1,342 @@
+//! The move-and-slide loop: depenetration, then casts along the motion
+//! projected onto the touched planes (see the [module docs](super)).
+
+use glam::Vec3;
+use smallvec::SmallVec;
+
+use super::contacts::{Touch, body_contacts};
+use super::planes::project_motion;
+use crate::broad_phase::BroadPhase;
+use crate::collider::SharedShape;
+use crate::geometry::gjk::GjkCache;
+use crate::math::{Pose, RigidMotion};
+use crate::pipeline::{BodyHandle, CollisionWorld, QueryFilter};
+use crate::query::{QueryError, ShapeCastOptions};
+
+/// How the slide moves.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlideOptions {
+    /// The gap kept between the shape and what it touches (world length,
+    /// finite, at least `2⁻¹⁶` of the shape's size: the casts' tolerance
+    /// resolves no finer). Default `0.01`.
+    pub skin: f32,
+    /// Casts per step (each one a slide along the planes touched so far):
+    /// the motion left when they run out is not taken. Default 4.
+    pub max_iterations: u32,
+    /// Rounds of depenetration of a start closer than `skin / 2` to a
+    /// body. Default 4.
+    pub depenetration_iterations: u32,
+}
+
+impl Default for SlideOptions {
+    fn default() -> Self {
+        SlideOptions {
+            skin: 0.01,
+            max_iterations: 4,
+            depenetration_iterations: 4,
+        }
+    }
+}
+
+impl SlideOptions {
+    /// Why the options cannot be used for `shape`, if they cannot.
+    pub fn check(&self, shape: &SharedShape) -> Result<(), QueryError> {
+        let size = shape.local_aabb().half_extents().max_element();
+        if !(self.skin.is_finite() && self.skin > 0.0 && self.skin >= size * 2f32.powi(-16)) {
+            return Err(QueryError::InvalidCast(
+                "the skin must be finite and at least 2^-16 of the shape's size",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where a slide ended.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlideOutput {
+    /// The shape's final pose (the start's rotation).
+    pub pose: Pose,
+    /// The translation from the start pose to the final pose
+    /// (depenetration included).
+    pub translation: Vec3,
+    /// The depenetration's part of it.
+    pub depenetration: Vec3,
+    /// The motion left when the slide ended (projected onto the planes
+    /// touched by then): zero when it went all the way.
+    pub remaining: Vec3,
+    /// Casts run.
+    pub iterations: u32,
+    /// The callback stopped the slide.
+    pub stopped: bool,
+    /// The start still overlaps a body after depenetration: the shape did
+    /// not move further.
+    pub stuck: bool,
+}
+
+/// Move and slide with reusable buffers: keep one per character (see the
+/// [module docs](super)).
+#[derive(Debug, Default)]
+pub struct Slider {
+    /// The settings.
+    pub options: SlideOptions,
+    touches: Vec<Touch>,
+    reported: Vec<(BodyHandle, u32, Option<u32>)>,
+    path: Vec<Vec3>,
+    gjk: GjkCache,
+}
+
+impl Slider {
+    /// A slider with these settings.
+    pub fn new(options: SlideOptions) -> Self {
+        Slider {
+            options,
+            ..Default::default()
+        }
+    }
+
+    /// The last slide's path: the shape's translation after depenetration,
+    /// then after each cast (the shape moved in straight lines between).
+    pub fn path(&self) -> &[Vec3] {
+        &self.path
+    }
+
+    /// The touches of `shape` at `pose` within `reach` (gap below it) of the
+    /// bodies `filter` passes, sorted by body, piece and triangle: every
+    /// convex part against every convex part, mesh triangles one by one.
+    pub fn touches<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, pose): (&SharedShape, &Pose),
+        reach: f32,
+        filter: QueryFilter<'_>,
+    ) -> &[Touch] {
+        let Slider { touches, gjk, .. } = self;
+        touches.clear();
+        let shape_box = shape.local_aabb().transformed(pose);
+        world.visit_sides(&shape_box.padded(reach), &filter, |id, side| {
+            body_contacts(
+                (shape, pose),
+                (id, &side),
+                (&shape_box, reach),
+                gjk,
+                touches,
+            );
+        });
+        touches.sort_by(|a, b| {
+            let key = |t: &Touch| (t.body, t.piece, t.triangle);
+            key(a).cmp(&key(b))
+        });
+        touches
+    }
+
+    /// Moves `shape` from `pose` by `motion` (world translation; the
+    /// rotation is kept) through the bodies `filter` passes, sliding along
+    /// what it touches; `on_touch` hears of every part touched (once per
+    /// body, piece and triangle) and returns `false` to stop the slide
+    /// there. See the [module docs](super). Errors: a bad pose, a NaN or
+    /// infinite motion, bad options, or a cast the world refuses.
+    pub fn move_and_slide<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, pose): (&SharedShape, Pose),
+        motion: Vec3,
+        filter: QueryFilter<'_>,
+        on_touch: impl FnMut(&Touch) -> bool,
+    ) -> Result<SlideOutput, QueryError> {
+        pose.validate().map_err(QueryError::InvalidPose)?;
+        if !motion.is_finite() {
+            return Err(QueryError::InvalidCast("the motion must be finite"));
+        }
+        self.options.check(shape)?;
+        self.path.clear();
+        self.reported.clear();
+        let start = pose.translation;
+        let pos = self.depenetrate(world, (shape, pose), filter);
+        self.path.push(pos);
+        let mut out = SlideOutput {
+            pose,
+            translation: Vec3::ZERO,
+            depenetration: pos - start,
+            remaining: motion,
+            iterations: 0,
+            stopped: false,
+            stuck: false,
+        };
+        let end = self.slide_legs(
+            world,
+            (shape, pose.rotation),
+            pos,
+            (filter, &mut out),
+            on_touch,
+        )?;
+        out.pose = Pose::new(pose.rotation, end);
+        out.translation = end - start;
+        Ok(out)
+    }
+
+    /// The legs of the slide from `pos` (after depenetration): gather and
+    /// report the touches, project the motion left onto the clip planes,
+    /// cast; `out` keeps the motion left, the count and the flags. Returns
+    /// where the shape ends.
+    fn slide_legs<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, rotation): (&SharedShape, glam::Quat),
+        mut pos: Vec3,
+        (filter, out): (QueryFilter<'_>, &mut SlideOutput),
+        mut on_touch: impl FnMut(&Touch) -> bool,
+    ) -> Result<Vec3, QueryError> {
+        let mut hits: SmallVec<[Vec3; 8]> = SmallVec::new();
+        loop {
+            let at = Pose::new(rotation, pos);
+            self.touches(world, (shape, &at), 2.0 * self.options.skin, filter);
+            if !self.report(&mut on_touch) {
+                out.stopped = true;
+                break;
+            }
+            let min_gap = self
+                .touches
+                .iter()
+                .map(|t| t.gap)
+                .fold(f32::INFINITY, f32::min);
+            out.stuck = min_gap <= 0.0;
+            let done = out.remaining == Vec3::ZERO || out.iterations == self.options.max_iterations;
+            if out.stuck || done {
+                break;
+            }
+            out.iterations += 1;
+            let v = project_motion(out.remaining, &self.clip_planes(&hits));
+            out.remaining = v;
+            if v == Vec3::ZERO {
+                break;
+            }
+            match self.cast_step(world, (shape, at), v, min_gap, filter)? {
+                Step::Free => {
+                    pos += v;
+                    out.remaining = Vec3::ZERO;
+                }
+                Step::Moved(travel, normal) => {
+                    pos += travel;
+                    out.remaining = v - travel;
+                    hits.push(normal);
+                }
+                Step::Blocked(normal) => hits.push(normal),
+            }
+            self.path.push(pos);
+        }
+        Ok(pos)
+    }
+
+    /// The planes the motion may not enter: the touches inside the skin
+    /// and the planes this step's casts hit.
+    fn clip_planes(&self, hits: &[Vec3]) -> SmallVec<[Vec3; 16]> {
+        let s = self.options.skin;
+        let inside = self.touches.iter().filter(|t| t.gap < s);
+        let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
+        planes.extend_from_slice(hits);
+        planes
+    }
+
+    /// Reports the touches not yet reported; `false` if the callback says
+    /// stop.
+    fn report(&mut self, on_touch: &mut impl FnMut(&Touch) -> bool) -> bool {
+        for t in &self.touches {
+            let key = (t.body, t.piece, t.triangle);
+            if !self.reported.contains(&key) {
+                self.reported.push(key);
+                if !on_touch(t) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// One cast along `v` from `at`, to `min(skin, min_gap) / 2` of the
+    /// bodies, backed up along `v` to `skin` from the plane hit (at most
+    /// `skin`, and not behind the start).
+    fn cast_step<B: BroadPhase>(
+        &self,
+        world: &CollisionWorld<B>,
+        (shape, at): (&SharedShape, Pose),
+        v: Vec3,
+        min_gap: f32,
+        filter: QueryFilter<'_>,
+    ) -> Result<Step, QueryError> {
+        let s = self.options.skin;
+        let target = 0.5 * s.min(min_gap);
+        let options = ShapeCastOptions {
+            max_time_of_impact: 1.0,
+            target_distance: target,
+            tolerance: 0.25 * target,
+        };
+        let Some(hit) = world.cast_shape(shape, &RigidMotion::linear(at, v), &options, filter)?
+        else {
+            return Ok(Step::Free);
+        };
+        let len = v.length();
+        let dir = v / len;
+        let t = hit.hit.time_of_impact.clamp(0.0, 1.0);
+        let normal = hit.hit.normal;
+        let cos = dir.dot(normal).max(0.5);
+        let travel = t * len - ((s - target) / cos).min(t * len);
+        let n = -(if normal == Vec3::ZERO { dir } else { normal }).normalize();
+        if travel > 0.0 {
+            return Ok(Step::Moved(dir * travel, n));
+        }
+        Ok(Step::Blocked(n))
+    }
+
+    /// The start moved out of every body closer than `skin / 2`, each
+    /// touch within `skin` put `skin` away along its normal (Gauss–Seidel
+    /// over all of them at once), measured again each round.
+    fn depenetrate<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, pose): (&SharedShape, Pose),
+        filter: QueryFilter<'_>,
+    ) -> Vec3 {
+        let s = self.options.skin;
+        let mut pos = pose.translation;
+        for _ in 0..self.options.depenetration_iterations {
+            let at = Pose::new(pose.rotation, pos);
+            let touches = self.touches(world, (shape, &at), s, filter);
+            if touches.iter().all(|t| t.gap >= 0.5 * s) {
+                break;
+            }
+            pos += push_out(touches, s);
+        }
+        pos
+    }
+}
+
+/// The outcome of one cast.
+enum Step {
+    /// Nothing on the way: the whole motion.
+    Free,
+    /// Moved by this much, then stopped by a plane (this normal).
+    Moved(Vec3, Vec3),
+    /// No progress: a plane (this normal) blocks the motion.
+    Blocked(Vec3),
+}
+
+/// A translation putting every touch at least `skin` away along its normal
+/// (linearized: `gap + d·n ≥ skin`), by Gauss–Seidel sweeps over the
+/// touches until they agree within `10⁻³ skin`.
+fn push_out(touches: &[Touch], skin: f32) -> Vec3 {
+    let mut d = Vec3::ZERO;
+    for _ in 0..32 {
+        let mut worst = 0.0f32;
+        for t in touches {
+            let err = skin - (t.gap + d.dot(t.normal));
+            if err > 0.0 {
+                d += err * t.normal;
+                worst = worst.max(err);
+            }
+        }
+        if worst < 1e-3 * skin {
+            break;
+        }
+    }
+    d
+}

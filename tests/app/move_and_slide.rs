@@ -1,0 +1,77 @@
+//! The `MoveAndSlide` system parameter from an app: a ball walking into a
+//! wall and a floor slides along them, hears of both colliders, and an
+//! excluded wall is passed through.
+
+use bevy_app::prelude::*;
+use bevy_ecs::prelude::*;
+use bevy_ecs::system::RunSystemOnce;
+use bevy_icollide::prelude::*;
+use bevy_transform::prelude::*;
+use glam::{Quat, Vec3};
+
+/// Slides a ball of radius 0.25 from `(0, 0.3, 0)` by `(3, -3, 0.5)`
+/// (skin 0.01); the end and the entities touched.
+fn walk(app: &mut App, filter: SpatialQueryFilter) -> (Vec3, Vec<Entity>) {
+    app.world_mut()
+        .run_system_once(move |mut slide: MoveAndSlide| {
+            let ball = Collider::sphere(0.25);
+            let options = SlideOptions {
+                skin: 0.01,
+                ..Default::default()
+            };
+            let mut touched = Vec::new();
+            let start = (&ball, Vec3::new(0.0, 0.3, 0.0), Quat::IDENTITY);
+            let out = slide
+                .move_and_slide(start, Vec3::new(3.0, -3.0, 0.5), &options, &filter, |hit| {
+                    touched.push(hit.entity);
+                    true
+                })
+                .expect("valid input");
+            touched.sort();
+            touched.dedup();
+            (out.pose.translation, touched)
+        })
+        .expect("system runs")
+}
+
+#[test]
+fn move_and_slide_param_in_an_app() {
+    let mut app = App::new();
+    app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()));
+    let floor = app
+        .world_mut()
+        .spawn((
+            Collider::cuboid(10.0, 1.0, 10.0),
+            Transform::from_xyz(0.0, -0.5, 0.0),
+        ))
+        .id();
+    let wall = app
+        .world_mut()
+        .spawn((
+            Collider::cuboid(1.0, 10.0, 10.0),
+            Transform::from_xyz(1.5, 0.0, 0.0),
+        ))
+        .id();
+    // Before the plugin's systems have run nothing is there.
+    let (end, touched) = walk(&mut app, SpatialQueryFilter::default());
+    assert_eq!((end, touched.len()), (Vec3::new(3.0, -2.7, 0.5), 0));
+    app.update();
+    let (end, touched) = walk(&mut app, SpatialQueryFilter::default());
+    assert!(
+        (end - Vec3::new(0.74, 0.26, 0.5)).abs().max_element() < 2e-3,
+        "{end}"
+    );
+    assert_eq!(touched, {
+        let mut both = vec![floor, wall];
+        both.sort();
+        both
+    });
+    // Without the wall: along the floor all the way in x.
+    let filter = SpatialQueryFilter::default().with_excluded_entities([wall]);
+    let (end, touched) = walk(&mut app, filter);
+    assert!(
+        (end - Vec3::new(3.0, 0.26, 0.5)).abs().max_element() < 2e-3,
+        "{end}"
+    );
+    assert_eq!(touched, vec![floor]);
+}
