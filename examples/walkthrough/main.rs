@@ -360,6 +360,9 @@ fn outlines(world: &mut World) -> Vec<picture::Outline> {
                 bevy_icollide::collider::BoundsGeometry::Hull(h) => h.vertices().to_vec(),
                 bevy_icollide::collider::BoundsGeometry::Points(p) => p.clone(),
                 bevy_icollide::collider::BoundsGeometry::Rounded(r) => r.core().to_vec(),
+                bevy_icollide::collider::BoundsGeometry::Implicit(s) => {
+                    s.local_aabb().corners().to_vec()
+                }
             };
             picture::Outline {
                 name: label.0.to_string(),

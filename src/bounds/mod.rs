@@ -20,6 +20,9 @@
 //!   Only one coordinate is computed per visited vertex: row `k` of `R` dotted
 //!   with the local vertex.
 //!
+//! A support-mapped kind (cylinder, cone) has no vertices to climb over:
+//! its dynamic box is [`support_box`], six supports, exact.
+//!
 //! The world grows either box by a pad for rounding that follows the
 //! shape's reach and the pose's translation
 //! ([`rounding_pad`](crate::math::rounding_pad)): the pair tests decide in
@@ -29,9 +32,11 @@
 
 mod dynamic_box;
 mod fixed_cube;
+mod support_box;
 
 pub use dynamic_box::{CLIMB_MIN_VERTICES, DynamicBox, READ_AHEAD};
 pub use fixed_cube::FixedCube;
+pub use support_box::support_box;
 
 use serde::{Deserialize, Serialize};
 

@@ -85,6 +85,7 @@ fn piece_parts<'a>(
     let convex: Option<&'a dyn SupportMap> = match shape.kind() {
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
+        ShapeKind::Implicit(s) => Some(s),
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
     };
     if let Some(map) = convex {

@@ -111,6 +111,10 @@ impl Compound {
                     let corners = r.local_aabb().corners();
                     out.extend(corners.map(|c| p.pose.transform_point(c)));
                 }
+                super::BoundsGeometry::Implicit(s) => {
+                    let corners = s.local_aabb().corners();
+                    out.extend(corners.map(|c| p.pose.transform_point(c)));
+                }
             }
         }
         out

@@ -186,3 +186,36 @@ pub(super) fn check_rounded(half_height: f32, radius: f32) -> Result<(), ShapeEr
     }
     Ok(())
 }
+
+/// A cylinder's or cone's half-height and radius: finite and positive, the
+/// reach (with the rounding, finite and `>= 0`) within [`MAX_COORDINATE`],
+/// the larger over the smaller within [`MAX_ASPECT`] (a needle or a disc
+/// thinner than that is lost in the rounding of its large dimension).
+pub(super) fn check_implicit(
+    half_height: f32,
+    radius: f32,
+    rounding: f32,
+) -> Result<(), ShapeError> {
+    if !length_within(rounding, MAX_COORDINATE) {
+        return Err(ShapeError::InvalidParameter(
+            "border radius must be finite, >= 0 and within MAX_COORDINATE (2^28)",
+        ));
+    }
+    let positive = |x: f32| x.is_finite() && x > 0.0;
+    if !positive(half_height) || !positive(radius) {
+        return Err(ShapeError::InvalidParameter(
+            "cylinder or cone radius and height must be finite and positive",
+        ));
+    }
+    if !length_within(half_height + radius + rounding, MAX_COORDINATE) {
+        return Err(ShapeError::InvalidParameter(
+            "cylinder or cone beyond MAX_COORDINATE (2^28): f32 products of four such lengths overflow",
+        ));
+    }
+    if half_height.max(radius) > MAX_ASPECT * half_height.min(radius) {
+        return Err(ShapeError::InvalidParameter(
+            "cylinder or cone height over radius (or radius over height) above MAX_ASPECT (1e4)",
+        ));
+    }
+    Ok(())
+}

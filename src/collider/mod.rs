@@ -17,6 +17,9 @@
 //! - [`ShapeKind::Rounded`]: a sphere or a capsule ([`Rounded`]), exact
 //!   (a core point or segment and a radius), for the cheap shapes game code
 //!   expects. A box is a convex polytope ([`SharedShape::cuboid`]).
+//! - [`ShapeKind::Implicit`]: a cylinder or a cone, sharp or rounded
+//!   ([`Implicit`]), exact (its support mapping: GJK and EPA need nothing
+//!   else).
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -28,6 +31,7 @@
 
 mod compound;
 pub mod limits;
+mod primitives;
 
 pub use compound::{Compound, CompoundPiece};
 
@@ -41,7 +45,7 @@ use crate::bvh::{Surface, SurfaceTree, TreeKind};
 use crate::io::{ObjError, load_obj};
 use crate::math::prefetch::prefetch_value;
 use crate::math::{Aabb, Pose};
-use crate::shape::{ConvexHull, ConvexPolytope, HullError, MeshError, Rounded, TriMesh};
+use crate::shape::{ConvexHull, ConvexPolytope, HullError, Implicit, MeshError, Rounded, TriMesh};
 
 /// Why a shape could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,6 +110,8 @@ pub enum ShapeKind {
     Compound(Compound),
     /// A sphere or a capsule.
     Rounded(Rounded),
+    /// A cylinder or a cone.
+    Implicit(Implicit),
 }
 
 /// How the broad phase bounds a shape.
@@ -118,6 +124,8 @@ pub enum BoundsGeometry {
     Points(Vec<Vec3>),
     /// A sphere or capsule: the box of its core, grown by the radius (exact).
     Rounded(Rounded),
+    /// A support-mapped shape: its box from six supports (exact).
+    Implicit(Implicit),
 }
 
 /// A shape and its precomputed bounding data. Use it through [`SharedShape`].
@@ -187,6 +195,12 @@ impl ShapeData {
             ShapeKind::Rounded(r) => {
                 SharedShape::rounded(r.half_height * factor, r.radius * factor)
             }
+            ShapeKind::Implicit(s) => SharedShape::implicit(Implicit {
+                half_height: s.half_height * factor,
+                radius: s.radius * factor,
+                rounding: s.rounding * factor,
+                ..*s
+            }),
         }
     }
 
@@ -207,7 +221,7 @@ impl ShapeData {
     }
 
     /// The kind's name, for messages: "convex", "triangle mesh", "compound",
-    /// "sphere" or "capsule".
+    /// "sphere", "capsule", "cylinder" or "cone".
     pub fn kind_name(&self) -> &'static str {
         match &self.kind {
             ShapeKind::Convex(_) => "convex",
@@ -215,6 +229,7 @@ impl ShapeData {
             ShapeKind::Compound(_) => "compound",
             ShapeKind::Rounded(r) if r.is_sphere() => "sphere",
             ShapeKind::Rounded(_) => "capsule",
+            ShapeKind::Implicit(s) => s.name(),
         }
     }
 
@@ -236,6 +251,14 @@ impl ShapeData {
     pub fn hull(&self) -> Option<&ConvexHull> {
         match &self.bounds {
             BoundsGeometry::Hull(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The cylinder or cone, for implicit shapes.
+    pub fn implicit(&self) -> Option<&Implicit> {
+        match &self.kind {
+            ShapeKind::Implicit(s) => Some(s),
             _ => None,
         }
     }
@@ -281,6 +304,13 @@ impl ShapeData {
                 },
                 r.local_aabb(),
             ),
+            BoundsGeometry::Implicit(s) => (
+                FixedCube {
+                    center: Vec3::ZERO,
+                    radius: s.bounding_radius() * (1.0 + 4.0 * f32::EPSILON),
+                },
+                s.local_aabb(),
+            ),
         };
         let hull_mesh = match (&kind, &bounds) {
             (ShapeKind::Convex(_), BoundsGeometry::Hull(h)) => {
@@ -291,7 +321,7 @@ impl ShapeData {
         let surface = match &kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => hull_mesh.as_ref(),
-            ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
+            ShapeKind::Compound(_) | ShapeKind::Rounded(_) | ShapeKind::Implicit(_) => None,
         };
         let tree = surface.map_or_else(SurfaceTree::default, |m| SurfaceTree::build(m, tree_kind));
         Self {
@@ -307,18 +337,18 @@ impl ShapeData {
 
     /// The surface as triangles with its tree: the mesh itself, or the
     /// convex hull's triangles. `None` for compounds (their pieces have one)
-    /// and spheres and capsules.
+    /// and spheres, capsules, cylinders and cones.
     pub fn surface(&self) -> Option<Surface<'_>> {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
-            ShapeKind::Compound(_) | ShapeKind::Rounded(_) => None,
+            ShapeKind::Compound(_) | ShapeKind::Rounded(_) | ShapeKind::Implicit(_) => None,
         };
         mesh.map(|mesh| Surface::new(mesh, self.tree.as_ref()))
     }
 
-    /// The tree over the surface (an empty OBB tree for compounds, spheres
-    /// and capsules).
+    /// The tree over the surface (an empty OBB tree for compounds and the
+    /// round kinds).
     pub fn surface_tree(&self) -> &SurfaceTree {
         &self.tree
     }
@@ -434,40 +464,6 @@ impl SharedShape {
             log::warn!("bevy_icollide: {w}");
         }
         Self::trimesh(mesh.positions, mesh.triangles)
-    }
-
-    /// A ball of the given radius (> 0) centred on the origin.
-    pub fn sphere(radius: f32) -> Result<Self, ShapeError> {
-        Self::rounded(0.0, radius)
-    }
-
-    /// A capsule along local Y: a segment of `length` (>= 0) centred on the
-    /// origin, rounded by `radius` (> 0). Its total height is
-    /// `length + 2 * radius` (avian3d's `Collider::capsule(radius, length)`).
-    pub fn capsule(radius: f32, length: f32) -> Result<Self, ShapeError> {
-        if !length.is_finite() || length < 0.0 {
-            return Err(ShapeError::InvalidParameter(
-                "capsule length must be finite and >= 0",
-            ));
-        }
-        Self::rounded(length * 0.5, radius)
-    }
-
-    fn rounded(half_height: f32, radius: f32) -> Result<Self, ShapeError> {
-        if !radius.is_finite() || radius <= 0.0 {
-            return Err(ShapeError::InvalidParameter(
-                "radius must be finite and positive",
-            ));
-        }
-        limits::check_rounded(half_height, radius)?;
-        let r = Rounded {
-            half_height,
-            radius,
-        };
-        Ok(Self(Arc::new(ShapeData::new(
-            ShapeKind::Rounded(r),
-            BoundsGeometry::Rounded(r),
-        ))))
     }
 
     /// The convex hull of the vertices of a Wavefront OBJ file (feature

@@ -3,12 +3,13 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use crate::bounds::support_box;
 use crate::bounds::{BoundsMode, DynamicBox, FixedCube};
 use crate::broad_phase::{PairFilter, PairSet, ProxyKey, pair_key};
 use crate::collider::{BoundsGeometry, ShapeKind, SharedShape};
 use crate::math::{Aabb, Pose};
 use crate::query::PairSide;
-use crate::shape::Rounded;
+use crate::shape::{Implicit, Rounded};
 
 use super::deform::Deformable;
 use super::ttc::{SpeedBound, Travel};
@@ -208,6 +209,7 @@ impl Body {
             (_, BoundsGeometry::Points(points)) => scaled_vertex_box(points, s, pose),
             // Not reached: only meshes scale.
             (_, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
+            (_, BoundsGeometry::Implicit(s)) => implicit_box(s, pose),
         }
     }
 
@@ -232,6 +234,7 @@ impl Body {
                 (vertex_box(points, &pose), points.len() as u32)
             }
             (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (rounded_box(r, &pose), 2),
+            (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => (implicit_box(s, &pose), 6),
         };
         Some((self.rounded_out(b, &pose), visits))
     }
@@ -295,6 +298,7 @@ impl Body {
             }
             (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => implicit_box(s, pose),
         };
         self.rounded_out(b, pose)
     }
@@ -364,6 +368,11 @@ impl PairFilter for PairRules<'_> {
 /// radius.
 fn rounded_box(r: &Rounded, pose: &Pose) -> Aabb {
     Aabb::from_points(r.core().map(|p| pose.transform_point(p))).padded(r.radius)
+}
+
+/// The box of a cylinder or cone at `pose`: six supports (exact).
+pub(crate) fn implicit_box(s: &Implicit, pose: &Pose) -> Aabb {
+    support_box(s, pose, s.bounding_radius())
 }
 
 /// The box of `points` scaled by `s` (per axis) and moved by `pose`.

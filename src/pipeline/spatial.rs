@@ -291,7 +291,7 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
     let (mesh, convex) = match shape.kind() {
         ShapeKind::TriMesh(_) => (true, false),
         ShapeKind::Convex(_) => (false, hit.feature != u32::MAX),
-        ShapeKind::Rounded(_) | ShapeKind::Compound(_) => (false, false),
+        ShapeKind::Rounded(_) | ShapeKind::Implicit(_) | ShapeKind::Compound(_) => (false, false),
     };
     Some(WorldRayHit {
         body: id,
@@ -312,6 +312,7 @@ pub(super) fn shape_box(shape: &SharedShape, pose: &Pose) -> Aabb {
         BoundsGeometry::Hull(hull) => vertex_box(hull.vertices(), pose),
         BoundsGeometry::Points(points) => vertex_box(points, pose),
         BoundsGeometry::Rounded(_) => return shape.local_aabb().transformed(pose),
+        BoundsGeometry::Implicit(s) => super::body::implicit_box(s, pose),
     }
     .rounded_out(shape.reach(), pose.translation)
 }

@@ -108,6 +108,95 @@ impl Collider {
         SharedShape::capsule(radius, length).map(Self::new)
     }
 
+    /// A solid cylinder along local Y: `radius` in the XZ plane, `height`
+    /// along Y, centered on the entity (as avian3d's `Collider::cylinder`).
+    /// Exact: its support mapping, not a tessellation.
+    ///
+    /// # Panics
+    ///
+    /// If the radius or height is not finite and positive, or the cylinder
+    /// is outside the shape limits (size, or one dimension more than
+    /// `MAX_ASPECT` times the other, see [`crate::collider::limits`]);
+    /// [`Collider::try_cylinder`] returns the error instead.
+    #[track_caller]
+    pub fn cylinder(radius: f32, height: f32) -> Self {
+        literal("cylinder", Self::try_cylinder(radius, height))
+    }
+
+    /// [`Collider::cylinder`] for sizes from data: the reason as an error.
+    pub fn try_cylinder(radius: f32, height: f32) -> Result<Self, ShapeError> {
+        SharedShape::cylinder(radius, height).map(Self::new)
+    }
+
+    /// A solid cone along local Y: its base of `radius` at `-height / 2`,
+    /// its apex at `+height / 2`, centered on the entity (as avian3d's
+    /// `Collider::cone`). Exact: its support mapping.
+    ///
+    /// # Panics
+    ///
+    /// As [`Collider::cylinder`]; [`Collider::try_cone`] returns the error
+    /// instead.
+    #[track_caller]
+    pub fn cone(radius: f32, height: f32) -> Self {
+        literal("cone", Self::try_cone(radius, height))
+    }
+
+    /// [`Collider::cone`] for sizes from data: the reason as an error.
+    pub fn try_cone(radius: f32, height: f32) -> Result<Self, ShapeError> {
+        SharedShape::cone(radius, height).map(Self::new)
+    }
+
+    /// A cylinder as [`Collider::cylinder`] swept by a ball of
+    /// `border_radius`: `border_radius` larger all round, with round edges
+    /// (the Minkowski sum, exact; parry's `round_cylinder`).
+    ///
+    /// # Panics
+    ///
+    /// As [`Collider::cylinder`], and for a border radius that is negative
+    /// or not finite; [`Collider::try_round_cylinder`] returns the error
+    /// instead.
+    #[track_caller]
+    pub fn round_cylinder(radius: f32, height: f32, border_radius: f32) -> Self {
+        literal(
+            "round_cylinder",
+            Self::try_round_cylinder(radius, height, border_radius),
+        )
+    }
+
+    /// [`Collider::round_cylinder`] for sizes from data: the reason as an
+    /// error.
+    pub fn try_round_cylinder(
+        radius: f32,
+        height: f32,
+        border_radius: f32,
+    ) -> Result<Self, ShapeError> {
+        SharedShape::round_cylinder(radius, height, border_radius).map(Self::new)
+    }
+
+    /// A cone as [`Collider::cone`] swept by a ball of `border_radius`, as
+    /// [`Collider::round_cylinder`].
+    ///
+    /// # Panics
+    ///
+    /// As [`Collider::round_cylinder`]; [`Collider::try_round_cone`]
+    /// returns the error instead.
+    #[track_caller]
+    pub fn round_cone(radius: f32, height: f32, border_radius: f32) -> Self {
+        literal(
+            "round_cone",
+            Self::try_round_cone(radius, height, border_radius),
+        )
+    }
+
+    /// [`Collider::round_cone`] for sizes from data: the reason as an error.
+    pub fn try_round_cone(
+        radius: f32,
+        height: f32,
+        border_radius: f32,
+    ) -> Result<Self, ShapeError> {
+        SharedShape::round_cone(radius, height, border_radius).map(Self::new)
+    }
+
     /// Convex (or mesh) pieces at local poses. See [`SharedShape::compound`].
     pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
         SharedShape::compound(pieces).map(Self::new)

@@ -22,7 +22,7 @@ use crate::collider::{ShapeKind, SharedShape};
 use crate::math::Pose;
 use crate::narrow_phase::PairState;
 use crate::pipeline::BodyHandle;
-use crate::shape::{ConvexPolytope, TriMesh};
+use crate::shape::{ConvexPolytope, Implicit, ImplicitKind, TriMesh};
 
 /// Draws with gizmos, after the collision plugin's `Report` stage, what
 /// the collision world holds, as I-COLLIDE's own viewer drew it:
@@ -253,7 +253,8 @@ fn draw_colliders(
     }
 }
 
-/// Edges of a convex shape, or of a compound's convex pieces.
+/// Edges of a convex shape, a cylinder's or cone's outline, or those of a
+/// compound's pieces.
 fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, view: &ColliderView) {
     let own = view.settings.and_then(|s| s.shape_color);
     let color = if view.touching {
@@ -267,10 +268,40 @@ fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, vi
         ShapeKind::Compound(c) => {
             for piece in c.pieces() {
                 let pose = view.pose.mul(&piece.pose);
-                polytope_lines(gizmos, piece.shape.polytope(), &pose, color);
+                match piece.shape.implicit() {
+                    Some(s) => implicit_lines(gizmos, s, &pose, color),
+                    None => polytope_lines(gizmos, piece.shape.polytope(), &pose, color),
+                }
             }
         }
+        ShapeKind::Implicit(s) => implicit_lines(gizmos, s, &view.pose, color),
         ShapeKind::TriMesh(_) | ShapeKind::Rounded(_) => {}
+    }
+}
+
+/// A cylinder's or cone's outline: its rims (a cone's apex rim is a
+/// point) and four lines between them; a rounded one's core outline grown
+/// by the rounding (rims and sides pushed out).
+fn implicit_lines(gizmos: &mut Gizmos<CollisionGizmos>, s: &Implicit, pose: &Pose, color: Color) {
+    const N: usize = 24;
+    let (h, b) = (s.half_height, s.rounding);
+    let top_radius = match s.kind {
+        ImplicitKind::Cylinder => s.radius,
+        ImplicitKind::Cone => 0.0,
+    };
+    let rim = |k: usize, y: f32, r: f32| {
+        let a = std::f32::consts::TAU * k as f32 / N as f32;
+        pose.transform_point(Vec3::new(r * a.cos(), y, r * a.sin()))
+    };
+    let (bottom, top) = (s.radius + b, top_radius + b);
+    for k in 0..N {
+        gizmos.line(rim(k, -h, bottom), rim(k + 1, -h, bottom), color);
+        if top > 0.0 {
+            gizmos.line(rim(k, h, top), rim(k + 1, h, top), color);
+        }
+        if k % (N / 4) == 0 {
+            gizmos.line(rim(k, -h, bottom), rim(k, h, top), color);
+        }
     }
 }
 

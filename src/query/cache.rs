@@ -88,7 +88,7 @@ impl PairCache {
         match (a.kind(), b.kind()) {
             (Compound(_), _) | (_, Compound(_)) => Some(2),
             (Rounded(_), Rounded(_)) => None,
-            (Convex(_) | Rounded(_), Convex(_) | Rounded(_)) => Some(0),
+            (Convex(_) | Rounded(_) | Implicit(_), Convex(_) | Rounded(_) | Implicit(_)) => Some(0),
             _ => Some(1),
         }
     }

@@ -1,6 +1,7 @@
 //! Shape casts and time of impact: when do two moving shapes first touch?
 //!
 //! Every shape is made of convex parts (a polytope, a sphere or capsule, a
+//! cylinder or cone, a
 //! mesh's triangles, a compound's pieces), and the first contact of two
 //! shapes is the earliest first contact of two of their parts. So:
 //!

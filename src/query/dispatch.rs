@@ -7,11 +7,11 @@ use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
-use super::{compound, rounded};
+use super::{compound, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
-use crate::geometry::gjk::gjk_intersect;
+use crate::geometry::gjk::{GjkCache, gjk_intersect};
 use crate::shape::ConvexPolytope;
 
 /// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
@@ -33,17 +33,11 @@ pub fn test_pair(
             }
         }
         (ShapeKind::Rounded(_), _) => rounded_pair(a, b, cache, scratch),
-        // The one place a pair is flipped: the rounded shape goes first.
-        (_, ShapeKind::Rounded(_)) => {
-            let r = rounded_pair(b, a, cache, scratch);
-            if let PairCache::Mesh(pairs) = cache {
-                pairs.iter_mut().for_each(|p| p.swap(0, 1));
-            }
-            PairResult {
-                contact: r.contact.map(|c| c.flipped()),
-                ..r
-            }
-        }
+        // A rounded shape goes first.
+        (_, ShapeKind::Rounded(_)) => flipped(rounded_pair(b, a, cache, scratch), cache),
+        (ShapeKind::Implicit(_), _) => implicit_pair(a, b, cache, scratch),
+        // A support-mapped shape goes first.
+        (_, ShapeKind::Implicit(_)) => flipped(implicit_pair(b, a, cache, scratch), cache),
         (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
             if !matches!(cache, PairCache::Convex(_)) {
                 // Only for pairs that did not get a recycled cache.
@@ -73,6 +67,77 @@ pub fn test_pair(
     }
 }
 
+/// The one place a pair is flipped: the result of the pair tested as
+/// (B, A), seen as (A, B).
+fn flipped(r: PairResult, cache: &mut PairCache) -> PairResult {
+    if let PairCache::Mesh(pairs) = cache {
+        pairs.iter_mut().for_each(|p| p.swap(0, 1));
+    }
+    PairResult {
+        contact: r.contact.map(|c| c.flipped()),
+        ..r
+    }
+}
+
+/// The pair's GJK cache (made a convex cache if it was not one), with
+/// EPA's buffers swapped in from the shared scratch while `f` runs.
+fn with_gjk(
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+    f: impl FnOnce(&mut GjkCache) -> PairResult,
+) -> PairResult {
+    if !matches!(cache, PairCache::Convex(_)) {
+        *cache = PairCache::Convex(Box::default());
+    }
+    match cache {
+        PairCache::Convex(c) => {
+            // EPA works in the shared buffers, not the pair's own.
+            std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+            let out = f(&mut c.gjk);
+            std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+            out
+        }
+        _ => PairResult::default(),
+    }
+}
+
+/// A support-mapped shape (`a`: cylinder, cone) against any shape (see
+/// [`implicit`]).
+fn implicit_pair(
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+) -> PairResult {
+    let Some(s) = a.shape.implicit() else {
+        return PairResult::default();
+    };
+    match b.shape.kind() {
+        ShapeKind::Convex(p) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((s, a), (p, b), g)
+        }),
+        ShapeKind::Rounded(r) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((s, a), (r, b), g)
+        }),
+        ShapeKind::Implicit(t) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((s, a), (t, b), g)
+        }),
+        ShapeKind::TriMesh(_) => {
+            if !matches!(cache, PairCache::Mesh(_)) {
+                *cache = PairCache::Mesh(Vec::new());
+            }
+            match (cache, b.surface()) {
+                (PairCache::Mesh(pairs), Some(surface)) => {
+                    implicit::implicit_mesh(s, a, surface, b, pairs)
+                }
+                _ => PairResult::default(),
+            }
+        }
+        // `test_pair` sends compound pairs to the compound arm first.
+        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
+    }
+}
+
 /// A rounded shape (`a`) against any shape (see [`rounded`]).
 fn rounded_pair(
     a: &PairSide<'_>,
@@ -85,21 +150,12 @@ fn rounded_pair(
     };
     match b.shape.kind() {
         ShapeKind::Rounded(rb) => rounded::rounded_rounded(r, a, rb, b),
-        ShapeKind::Convex(p) => {
-            if !matches!(cache, PairCache::Convex(_)) {
-                *cache = PairCache::Convex(Box::default());
-            }
-            match cache {
-                PairCache::Convex(c) => {
-                    // EPA works in the shared buffers, not the pair's own.
-                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-                    let out = rounded::rounded_convex(r, a, p, b, &mut c.gjk);
-                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-                    out
-                }
-                _ => PairResult::default(),
-            }
-        }
+        ShapeKind::Convex(p) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((r, a), (p, b), g)
+        }),
+        ShapeKind::Implicit(t) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((r, a), (t, b), g)
+        }),
         ShapeKind::TriMesh(_) => {
             if !matches!(cache, PairCache::Mesh(_)) {
                 *cache = PairCache::Mesh(Vec::new());

@@ -1,11 +1,12 @@
 //! Distance, closest points and penetration depth between any two shapes
-//! made of convex pieces (polytopes, spheres, capsules, compounds of them).
+//! made of convex pieces (polytopes, spheres, capsules, cylinders, cones,
+//! compounds of them).
 
 use glam::Vec3;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
-use super::mesh_distance;
+use super::{implicit, mesh_distance};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -44,11 +45,13 @@ fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> 
     }
 }
 
-/// A convex piece as GJK / EPA see it: a polytope or a sphere / capsule.
+/// A convex piece as GJK / EPA see it: a polytope, a sphere or capsule, a
+/// cylinder or cone.
 pub(super) fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
     match s.kind() {
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
+        ShapeKind::Implicit(s) => Some(s),
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
     }
 }
@@ -142,6 +145,13 @@ fn piece_closest_points(
         (_, ShapeKind::Rounded(r)) => a.surface().map(|s| {
             let c =
                 mesh_distance::rounded_surface((r, pose_b), (s, pose_a), [pieces[1], pieces[0]]);
+            flipped(c)
+        }),
+        (ShapeKind::Implicit(s), _) => b
+            .surface()
+            .map(|m| implicit::implicit_surface((s, pose_a), (m, pose_b), pieces)),
+        (_, ShapeKind::Implicit(s)) => a.surface().map(|m| {
+            let c = implicit::implicit_surface((s, pose_b), (m, pose_a), [pieces[1], pieces[0]]);
             flipped(c)
         }),
         _ => mesh_distance::surfaces((a, pose_a), (b, pose_b), pieces),

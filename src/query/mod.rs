@@ -15,7 +15,8 @@
 //! |------|------|--------------|
 //! | convex – convex | Lin–Canny from the cached feature pair ([`lin_canny`]), GJK fallback; EPA for the depth ([`epa`](crate::geometry::epa)) | closest features, distance or depth, normal, points |
 //! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles); with a convex shape and no crossing, the mesh triangles inside it ([`INSIDE_SOLID`]) | the intersecting triangle pairs |
-//! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, OBB-tree descent and segment–triangle distances with a mesh (`rounded.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
+//! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, a cylinder or a cone, OBB-tree descent and segment–triangle distances with a mesh (`rounded.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
+//! | a cylinder or cone with anything but a sphere, capsule or compound | GJK through its support map (EPA for the depth) with a convex polytope or another cylinder or cone; with a mesh, the tree descended with the shape's box in each node's frame (six supports), GJK shape–triangle at the leaves (`implicit.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the touched triangles (`[0, triangle]`) |
 //! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache (`compound.rs`) | per piece pair, what its row gives; the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
 //!
 //! The match has one arm per kind pair; a pair with a compound on either
@@ -23,7 +24,7 @@
 //! pair of kinds is handled: the match is exhaustive, so a new kind that is
 //! not dispatched does not compile.
 //!
-//! **One inside rule** (`inside.rs`): spheres, capsules and convex
+//! **One inside rule** (`inside.rs`): spheres, capsules, cylinders, cones and convex
 //! polytopes (and a compound's convex pieces) are solids, a triangle mesh
 //! is a surface. A shape entirely inside a mesh, with no triangles
 //! crossing, does not touch it, whatever its kind; a mesh entirely inside a
@@ -46,11 +47,12 @@
 //! | convex – convex | Lin–Canny | Lin–Canny (features) | EPA |
 //! | with a triangle mesh | the trees, exact triangle tests (a mesh is a surface, a convex shape solid) | branch and bound over the trees, exact triangle distances (a polytope by its hull's triangles, 0 with a mesh triangle inside it) | [`QueryError::Unsupported`] (no depth for non-convex shapes) |
 //! | with a sphere or capsule (not a mesh) | the pair test | GJK with margins | EPA on the cores plus the radii |
+//! | with a cylinder or cone | the pair test | GJK (with a mesh: branch and bound over its tree, GJK at the leaves) | EPA (not with a mesh) |
 //! | with a compound | the pair test's piece recursion | over all piece pairs | deepest piece pair (all pieces convex) |
 //!
 //! [`ray_cast`] works on every kind: Cyrus–Beck clipping against a convex
 //! polytope's faces, the OBB tree with Möller–Trumbore at the leaves for a
-//! mesh, closed form for spheres and capsules, the nearest piece's hit for
+//! mesh, closed form for spheres, capsules, cylinders and cones, the nearest piece's hit for
 //! a compound.
 //!
 //! [`cast_shapes`] and [`cast_shapes_nonlinear`] work on every pair of
@@ -64,6 +66,7 @@ pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
+mod implicit;
 mod inside;
 mod intersect;
 pub mod lin_canny;

@@ -1,7 +1,7 @@
 //! Ray casts on shapes: Cyrus–Beck clipping against a convex polytope's
 //! face planes (Cyrus, Beck 1978: the ray enters at the largest entering
 //! parameter and leaves at the smallest leaving one), closed form for
-//! spheres and capsules, the OBB tree with Möller–Trumbore at the leaves for
+//! spheres, capsules, cylinders and cones, the OBB tree with Möller–Trumbore at the leaves for
 //! a mesh, the nearest piece's hit for a compound.
 //!
 //! A ray is `origin + t · dir` for `0 <= t <= max_toi`; `dir` need not be
@@ -64,6 +64,7 @@ pub(crate) fn ray_cast_side(
     let hit = match shape.kind() {
         ShapeKind::Convex(p) => ray_polytope(p, &local, max_toi),
         ShapeKind::Rounded(r) => ray_rounded(r, &local, max_toi),
+        ShapeKind::Implicit(s) => s.ray_cast(&local, max_toi),
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => side
             .surface()
             .and_then(|s| ray_cast_surface(s, &local, max_toi, &mut Vec::new())),

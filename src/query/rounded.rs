@@ -7,7 +7,8 @@
 //!   sum of the radii;
 //! - rounded – convex polytope: GJK on the core with the radius as margin
 //!   (van den Bergen 1999), warm-started from the pair's simplex; EPA when
-//!   the core itself enters the polytope;
+//!   the core itself enters the polytope (the same code as every pair of
+//!   support-mapped shapes, `implicit::support_pair`);
 //! - rounded – triangle mesh (a surface): the OBB tree descended with the
 //!   core segment's box in each node's frame grown by the radius, then the
 //!   exact segment–triangle distance at the leaves.
@@ -20,10 +21,8 @@ use glam::{Quat, Vec3};
 use super::pair::{ContactData, PairResult, PairSide};
 use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
 use crate::geometry::closest::{segment_segment, segment_triangle_distance};
-use crate::geometry::epa;
-use crate::geometry::gjk::{GjkCache, gjk_distance};
 use crate::math::Pose;
-use crate::shape::{ConvexPolytope, Feature, Rounded};
+use crate::shape::{Feature, Rounded};
 
 /// The core segment in world space.
 fn world_core(r: &Rounded, pose: &Pose) -> [Vec3; 2] {
@@ -68,36 +67,6 @@ pub(super) fn rounded_rounded(
         touching,
         exact: true,
         contact: (!touching || !(a.boolean_only || b.boolean_only)).then_some(data),
-        swept: false,
-    }
-}
-
-/// A rounded shape (A) against a convex polytope (B): GJK with margin.
-pub(super) fn rounded_convex(
-    r: &Rounded,
-    a: &PairSide<'_>,
-    p: &ConvexPolytope,
-    b: &PairSide<'_>,
-    cache: &mut GjkCache,
-) -> PairResult {
-    let g = gjk_distance(r, &a.pose, p, &b.pose, cache);
-    let data = if !g.intersecting {
-        let n = (g.point_b - g.point_a).normalize_or(Vec3::X);
-        Some(contact(g.distance, 0.0, n, g.point_a, g.point_b))
-    } else if a.boolean_only || b.boolean_only {
-        None
-    } else {
-        let pen = epa::penetration(r, &a.pose, p, &b.pose, cache);
-        let fallback = (b.pose.translation - a.pose.translation).normalize_or(Vec3::X);
-        Some(match pen {
-            Some(pen) => contact(0.0, pen.depth, pen.normal, pen.point_a, pen.point_b),
-            None => contact(0.0, 0.0, fallback, g.point_a, g.point_b),
-        })
-    };
-    PairResult {
-        touching: g.intersecting,
-        exact: true,
-        contact: data,
         swept: false,
     }
 }
@@ -197,7 +166,7 @@ fn segment_near_box(
 mod tests {
     use super::*;
     use crate::bvh::{AabbTree, AabbTreeOptions, ObbTree, SplitRule};
-    use crate::geometry::gjk::gjk_distance;
+    use crate::geometry::gjk::{GjkCache, gjk_distance};
     use crate::shape::TriMesh;
     use crate::testkit::{Rng, torus};
     use glam::Quat;

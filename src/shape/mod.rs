@@ -7,13 +7,15 @@
 //!   Voronoi planes Lin–Canny walks over;
 //! - [`TriMesh`]: a polygon soup (cracks, duplicate and degenerate triangles
 //!   allowed);
-//! - [`Rounded`]: a sphere or a capsule, exact (a core and a radius).
+//! - [`Rounded`]: a sphere or a capsule, exact (a core and a radius);
+//! - [`Implicit`]: a cylinder or a cone, exact (its support mapping).
 //!
 //! Convex shapes implement [`SupportMap`](crate::geometry::support::SupportMap),
 //! so GJK and EPA work on them directly. Builders return an error for bad
 //! input ([`HullError`], [`MeshError`]), never panic.
 
 pub mod build;
+mod implicit;
 mod lanes;
 mod polytope;
 mod rounded;
@@ -21,6 +23,7 @@ mod seeds;
 mod trimesh;
 
 pub use build::{ConvexHull, HullError};
+pub use implicit::{Implicit, ImplicitKind};
 pub use polytope::{ConvexPolytope, FaceSlot, Feature, PolyEdge, PolyFace, VertexLink};
 pub use rounded::Rounded;
 pub(crate) use trimesh::first_beyond;

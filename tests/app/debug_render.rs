@@ -356,3 +356,27 @@ fn a_scaled_mesh_is_drawn_at_its_scale() {
         );
     }
 }
+
+/// A cylinder's outline is its two rims (24 segments each) and four
+/// sides; a cone's its base rim and four sides (a compound's cylinder
+/// piece drawn the same).
+#[test]
+fn cylinders_and_cones_are_outlined() {
+    let mut app = app();
+    let far = |x: f32| ColliderPose(Pose::new(Quat::IDENTITY, Vec3::new(x, 0.0, 0.0)));
+    app.world_mut()
+        .spawn((Collider::cylinder(0.5, 1.0), far(0.0)));
+    app.update();
+    assert_eq!(segments(&app, palette().shape_color), 52);
+    app.world_mut().spawn((Collider::cone(0.5, 1.0), far(5.0)));
+    app.update();
+    assert_eq!(segments(&app, palette().shape_color), 52 + 28);
+    let piece = CompoundPiece {
+        pose: Pose::IDENTITY,
+        shape: SharedShape::cylinder(0.2, 0.4).unwrap(),
+    };
+    let compound = SharedShape::compound(vec![piece]).unwrap();
+    app.world_mut().spawn((Collider::new(compound), far(10.0)));
+    app.update();
+    assert_eq!(segments(&app, palette().shape_color), 52 + 28 + 52);
+}

@@ -1,0 +1,216 @@
+//! Support-mapped shapes (cylinders, cones: [`Implicit`]) against every
+//! kind, through their support mapping alone:
+//!
+//! - against another support-mapped shape (a convex polytope, a sphere or
+//!   capsule, a cylinder or cone): GJK for distance and closest points,
+//!   with the other's margin (van den Bergen 1999), warm-started from the
+//!   pair's simplex; EPA for the depth ([`support_pair`]);
+//! - against a triangle mesh (a surface): the mesh's tree descended with
+//!   the shape's box in each node's frame (six supports, exact), then GJK
+//!   shape–triangle at the leaves; for distance, branch and bound over the
+//!   tree with GJK distances at the leaves.
+//!
+//! The support-mapped shape is side A here; [`super::test_pair`] flips the
+//! pair in one place when it is side B.
+
+use glam::Vec3;
+
+use super::distance::ClosestPoints;
+use super::pair::{ContactData, PairResult, PairSide};
+use crate::bounds::support_box;
+use crate::bvh::distance::{FrameBox, box_gap};
+use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
+use crate::geometry::epa;
+use crate::geometry::gjk::{GjkCache, gjk_distance, gjk_intersect};
+use crate::geometry::support::{PointSetSupport, SupportMap};
+use crate::math::{Aabb, Pose};
+use crate::shape::{Feature, Implicit};
+
+fn contact(distance: f32, depth: f32, normal: Vec3, point_a: Vec3, point_b: Vec3) -> ContactData {
+    ContactData {
+        distance,
+        depth,
+        normal,
+        point_a,
+        point_b,
+        features: [Feature::Vertex(0); 2],
+        pieces: [0, 0],
+    }
+}
+
+/// Two support-mapped shapes (either may have a margin): GJK for the
+/// distance, EPA for the depth when they overlap (skipped for a
+/// boolean-only side).
+pub(super) fn support_pair<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    (sa, a): (&A, &PairSide<'_>),
+    (sb, b): (&B, &PairSide<'_>),
+    cache: &mut GjkCache,
+) -> PairResult {
+    let g = gjk_distance(sa, &a.pose, sb, &b.pose, cache);
+    let data = if !g.intersecting {
+        let n = (g.point_b - g.point_a).normalize_or(Vec3::X);
+        Some(contact(g.distance, 0.0, n, g.point_a, g.point_b))
+    } else if a.boolean_only || b.boolean_only {
+        None
+    } else {
+        let pen = epa::penetration(sa, &a.pose, sb, &b.pose, cache);
+        let fallback = (b.pose.translation - a.pose.translation).normalize_or(Vec3::X);
+        Some(match pen {
+            Some(pen) => contact(0.0, pen.depth, pen.normal, pen.point_a, pen.point_b),
+            None => contact(0.0, 0.0, fallback, g.point_a, g.point_b),
+        })
+    };
+    PairResult {
+        touching: g.intersecting,
+        exact: true,
+        contact: data,
+        swept: false,
+    }
+}
+
+/// A support-mapped shape (A) against the surface of a triangle mesh (B):
+/// the triangles it touches, as pairs `[0, triangle]`.
+pub(super) fn implicit_mesh(
+    s: &Implicit,
+    a: &PairSide<'_>,
+    surface: Surface<'_>,
+    b: &PairSide<'_>,
+    pairs: &mut Vec<[u32; 2]>,
+) -> PairResult {
+    pairs.clear();
+    let to_mesh = b.pose.inverse().mul(&a.pose);
+    let first_only = a.boolean_only || b.boolean_only;
+    let at = (s, &to_mesh);
+    let touching = match surface.tree {
+        TreeRef::Obb(t) => touched_triangles(at, &surface.side(t, b.pose), first_only, pairs),
+        TreeRef::Aabb(t) => touched_triangles(at, &surface.side(t, b.pose), first_only, pairs),
+    };
+    PairResult {
+        touching,
+        exact: true,
+        contact: None,
+        swept: false,
+    }
+}
+
+/// The triangles that `s` at `pose` (mesh frame) touches, as pairs `[0,
+/// triangle]` (the first one only when `first_only`): the tree descended
+/// with the shape's box in each node's frame, GJK at the leaves.
+fn touched_triangles<N: BoxNode>(
+    (s, pose): (&Implicit, &Pose),
+    side: &MeshSide<'_, N>,
+    first_only: bool,
+    pairs: &mut Vec<[u32; 2]>,
+) -> bool {
+    let tree = side.tree;
+    let mut stack: smallvec::SmallVec<[u32; 64]> = smallvec::SmallVec::new();
+    if !tree.nodes.is_empty() {
+        stack.push(0);
+    }
+    let mut cache = GjkCache::default();
+    while let Some(n) = stack.pop() {
+        let node = &tree.nodes[n as usize];
+        if !near_box(s, pose, side.node_box(n)) {
+            continue;
+        }
+        if !node.is_leaf() {
+            stack.push(node.first() + 1);
+            stack.push(node.first());
+            continue;
+        }
+        for &t in tree.leaf_primitives(n as usize) {
+            let tri = side.triangle(t);
+            cache.reset();
+            if gjk_intersect(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache) {
+                pairs.push([0, t]);
+                if first_only {
+                    return true;
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    !pairs.is_empty()
+}
+
+/// Conservative: the shape's box in the node's frame (six supports)
+/// overlaps the node's box, grown by a relative pad against rounding (of
+/// the node's center and half extents, `2⁻²⁴` of the coordinates, and of
+/// GJK's touching tolerance).
+fn near_box(s: &Implicit, pose: &Pose, (rotation, center, half): (glam::Quat, Vec3, Vec3)) -> bool {
+    let inv = rotation.conjugate();
+    let in_node = Pose::new(inv * pose.rotation, inv * (pose.translation - center));
+    let b = support_box(s, &in_node, s.bounding_radius());
+    let size = half.max_element() + s.bounding_radius() + center.abs().max_element();
+    let h = half + Vec3::splat(1e-5 * size);
+    b.overlaps(&Aabb::new(-h, h))
+}
+
+/// Closest points of a support-mapped shape (`a`) and a surface (`b`): the
+/// nearest triangle by branch and bound over the tree (a node's bound is
+/// the gap between its box and the shape's box), GJK at the leaves.
+pub(super) fn implicit_surface(
+    (s, pa): (&Implicit, &Pose),
+    (b, pb): (Surface<'_>, &Pose),
+    pieces: [u32; 2],
+) -> ClosestPoints {
+    let to_mesh = pb.inverse().mul(pa);
+    let found = match b.tree {
+        TreeRef::Obb(t) => nearest_triangle((s, &to_mesh), &b.side(t, *pb)),
+        TreeRef::Aabb(t) => nearest_triangle((s, &to_mesh), &b.side(t, *pb)),
+    };
+    let far = to_mesh.translation;
+    let (d, on_shape, on_mesh, t) = found.unwrap_or((f32::INFINITY, far, far, 0));
+    ClosestPoints {
+        distance: d,
+        point_a: pb.transform_point(on_shape),
+        point_b: pb.transform_point(on_mesh),
+        features: [Feature::Vertex(0), Feature::Face(t)],
+        intersecting: d == 0.0,
+        pieces,
+    }
+}
+
+/// The triangle nearest to `s` at `pose` (mesh frame): distance, closest
+/// points (mesh frame), triangle.
+fn nearest_triangle<N: BoxNode>(
+    (s, pose): (&Implicit, &Pose),
+    side: &MeshSide<'_, N>,
+) -> Option<(f32, Vec3, Vec3, u32)> {
+    let tree = side.tree;
+    let shape_box = FrameBox::of_box(&s.local_aabb(), pose);
+    let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
+    let mut stack: Vec<(u32, f32)> = Vec::new();
+    if !tree.nodes.is_empty() {
+        stack.push((0, 0.0));
+    }
+    let mut cache = GjkCache::default();
+    while let Some((n, bound)) = stack.pop() {
+        if best.is_some_and(|b| bound > b.0 || b.0 == 0.0) {
+            continue;
+        }
+        let node = &tree.nodes[n as usize];
+        if node.is_leaf() {
+            for &t in tree.leaf_primitives(n as usize) {
+                let tri = side.triangle(t);
+                cache.reset();
+                let g = gjk_distance(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache);
+                if best.is_none_or(|b| g.distance < b.0) {
+                    best = Some((g.distance, g.point_a, g.point_b, t));
+                }
+            }
+            continue;
+        }
+        let bound_of = |c: u32| box_gap(&FrameBox::of_side(side, c, &Pose::IDENTITY), &shape_box);
+        let (f, g) = (node.first(), node.first() + 1);
+        let (bf, bg) = (bound_of(f), bound_of(g));
+        let (near, far) = if bf <= bg {
+            ((f, bf), (g, bg))
+        } else {
+            ((g, bg), (f, bf))
+        };
+        stack.push(far);
+        stack.push(near);
+    }
+    best
+}

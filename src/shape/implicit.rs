@@ -1,0 +1,356 @@
+//! Implicit convex primitives along local Y: a cylinder and a cone, each
+//! given by its support mapping only (GJK and EPA need nothing else), in
+//! avian3d's and parry3d's conventions: a cylinder spans `y ∈ [-h, h]`
+//! with radius `r`; a cone has its base of radius `r` at `y = -h` and its
+//! apex at `y = +h`. No tessellation: the round parts are exact.
+//!
+//! A rounded cylinder or cone is the same core swept by a ball of radius
+//! `rounding` (the Minkowski sum, parry's `RoundCylinder` / `RoundCone`):
+//! GJK and EPA take the ball as the support map's margin, so the round
+//! part is exact too.
+//!
+//! What the kind knows is here: its support map, its local box and
+//! bounding radius, and its ray cast (closed form for a sharp core, the
+//! GJK ray cast for a rounded one; clipped to its box first so that a ray
+//! from far away is solved near the shape).
+
+use glam::{Quat, Vec2, Vec3};
+
+use crate::geometry::gjk::raycast::{RayCast, ray_cast_cso};
+use crate::geometry::gjk::{Cso, GjkCache, gjk_distance};
+use crate::geometry::ray::{Ray, RayHit};
+use crate::geometry::support::{Sphere, SupportMap};
+use crate::math::{Aabb, Pose};
+
+/// Which implicit primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ImplicitKind {
+    /// A solid cylinder along local Y.
+    Cylinder,
+    /// A solid cone along local Y, apex up.
+    Cone,
+}
+
+/// A cylinder or a cone along local Y (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Implicit {
+    /// Cylinder or cone.
+    pub kind: ImplicitKind,
+    /// Half the height along Y.
+    pub half_height: f32,
+    /// Radius (of the base, for a cone).
+    pub radius: f32,
+    /// Radius of the ball the core is swept by (0: sharp).
+    pub rounding: f32,
+}
+
+impl Implicit {
+    /// The kind's name, for messages.
+    pub fn name(&self) -> &'static str {
+        match (self.kind, self.rounding > 0.0) {
+            (ImplicitKind::Cylinder, false) => "cylinder",
+            (ImplicitKind::Cone, false) => "cone",
+            (ImplicitKind::Cylinder, true) => "rounded cylinder",
+            (ImplicitKind::Cone, true) => "rounded cone",
+        }
+    }
+
+    /// The box in the local frame (exact for both kinds).
+    pub fn local_aabb(&self) -> Aabb {
+        let (h, r) = (self.half_height, self.radius);
+        Aabb::new(Vec3::new(-r, -h, -r), Vec3::new(r, h, r)).padded(self.rounding)
+    }
+
+    /// The largest distance of a point of the shape from its origin (a
+    /// rim point, for both kinds; the cone's apex is `h` away).
+    pub fn bounding_radius(&self) -> f32 {
+        Vec2::new(self.half_height, self.radius).length() + self.rounding
+    }
+
+    /// The first hit of `ray` (local frame) within `max_toi`, closed form: the
+    /// ray clipped to the local box, then to the slab `|y| <= h` and the
+    /// quadric of the side (a cylinder `x² + z² <= r²`, a cone `x² + z² <=
+    /// (k (h - y))²` with `k = r / 2h`). A ray starting inside hits at
+    /// `toi = 0` with a zero normal, as for every solid.
+    pub fn ray_cast(&self, ray: &Ray, max_toi: f32) -> Option<RayHit> {
+        let pad = 4.0 * f32::EPSILON * self.bounding_radius();
+        let (t0, t1) = box_span(self.local_aabb().padded(pad), ray)?;
+        // Solve from the box's entry: coordinates of the shape's size.
+        let start = t0.max(0.0);
+        if start > max_toi.min(t1) {
+            return None;
+        }
+        let o = ray.at(start);
+        let local = Ray::new(o, ray.dir);
+        if self.rounding > 0.0 {
+            // From a little before the box (a rounded cap lies on its
+            // face): GJK then starts outside, with a normal to advance by.
+            let back = (0.01 * self.bounding_radius() / ray.dir.length()).min(start);
+            let from = Ray::new(ray.at(start - back), ray.dir);
+            let h = self.rounded_ray_cast(&from, max_toi - (start - back))?;
+            return Some(hit(h.toi + (start - back), h.normal));
+        }
+        let span = match self.kind {
+            ImplicitKind::Cylinder => self.cylinder_span(&local),
+            ImplicitKind::Cone => self.cone_span(&local),
+        }?;
+        let (lo, hi) = (span.lo + start, span.hi + start);
+        if hi < lo || hi < 0.0 || lo > max_toi {
+            return None;
+        }
+        if lo <= 0.0 {
+            return Some(hit(0.0, Vec3::ZERO));
+        }
+        let normal = self.normal_at(ray.at(lo), span.by);
+        Some(hit(lo, normal))
+    }
+
+    /// The GJK ray cast (van den Bergen 2004) of the core against the ray's
+    /// point, within the rounding: the first time the point comes within
+    /// `rounding` (plus `2⁻²⁰` of the size) of the core.
+    fn rounded_ray_cast(&self, ray: &Ray, max_toi: f32) -> Option<RayHit> {
+        let point = Sphere::new(Vec3::ZERO, 0.0);
+        let at = Pose::new(Quat::IDENTITY, ray.origin);
+        let cso = Cso::new(self, &Pose::IDENTITY, &point, &at);
+        let size = self.bounding_radius();
+        let tol = size * 2f32.powi(-20);
+        // Time in a unit that makes the ray's speed the shape's size (as
+        // the shape casts do): the loop's tolerances are relative to it.
+        let unit = size / ray.dir.length();
+        let max_t = (max_toi.max(0.0) / unit).min(f32::MAX);
+        match ray_cast_cso(&cso, ray.dir * unit, (self.rounding, tol), max_t) {
+            RayCast::Hit { t, v, n, .. } if t > 0.0 => {
+                let normal = v
+                    .try_normalize()
+                    .or(n.try_normalize())
+                    .unwrap_or(Vec3::ZERO);
+                Some(hit(t * unit, normal))
+            }
+            RayCast::Hit { .. } => Some(hit(0.0, Vec3::ZERO)),
+            RayCast::Miss => None,
+            RayCast::Unsettled => self.advance_ray(ray, max_toi, tol),
+        }
+    }
+
+    /// Conservative advancement of the ray's point by GJK distances (never
+    /// past the surface: each step is a distance the point can go without
+    /// reaching it), for the rare ray the GJK ray cast does not settle.
+    fn advance_ray(&self, ray: &Ray, max_toi: f32, tol: f32) -> Option<RayHit> {
+        let point = Sphere::new(Vec3::ZERO, 0.0);
+        let speed = ray.dir.length();
+        let mut t = 0.0f32;
+        for _ in 0..256 {
+            let at = Pose::new(Quat::IDENTITY, ray.at(t));
+            let g = gjk_distance(self, &Pose::IDENTITY, &point, &at, &mut GjkCache::default());
+            if g.intersecting || g.distance <= tol {
+                let normal = (g.point_b - g.point_a).normalize_or_zero();
+                return Some(if t > 0.0 {
+                    hit(t, normal)
+                } else {
+                    hit(0.0, Vec3::ZERO)
+                });
+            }
+            t += g.distance / speed;
+            if t > max_toi || !t.is_finite() {
+                return None;
+            }
+        }
+        None
+    }
+
+    fn cylinder_span(&self, ray: &Ray) -> Option<Span> {
+        let (o, d) = (ray.origin, ray.dir);
+        let mut span = Span::slab(o.y, d.y, self.half_height)?;
+        let a = d.x * d.x + d.z * d.z;
+        let b = o.x * d.x + o.z * d.z;
+        let c = o.x * o.x + o.z * o.z - self.radius * self.radius;
+        if a == 0.0 {
+            return (c <= 0.0).then_some(span);
+        }
+        let (r0, r1) = roots(a, b, c)?;
+        span.clip(r0, r1, Entered::Side);
+        Some(span)
+    }
+
+    fn cone_span(&self, ray: &Ray) -> Option<Span> {
+        let (o, d, h) = (ray.origin, ray.dir, self.half_height);
+        let k = self.radius / (2.0 * h);
+        let mut span = Span::slab(o.y, d.y, h)?;
+        // q(t) = k² w² − ρ² ≥ 0 (w = h − y) inside the double cone; within
+        // the slab only the lower nappe is met.
+        let (w0, dw) = (h - o.y, -d.y);
+        let a = k * k * dw * dw - (d.x * d.x + d.z * d.z);
+        let b = k * k * w0 * dw - (o.x * d.x + o.z * d.z);
+        let c = k * k * w0 * w0 - (o.x * o.x + o.z * o.z);
+        if a < 0.0 {
+            let (r0, r1) = roots(-a, -b, -c)?;
+            span.clip(r0, r1, Entered::Side);
+        } else if a > 0.0 {
+            // Outside the roots: the lower nappe is the half-line on the
+            // side where w grows (none of the other is in the slab).
+            match roots(a, b, c) {
+                Some((r0, _)) if dw < 0.0 => span.clip(f32::NEG_INFINITY, r0, Entered::Side),
+                Some((_, r1)) => span.clip(r1, f32::INFINITY, Entered::Side),
+                None => {}
+            }
+        } else if b != 0.0 {
+            let r = -c / (2.0 * b);
+            if b > 0.0 {
+                span.clip(r, f32::INFINITY, Entered::Side);
+            } else {
+                span.clip(f32::NEG_INFINITY, r, Entered::Side);
+            }
+        } else if c < 0.0 {
+            return None;
+        }
+        Some(span)
+    }
+
+    /// The outward unit normal at a boundary point `p` entered through `by`.
+    fn normal_at(&self, p: Vec3, by: Entered) -> Vec3 {
+        let radial = Vec2::new(p.x, p.z).normalize_or_zero();
+        match (by, self.kind) {
+            (Entered::Bottom, _) => Vec3::NEG_Y,
+            (Entered::Top, _) => Vec3::Y,
+            (Entered::Side, ImplicitKind::Cylinder) => Vec3::new(radial.x, 0.0, radial.y),
+            (Entered::Side, ImplicitKind::Cone) => {
+                let k = self.radius / (2.0 * self.half_height);
+                if radial == Vec2::ZERO {
+                    Vec3::Y
+                } else {
+                    Vec3::new(radial.x, k, radial.y).normalize()
+                }
+            }
+        }
+    }
+}
+
+fn hit(toi: f32, normal: Vec3) -> RayHit {
+    RayHit {
+        toi,
+        normal,
+        feature: 0,
+        piece: 0,
+    }
+}
+
+/// Where a ray enters an interval.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Entered {
+    Bottom,
+    Top,
+    Side,
+}
+
+/// The ray parameters `[lo, hi]` inside, and what bounds `lo`.
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    lo: f32,
+    hi: f32,
+    by: Entered,
+}
+
+impl Span {
+    /// The slab `|o.y + t d.y| <= h`; `None` when a parallel ray is outside.
+    fn slab(oy: f32, dy: f32, h: f32) -> Option<Span> {
+        if dy == 0.0 {
+            return (oy.abs() <= h).then_some(Span {
+                lo: f32::NEG_INFINITY,
+                hi: f32::INFINITY,
+                by: Entered::Side,
+            });
+        }
+        let (tb, tt) = ((-h - oy) / dy, (h - oy) / dy);
+        Some(if dy > 0.0 {
+            Span {
+                lo: tb,
+                hi: tt,
+                by: Entered::Bottom,
+            }
+        } else {
+            Span {
+                lo: tt,
+                hi: tb,
+                by: Entered::Top,
+            }
+        })
+    }
+
+    fn clip(&mut self, lo: f32, hi: f32, by: Entered) {
+        if lo > self.lo {
+            self.lo = lo;
+            self.by = by;
+        }
+        self.hi = self.hi.min(hi);
+    }
+}
+
+/// The roots `r0 <= r1` of `a t² + 2 b t + c` (`a > 0`), stable form;
+/// `None` without real roots.
+fn roots(a: f32, b: f32, c: f32) -> Option<(f32, f32)> {
+    let disc = b * b - a * c;
+    if disc < 0.0 || !disc.is_finite() {
+        return None;
+    }
+    let q = -(b + disc.sqrt().copysign(b));
+    if q == 0.0 {
+        return Some((0.0, 0.0));
+    }
+    let (x, y) = (q / a, c / q);
+    Some((x.min(y), x.max(y)))
+}
+
+/// The parameters `[t0, t1]` over which `ray` is inside the box.
+fn box_span(b: Aabb, ray: &Ray) -> Option<(f32, f32)> {
+    let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::INFINITY);
+    for k in 0..3 {
+        let (o, d) = (ray.origin[k], ray.dir[k]);
+        if d == 0.0 {
+            if o < b.min[k] || o > b.max[k] {
+                return None;
+            }
+            continue;
+        }
+        let (u, v) = ((b.min[k] - o) / d, (b.max[k] - o) / d);
+        lo = lo.max(u.min(v));
+        hi = hi.min(u.max(v));
+    }
+    (lo <= hi).then_some((lo, hi))
+}
+
+impl SupportMap for Implicit {
+    #[inline]
+    fn support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        let core = self.core_support(dir, hint);
+        if self.rounding > 0.0 {
+            core + self.rounding * dir.try_normalize().unwrap_or(Vec3::Y)
+        } else {
+            core
+        }
+    }
+
+    #[inline]
+    fn margin(&self) -> f32 {
+        self.rounding
+    }
+
+    #[inline]
+    fn core_support(&self, dir: Vec3, _hint: &mut u32) -> Vec3 {
+        let (h, r) = (self.half_height, self.radius);
+        let radial = Vec2::new(dir.x, dir.z)
+            .try_normalize()
+            .unwrap_or(Vec2::ZERO)
+            * r;
+        match self.kind {
+            ImplicitKind::Cylinder => Vec3::new(radial.x, h.copysign(dir.y), radial.y),
+            ImplicitKind::Cone => {
+                let rim = Vec3::new(radial.x, -h, radial.y);
+                if dir.y * h >= dir.dot(rim) {
+                    Vec3::new(0.0, h, 0.0)
+                } else {
+                    rim
+                }
+            }
+        }
+    }
+}
