@@ -52,9 +52,11 @@
 //! ([`SlideOutput::stuck`]).
 
 mod contacts;
+mod controller;
 mod planes;
 mod slide;
 
 pub use contacts::Touch;
+pub use controller::{CharacterController, CharacterOutput, ControllerOptions, Ground};
 pub use planes::project_motion;
 pub use slide::{SlideOptions, SlideOutput, Slider};

@@ -1,0 +1,241 @@
+//! The character controller (`character::CharacterController`): a capsule
+//! (radius 0.3, segment 0.6: 1.2 tall) walks at 2 m/s at 60 frames a
+//! second, pulled down by gravity (9.81 m/s², the vertical speed reset
+//! while it stands on ground), over levels of boxes; the numbers asserted
+//! are where it ends, from the geometry. After every frame it is more than
+//! an eighth of the skin from every body (the exact `query::distance`).
+//!
+//! - Slopes (limit 45°): it walks up a 30° ramp (its height follows the
+//!   ramp: `0.3 + (r + s) / cos 30° + x tan 30°`) and is stopped at the
+//!   foot of a 60° ramp (height unchanged, `x` where the ball of the
+//!   capsule is a skin from the ramp).
+//! - Steps (max 0.35): it climbs a 0.3 step (ends 0.3 higher, past its
+//!   edge) and is stopped by a 0.4 one (a skin from its face).
+//! - Snapping (0.2): walking down stairs of 0.1 it is on the ground every
+//!   frame; walking off a 1.0 ledge it leaves the ground and falls.
+
+use bevy_icollide::character::{CharacterController, CharacterOutput, ControllerOptions};
+use bevy_icollide::collider::SharedShape;
+use bevy_icollide::math::Pose;
+use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, QueryFilter};
+use bevy_icollide::query::distance;
+use glam::{Quat, Vec3};
+
+const SKIN: f32 = 0.01;
+const R: f32 = 0.3;
+/// The capsule's centre above the ground it rests on.
+const REST: f32 = 0.3 + R + SKIN;
+
+/// Static boxes, and the bodies for the reference distances.
+struct Level {
+    world: CollisionWorld,
+    bodies: Vec<(SharedShape, Pose)>,
+}
+
+impl Level {
+    fn new(bodies: Vec<(SharedShape, Pose)>) -> Level {
+        let mut world = CollisionWorld::default();
+        for (shape, pose) in &bodies {
+            let mut desc = BodyDesc::new(shape.clone());
+            desc.is_static = true;
+            let h = world.add_body(desc);
+            world.set_pose(h, *pose).expect("pose");
+        }
+        let _ = world.step();
+        Level { world, bodies }
+    }
+
+    fn gap(&self, shape: &SharedShape, pose: &Pose) -> f32 {
+        self.bodies
+            .iter()
+            .map(|(s, p)| distance(shape, pose, s, p).expect("distance"))
+            .fold(f32::INFINITY, f32::min)
+    }
+}
+
+/// A box from `x0` to `x1` with its top at `top`, 1 thick, 6 wide.
+fn block(x0: f32, x1: f32, top: f32) -> (SharedShape, Pose) {
+    let half = Vec3::new(0.5 * (x1 - x0), 0.5, 3.0);
+    let centre = Vec3::new(0.5 * (x0 + x1), top - 0.5, 0.0);
+    let shape = SharedShape::cuboid(half).expect("cuboid");
+    (shape, Pose::from_translation(centre))
+}
+
+/// A ramp rising at `deg` along +x from the floor at x = 0, 8 long.
+fn ramp(deg: f32) -> (SharedShape, Pose) {
+    let a = deg.to_radians();
+    let (along, normal) = (
+        Vec3::new(a.cos(), a.sin(), 0.0),
+        Vec3::new(-a.sin(), a.cos(), 0.0),
+    );
+    let shape = SharedShape::cuboid(Vec3::new(4.0, 0.5, 3.0)).expect("cuboid");
+    let centre = along * 4.0 - normal * 0.5;
+    (shape, Pose::new(Quat::from_rotation_z(a), centre))
+}
+
+fn controller(max_step_height: f32, snap_distance: f32) -> CharacterController {
+    let mut o = ControllerOptions {
+        max_slope: 45f32.to_radians(),
+        max_step_height,
+        snap_distance,
+        ..Default::default()
+    };
+    o.slide.skin = SKIN;
+    CharacterController::new(o)
+}
+
+/// Walks the capsule from `x` (resting on ground at height `y`) along +x
+/// for `frames` frames; every frame's output.
+fn walk(
+    level: &Level,
+    c: &mut CharacterController,
+    (x, y): (f32, f32),
+    frames: usize,
+) -> Vec<CharacterOutput> {
+    let capsule = SharedShape::capsule(R, 0.6).expect("capsule");
+    let (dt, speed, g) = (1.0 / 60.0, 2.0, 9.81);
+    let mut pose = Pose::from_translation(Vec3::new(x, y + REST, 0.0));
+    let mut vy = 0.0f32;
+    let mut outs = Vec::new();
+    for i in 0..frames {
+        let motion = Vec3::new(speed * dt, vy * dt, 0.0);
+        let out = c
+            .move_character(
+                &level.world,
+                (&capsule, pose),
+                motion,
+                QueryFilter::ALL,
+                |_| true,
+            )
+            .expect("move");
+        let gap = level.gap(&capsule, &out.pose);
+        assert!(
+            gap > SKIN / 8.0,
+            "frame {i}: gap {gap} at {}",
+            out.pose.translation
+        );
+        vy = if out.ground.is_some() {
+            0.0
+        } else {
+            vy - g * dt
+        };
+        pose = out.pose;
+        outs.push(out);
+    }
+    outs
+}
+
+fn end(outs: &[CharacterOutput]) -> Vec3 {
+    outs.last().expect("frames").pose.translation
+}
+
+#[test]
+fn walks_up_a_30_degree_ramp_and_is_stopped_by_a_60_degree_one() {
+    let mut c = controller(0.0, 0.0);
+    let up = Level::new(vec![block(-5.0, 0.0, 0.0), ramp(30.0)]);
+    let outs = walk(&up, &mut c, (-1.0, 0.0), 120);
+    let p = end(&outs);
+    let t = 30f32.to_radians().tan();
+    let on_ramp = 0.3 + (R + SKIN) / 30f32.to_radians().cos() + p.x * t;
+    assert!(p.x > 1.5, "it walked up the ramp: {p}");
+    assert!(
+        (p.y - on_ramp).abs() < 2.0 * SKIN,
+        "{p}: {on_ramp} expected on the ramp"
+    );
+    assert!(outs.last().unwrap().ground.is_some(), "grounded on 30°");
+    let on_30 = p;
+
+    let steep = Level::new(vec![block(-5.0, 0.0, 0.0), ramp(60.0)]);
+    let outs = walk(&steep, &mut c, (-1.0, 0.0), 120);
+    let p = end(&outs);
+    let a = 60f32.to_radians();
+    // The ball (centre R + s high) a skin from the ramp's plane.
+    let foot = (R + SKIN) * (a.cos() - 1.0) / a.sin();
+    let climbed = outs
+        .iter()
+        .map(|o| o.pose.translation.y - REST)
+        .fold(0.0, f32::max);
+    assert!(climbed < SKIN, "climbed the 60° ramp by {climbed}");
+    assert!(
+        p.x < foot + 2.0 * SKIN / a.sin() && p.x > foot - 0.05,
+        "{p}: foot {foot}"
+    );
+    eprintln!(
+        "30°: ended at {on_30:?}; 60°: climbed {climbed}, stopped at x = {} (foot {foot})",
+        p.x
+    );
+}
+
+#[test]
+fn climbs_a_0_3_step_and_is_stopped_by_a_0_4_one() {
+    let mut c = controller(0.35, 0.2);
+    let low = Level::new(vec![block(-5.0, 5.0, 0.0), block(0.0, 3.0, 0.3)]);
+    let outs = walk(&low, &mut c, (-1.0, 0.0), 90);
+    let p = end(&outs);
+    let stepped = outs.iter().map(|o| o.stepped).fold(0.0, f32::max);
+    assert!(p.x > 1.0, "it went on: {p}");
+    assert!((p.y - (0.3 + REST)).abs() < SKIN, "on the step: {p}");
+    assert!((stepped - 0.3).abs() < 2.0 * SKIN, "stepped {stepped}");
+    let on_step = p;
+
+    let high = Level::new(vec![block(-5.0, 5.0, 0.0), block(0.0, 3.0, 0.4)]);
+    let outs = walk(&high, &mut c, (-1.0, 0.0), 90);
+    let p = end(&outs);
+    assert!((p.y - REST).abs() < SKIN, "on the floor: {p}");
+    assert!(
+        p.x < -R - SKIN / 2.0 && p.x > -R - 2.0 * SKIN,
+        "at the face: {p}"
+    );
+    assert!(outs.iter().all(|o| o.stepped == 0.0));
+    eprintln!("0.3 step: ended at {on_step:?}, stepped {stepped}; 0.4 step: stopped at {p:?}");
+}
+
+#[test]
+fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge() {
+    let mut c = controller(0.0, 0.2);
+    let mut stairs = vec![block(-5.0, 0.0, 0.0)];
+    for i in 0..4 {
+        let x = 0.5 * i as f32;
+        stairs.push(block(x, x + 0.5, -0.1 * (i + 1) as f32));
+    }
+    stairs.push(block(2.0, 6.0, -0.5));
+    let level = Level::new(stairs);
+    let outs = walk(&level, &mut c, (-1.0, 0.0), 120);
+    let p = end(&outs);
+    let airborne = outs.iter().filter(|o| o.ground.is_none()).count();
+    let snaps = outs.iter().filter(|o| o.snapped > 0.0).count();
+    let max_snap = outs.iter().map(|o| o.snapped).fold(0.0, f32::max);
+    assert_eq!(airborne, 0, "frames off the ground on the stairs");
+    assert!(
+        snaps >= 5 && max_snap <= 0.2 + SKIN,
+        "{snaps} snaps, at most {max_snap}"
+    );
+    assert!(
+        p.x > 2.5 && (p.y - (-0.5 + REST)).abs() < SKIN,
+        "at the bottom: {p}"
+    );
+    let bottom = p;
+
+    let ledge = Level::new(vec![block(-5.0, 0.0, 0.0), block(0.0, 6.0, -1.0)]);
+    let outs = walk(&ledge, &mut c, (-1.0, 0.0), 120);
+    let first_air = outs
+        .iter()
+        .position(|o| o.ground.is_none())
+        .expect("it left the ground");
+    let air = outs.iter().filter(|o| o.ground.is_none()).count();
+    let y_air = outs[first_air].pose.translation.y;
+    assert!(
+        y_air > -0.2 + REST,
+        "it did not snap down the ledge: {y_air}"
+    );
+    // A fall of about 1.0 under gravity takes about 0.45 s (27 frames).
+    assert!(air > 15, "{air} frames in the air");
+    let p = end(&outs);
+    assert!(
+        outs.last().unwrap().ground.is_some() && (p.y - (-1.0 + REST)).abs() < SKIN,
+        "landed: {p}"
+    );
+    eprintln!(
+        "stairs: {snaps} snaps (at most {max_snap}), ended at {bottom:?}; ledge: {air} frames in the air, landed at {p:?}"
+    );
+}
