@@ -187,13 +187,11 @@ impl CharacterController {
             ));
         }
         self.slider.options = self.options.slide;
-        self.slider.options.max_iterations = 1;
-        let found = self.probe_legs(world, (shape, pose), distance, filter);
-        self.slider.options = self.options.slide;
-        found
+        self.probe_legs(world, (shape, pose), distance, filter)
     }
 
-    /// [`Self::probe_ground`]'s legs: one slide leg at a time, the ground
+    /// [`Self::probe_ground`]'s slides: each down by the rest of the
+    /// distance, stopped by the first walkable touch it reports; the ground
     /// looked for before each.
     fn probe_legs<B: BroadPhase>(
         &mut self,
@@ -209,16 +207,22 @@ impl CharacterController {
                 let distance = (pose.translation - at.translation).dot(up);
                 return Ok(Some((at, Ground { distance, ..g })));
             }
-            if left == Vec3::ZERO {
+            if left.dot(up) > -1e-6 * distance {
                 break;
             }
+            let o = self.options;
+            let stop = |t: &Touch| !o.is_walkable(t.normal);
             let out = self
                 .slider
-                .move_and_slide(world, (shape, at), left, filter, |_| true)?;
+                .move_and_slide(world, (shape, at), left, filter, stop)?;
             if out.stuck {
                 break;
             }
-            (at, left) = (out.pose, out.remaining);
+            at = out.pose;
+            // Down by what is left of the distance (sliding along an edge
+            // descends less than it moves).
+            let descended = (pose.translation - at.translation).dot(up);
+            left = -up * (distance - descended);
         }
         Ok(None)
     }
