@@ -231,7 +231,8 @@ impl Slider {
     }
 
     /// The planes the motion may not enter: the touches inside the skin
-    /// and the planes this step's casts hit.
+    /// and the planes this step's casts hit; with a slope limit (the
+    /// character controller), the wall each steep slope stands for too.
     fn clip_planes(&self, hits: &[Vec3]) -> SmallVec<[Vec3; 16]> {
         let s = self.options.skin;
         let inside = self.touches.iter().filter(|t| t.gap < s);

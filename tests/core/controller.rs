@@ -13,6 +13,9 @@
 //!   edge) and is stopped by a 0.4 one (a skin from its face).
 //! - Snapping (0.2): walking down stairs of 0.1 it is on the ground every
 //!   frame; walking off a 1.0 ledge it leaves the ground and falls.
+//! - Bad options (up not unit, a slope limit outside `[0, 90°)`, negative
+//!   or non-finite lengths) and bad input are refused; a probe finds the
+//!   floor 0.15 below within 0.2 and not within 0.1.
 
 use bevy_icollide::character::{CharacterController, CharacterOutput, ControllerOptions};
 use bevy_icollide::collider::SharedShape;
@@ -238,4 +241,92 @@ fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge() {
     eprintln!(
         "stairs: {snaps} snaps (at most {max_snap}), ended at {bottom:?}; ledge: {air} frames in the air, landed at {p:?}"
     );
+}
+
+#[test]
+fn bad_options_and_input_are_refused() {
+    let level = Level::new(vec![block(-5.0, 5.0, 0.0)]);
+    let capsule = SharedShape::capsule(R, 0.6).expect("capsule");
+    let pose = Pose::from_translation(Vec3::new(0.0, REST, 0.0));
+    let bad = [
+        ControllerOptions {
+            up: Vec3::new(0.0, 2.0, 0.0),
+            ..Default::default()
+        },
+        ControllerOptions {
+            up: Vec3::NAN,
+            ..Default::default()
+        },
+        ControllerOptions {
+            max_slope: 90f32.to_radians(),
+            ..Default::default()
+        },
+        ControllerOptions {
+            max_slope: -0.1,
+            ..Default::default()
+        },
+        ControllerOptions {
+            max_step_height: -0.1,
+            ..Default::default()
+        },
+        ControllerOptions {
+            min_step_width: f32::INFINITY,
+            ..Default::default()
+        },
+        ControllerOptions {
+            snap_distance: f32::NAN,
+            ..Default::default()
+        },
+    ];
+    for o in bad {
+        let mut c = CharacterController::new(o);
+        let moved = c.move_character(
+            &level.world,
+            (&capsule, pose),
+            Vec3::X,
+            QueryFilter::ALL,
+            |_| true,
+        );
+        assert!(moved.is_err(), "{o:?} accepted");
+        assert!(
+            c.ground(&level.world, (&capsule, &pose), QueryFilter::ALL)
+                .is_err()
+        );
+    }
+    let mut c = controller(0.35, 0.2);
+    let motion = Vec3::new(f32::NAN, 0.0, 0.0);
+    assert!(
+        c.move_character(
+            &level.world,
+            (&capsule, pose),
+            motion,
+            QueryFilter::ALL,
+            |_| true
+        )
+        .is_err()
+    );
+    let probe = c.probe_ground(&level.world, (&capsule, pose), -1.0, QueryFilter::ALL);
+    assert!(probe.is_err());
+    // Standing on the floor: ground at once, a probe that does not move.
+    let g = c
+        .ground(&level.world, (&capsule, &pose), QueryFilter::ALL)
+        .expect("ground");
+    let g = g.expect("on the floor");
+    assert!(
+        (g.normal - Vec3::Y).length() < 1e-4 && (g.gap - SKIN).abs() < 1e-4,
+        "{g:?}"
+    );
+    let high = Pose::from_translation(Vec3::new(0.0, REST + 0.15, 0.0));
+    let (at, g) = c
+        .probe_ground(&level.world, (&capsule, high), 0.2, QueryFilter::ALL)
+        .expect("probe")
+        .expect("ground within 0.2");
+    assert!(
+        (g.distance - 0.15).abs() < SKIN && (at.translation.y - REST).abs() < SKIN,
+        "{g:?} {at:?}"
+    );
+    let none = c
+        .probe_ground(&level.world, (&capsule, high), 0.1, QueryFilter::ALL)
+        .expect("probe");
+    assert!(none.is_none());
 }
