@@ -1,7 +1,8 @@
 //! The character controller (`character::CharacterController`): a capsule
 //! (radius 0.3, segment 0.6: 1.2 tall) walks at 2 m/s at 60 frames a
 //! second, pulled down by gravity (9.81 m/s², the vertical speed reset
-//! while it stands on ground), over levels of boxes; the numbers asserted
+//! while it stands on ground), over levels of boxes, cuboids and then the
+//! same boxes as triangle meshes (12 triangles each); the numbers asserted
 //! are where it ends, from the geometry. After every frame it is more than
 //! an eighth of the skin from every body (the exact `query::distance`).
 //!
@@ -56,24 +57,61 @@ impl Level {
     }
 }
 
+/// A box's half extents and pose.
+type Block = (Vec3, Pose);
+
+/// The level of these boxes: cuboids, or triangle meshes (12 triangles
+/// each).
+fn level(blocks: &[Block], meshes: bool) -> Level {
+    let shape = |h: Vec3| {
+        if !meshes {
+            return SharedShape::cuboid(h).expect("cuboid");
+        }
+        let v = (0..8)
+            .map(|i| h * Vec3::new(sign(i & 1), sign(i & 2), sign(i & 4)))
+            .collect();
+        let t = vec![
+            [0, 2, 3],
+            [0, 3, 1],
+            [4, 5, 7],
+            [4, 7, 6],
+            [0, 1, 5],
+            [0, 5, 4],
+            [2, 6, 7],
+            [2, 7, 3],
+            [0, 4, 6],
+            [0, 6, 2],
+            [1, 3, 7],
+            [1, 7, 5],
+        ];
+        SharedShape::trimesh(v, t).expect("mesh")
+    };
+    Level::new(blocks.iter().map(|(h, p)| (shape(*h), *p)).collect())
+}
+
+fn sign(bit: usize) -> f32 {
+    if bit == 0 { -1.0 } else { 1.0 }
+}
+
 /// A box from `x0` to `x1` with its top at `top`, 1 thick, 6 wide.
-fn block(x0: f32, x1: f32, top: f32) -> (SharedShape, Pose) {
+fn block(x0: f32, x1: f32, top: f32) -> Block {
     let half = Vec3::new(0.5 * (x1 - x0), 0.5, 3.0);
     let centre = Vec3::new(0.5 * (x0 + x1), top - 0.5, 0.0);
-    let shape = SharedShape::cuboid(half).expect("cuboid");
-    (shape, Pose::from_translation(centre))
+    (half, Pose::from_translation(centre))
 }
 
 /// A ramp rising at `deg` along +x from the floor at x = 0, 8 long.
-fn ramp(deg: f32) -> (SharedShape, Pose) {
+fn ramp(deg: f32) -> Block {
     let a = deg.to_radians();
     let (along, normal) = (
         Vec3::new(a.cos(), a.sin(), 0.0),
         Vec3::new(-a.sin(), a.cos(), 0.0),
     );
-    let shape = SharedShape::cuboid(Vec3::new(4.0, 0.5, 3.0)).expect("cuboid");
     let centre = along * 4.0 - normal * 0.5;
-    (shape, Pose::new(Quat::from_rotation_z(a), centre))
+    (
+        Vec3::new(4.0, 0.5, 3.0),
+        Pose::new(Quat::from_rotation_z(a), centre),
+    )
 }
 
 fn controller(max_step_height: f32, snap_distance: f32) -> CharacterController {
@@ -134,8 +172,14 @@ fn end(outs: &[CharacterOutput]) -> Vec3 {
 
 #[test]
 fn walks_up_a_30_degree_ramp_and_is_stopped_by_a_60_degree_one() {
+    for meshes in [false, true] {
+        walks_up_a_30_degree_ramp_and_is_stopped_by_a_60_degree_one_on(meshes);
+    }
+}
+
+fn walks_up_a_30_degree_ramp_and_is_stopped_by_a_60_degree_one_on(meshes: bool) {
     let mut c = controller(0.0, 0.0);
-    let up = Level::new(vec![block(-5.0, 0.0, 0.0), ramp(30.0)]);
+    let up = level(&[block(-5.0, 0.0, 0.0), ramp(30.0)], meshes);
     let outs = walk(&up, &mut c, (-1.0, 0.0), 120);
     let p = end(&outs);
     let t = 30f32.to_radians().tan();
@@ -148,7 +192,7 @@ fn walks_up_a_30_degree_ramp_and_is_stopped_by_a_60_degree_one() {
     assert!(outs.last().unwrap().ground.is_some(), "grounded on 30°");
     let on_30 = p;
 
-    let steep = Level::new(vec![block(-5.0, 0.0, 0.0), ramp(60.0)]);
+    let steep = level(&[block(-5.0, 0.0, 0.0), ramp(60.0)], meshes);
     let outs = walk(&steep, &mut c, (-1.0, 0.0), 120);
     let p = end(&outs);
     let a = 60f32.to_radians();
@@ -171,8 +215,14 @@ fn walks_up_a_30_degree_ramp_and_is_stopped_by_a_60_degree_one() {
 
 #[test]
 fn climbs_a_0_3_step_and_is_stopped_by_a_0_4_one() {
+    for meshes in [false, true] {
+        climbs_a_0_3_step_and_is_stopped_by_a_0_4_one_on(meshes);
+    }
+}
+
+fn climbs_a_0_3_step_and_is_stopped_by_a_0_4_one_on(meshes: bool) {
     let mut c = controller(0.35, 0.2);
-    let low = Level::new(vec![block(-5.0, 5.0, 0.0), block(0.0, 3.0, 0.3)]);
+    let low = level(&[block(-5.0, 5.0, 0.0), block(0.0, 3.0, 0.3)], meshes);
     let outs = walk(&low, &mut c, (-1.0, 0.0), 90);
     let p = end(&outs);
     let stepped = outs.iter().map(|o| o.stepped).fold(0.0, f32::max);
@@ -181,7 +231,7 @@ fn climbs_a_0_3_step_and_is_stopped_by_a_0_4_one() {
     assert!((stepped - 0.3).abs() < 2.0 * SKIN, "stepped {stepped}");
     let on_step = p;
 
-    let high = Level::new(vec![block(-5.0, 5.0, 0.0), block(0.0, 3.0, 0.4)]);
+    let high = level(&[block(-5.0, 5.0, 0.0), block(0.0, 3.0, 0.4)], meshes);
     let outs = walk(&high, &mut c, (-1.0, 0.0), 90);
     let p = end(&outs);
     assert!((p.y - REST).abs() < SKIN, "on the floor: {p}");
@@ -195,6 +245,12 @@ fn climbs_a_0_3_step_and_is_stopped_by_a_0_4_one() {
 
 #[test]
 fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge() {
+    for meshes in [false, true] {
+        stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge_on(meshes);
+    }
+}
+
+fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge_on(meshes: bool) {
     let mut c = controller(0.0, 0.2);
     let mut stairs = vec![block(-5.0, 0.0, 0.0)];
     for i in 0..4 {
@@ -202,8 +258,8 @@ fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge() {
         stairs.push(block(x, x + 0.5, -0.1 * (i + 1) as f32));
     }
     stairs.push(block(2.0, 6.0, -0.5));
-    let level = Level::new(stairs);
-    let outs = walk(&level, &mut c, (-1.0, 0.0), 120);
+    let down = level(&stairs, meshes);
+    let outs = walk(&down, &mut c, (-1.0, 0.0), 120);
     let p = end(&outs);
     let airborne = outs.iter().filter(|o| o.ground.is_none()).count();
     let snaps = outs.iter().filter(|o| o.snapped > 0.0).count();
@@ -219,7 +275,7 @@ fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge() {
     );
     let bottom = p;
 
-    let ledge = Level::new(vec![block(-5.0, 0.0, 0.0), block(0.0, 6.0, -1.0)]);
+    let ledge = level(&[block(-5.0, 0.0, 0.0), block(0.0, 6.0, -1.0)], meshes);
     let outs = walk(&ledge, &mut c, (-1.0, 0.0), 120);
     let first_air = outs
         .iter()
@@ -245,7 +301,7 @@ fn stays_grounded_down_0_1_stairs_and_leaves_the_ground_off_a_1_0_ledge() {
 
 #[test]
 fn bad_options_and_input_are_refused() {
-    let level = Level::new(vec![block(-5.0, 5.0, 0.0)]);
+    let flat = level(&[block(-5.0, 5.0, 0.0)], false);
     let capsule = SharedShape::capsule(R, 0.6).expect("capsule");
     let pose = Pose::from_translation(Vec3::new(0.0, REST, 0.0));
     let bad = [
@@ -281,7 +337,7 @@ fn bad_options_and_input_are_refused() {
     for o in bad {
         let mut c = CharacterController::new(o);
         let moved = c.move_character(
-            &level.world,
+            &flat.world,
             (&capsule, pose),
             Vec3::X,
             QueryFilter::ALL,
@@ -289,7 +345,7 @@ fn bad_options_and_input_are_refused() {
         );
         assert!(moved.is_err(), "{o:?} accepted");
         assert!(
-            c.ground(&level.world, (&capsule, &pose), QueryFilter::ALL)
+            c.ground(&flat.world, (&capsule, &pose), QueryFilter::ALL)
                 .is_err()
         );
     }
@@ -297,7 +353,7 @@ fn bad_options_and_input_are_refused() {
     let motion = Vec3::new(f32::NAN, 0.0, 0.0);
     assert!(
         c.move_character(
-            &level.world,
+            &flat.world,
             (&capsule, pose),
             motion,
             QueryFilter::ALL,
@@ -305,11 +361,11 @@ fn bad_options_and_input_are_refused() {
         )
         .is_err()
     );
-    let probe = c.probe_ground(&level.world, (&capsule, pose), -1.0, QueryFilter::ALL);
+    let probe = c.probe_ground(&flat.world, (&capsule, pose), -1.0, QueryFilter::ALL);
     assert!(probe.is_err());
     // Standing on the floor: ground at once, a probe that does not move.
     let g = c
-        .ground(&level.world, (&capsule, &pose), QueryFilter::ALL)
+        .ground(&flat.world, (&capsule, &pose), QueryFilter::ALL)
         .expect("ground");
     let g = g.expect("on the floor");
     assert!(
@@ -318,7 +374,7 @@ fn bad_options_and_input_are_refused() {
     );
     let high = Pose::from_translation(Vec3::new(0.0, REST + 0.15, 0.0));
     let (at, g) = c
-        .probe_ground(&level.world, (&capsule, high), 0.2, QueryFilter::ALL)
+        .probe_ground(&flat.world, (&capsule, high), 0.2, QueryFilter::ALL)
         .expect("probe")
         .expect("ground within 0.2");
     assert!(
@@ -326,7 +382,7 @@ fn bad_options_and_input_are_refused() {
         "{g:?} {at:?}"
     );
     let none = c
-        .probe_ground(&level.world, (&capsule, high), 0.1, QueryFilter::ALL)
+        .probe_ground(&flat.world, (&capsule, high), 0.1, QueryFilter::ALL)
         .expect("probe");
     assert!(none.is_none());
 }
