@@ -336,3 +336,16 @@ impl CharacterController {
 fn flat(v: Vec3, up: Vec3) -> Vec3 {
     v - v.dot(up) * up
 }
+
+/// How far a point riding a platform moves when the platform goes from
+/// `before` to `after` (a kinematic body's poses at two frames). A
+/// character whose [`Ground`] was that platform is carried by adding it to
+/// the start pose's translation once the platform has moved (their
+/// relative placement, which was free, is kept; the move's depenetration
+/// frees it from anything else it then overlaps), before its own move:
+/// added to the move's motion instead, a platform going up would have
+/// pushed it out already and lift it twice. The character's own rotation is
+/// left to the caller.
+pub fn platform_motion(before: &Pose, after: &Pose, point: Vec3) -> Vec3 {
+    after.transform_point(before.inverse().transform_point(point)) - point
+}

@@ -85,6 +85,8 @@ mod planes;
 mod slide;
 
 pub use contacts::Touch;
-pub use controller::{CharacterController, CharacterOutput, ControllerOptions, Ground};
+pub use controller::{
+    CharacterController, CharacterOutput, ControllerOptions, Ground, platform_motion,
+};
 pub use planes::project_motion;
 pub use slide::{SlideOptions, SlideOutput, Slider};

@@ -18,7 +18,9 @@
 //!   or non-finite lengths) and bad input are refused; a probe finds the
 //!   floor 0.15 below within 0.2 and not within 0.1.
 
-use bevy_icollide::character::{CharacterController, CharacterOutput, ControllerOptions};
+use bevy_icollide::character::{
+    CharacterController, CharacterOutput, ControllerOptions, platform_motion,
+};
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::Pose;
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, QueryFilter};
@@ -385,4 +387,92 @@ fn bad_options_and_input_are_refused() {
         .probe_ground(&flat.world, (&capsule, high), 0.1, QueryFilter::ALL)
         .expect("probe");
     assert!(none.is_none());
+}
+
+/// A character standing still on a kinematic box (top at 0, 3 across)
+/// whose pose at frame `i` is `at(i)`: carried (the start pose moved by
+/// `platform_motion` once the box has moved) and then moved by gravity
+/// alone. Asserts it stays on the box, out of it, and returns its poses.
+fn ride(at: impl Fn(usize) -> Pose, frames: usize, carry: bool) -> Vec<Pose> {
+    let mut world = CollisionWorld::default();
+    let (half, _) = block(-1.5, 1.5, 0.0);
+    let deck = SharedShape::cuboid(half).expect("cuboid");
+    let platform = world.add_body(BodyDesc::new(deck.clone()));
+    world.set_pose(platform, at(0)).expect("pose");
+    let _ = world.step();
+    let capsule = SharedShape::capsule(R, 0.6).expect("capsule");
+    let mut c = controller(0.0, 0.2);
+    let mut pose = Pose::from_translation(Vec3::new(0.5, REST, 0.0));
+    let mut poses = vec![pose];
+    for i in 1..=frames {
+        world.set_pose(platform, at(i)).expect("pose");
+        let _ = world.step();
+        if carry {
+            pose.translation += platform_motion(&at(i - 1), &at(i), pose.translation);
+        }
+        let out = c
+            .move_character(
+                &world,
+                (&capsule, pose),
+                Vec3::ZERO,
+                QueryFilter::ALL,
+                |_| true,
+            )
+            .expect("move");
+        let ground = out.ground.expect("on the platform");
+        assert_eq!(ground.body, platform);
+        let gap = distance(&capsule, &out.pose, &deck, &at(i)).expect("distance");
+        assert!(gap > SKIN / 8.0, "frame {i}: gap {gap}");
+        pose = out.pose;
+        poses.push(pose);
+    }
+    poses
+}
+
+#[test]
+fn a_moving_turning_platform_carries_the_character() {
+    // 1 m/s along x and 30°/s about y, the top at 0.
+    let at = |i: usize| {
+        let t = i as f32 / 60.0;
+        Pose::new(
+            Quat::from_rotation_y(t * 30f32.to_radians()),
+            Vec3::new(t, -0.5, 0.0),
+        )
+    };
+    let poses = ride(at, 60, true);
+    let (first, last) = (poses[0].translation, poses[60].translation);
+    let (was, now) = (
+        at(0).inverse().transform_point(first),
+        at(60).inverse().transform_point(last),
+    );
+    assert!(
+        (now - was).length() < 2.0 * SKIN,
+        "{now} on the platform, was {was}"
+    );
+    eprintln!("platform: carried to {last}, on it at {now} (was {was})");
+}
+
+#[test]
+fn an_elevator_carries_the_character_up_and_down() {
+    // Up at 1 m/s for a second, then down at 1 m/s for a second.
+    let top = |i: usize| {
+        if i <= 60 {
+            i as f32 / 60.0
+        } else {
+            (120 - i) as f32 / 60.0
+        }
+    };
+    let poses = ride(
+        |i| Pose::from_translation(Vec3::new(0.0, top(i) - 0.5, 0.0)),
+        120,
+        true,
+    );
+    for (i, p) in poses.iter().enumerate() {
+        let above = p.translation.y - top(i);
+        assert!(
+            (above - REST).abs() < SKIN,
+            "frame {i}: {above} above the deck"
+        );
+        assert!((p.translation.x - 0.5).abs() < 1e-4, "frame {i}: {p:?}");
+    }
 }
