@@ -66,6 +66,9 @@
 //!   [`ControllerOptions::snap_distance`] and put there if it finds
 //!   ground: it stays on the ground down stairs and slopes, and leaves it
 //!   off a higher ledge.
+//! - **Platforms**: [`platform_motion`] is how far a point riding a
+//!   platform moves between two of its poses; a character whose ground is
+//!   the platform is carried by it before it moves.
 //!
 //! ## What it guarantees
 //!
