@@ -39,6 +39,37 @@
 //!    What the backing-up returns of the motion is projected again at the
 //!    next iteration: sliding keeps the tangential motion.
 //!
+//! ## A character controller
+//!
+//! [`CharacterController::move_character`] walks a shape on that slide
+//! (rapier's `KinematicCharacterController` does the same parts):
+//!
+//! - **Ground**: a touch within two skins whose normal is within
+//!   [`ControllerOptions::max_slope`] of `up`
+//!   ([`CharacterController::ground`]);
+//!   [`CharacterController::probe_ground`] moves the shape down by at most
+//!   a distance, sliding off edges and steep slopes, until it stands on
+//!   ground, and reports its body, normal, point and the distance moved.
+//! - **Steep slopes are walls**: the slide adds to the plane of a slope
+//!   steeper than the limit the vertical wall it stands for (its normal
+//!   without its `up` part), so the motion up it is stopped and the motion
+//!   down it is kept.
+//! - **Steps**: a character that stood on ground and was stopped by
+//!   something too steep is lifted by at most
+//!   [`ControllerOptions::max_step_height`], moved along what was left of
+//!   its horizontal motion (at least [`ControllerOptions::min_step_width`],
+//!   so that a rounded bottom is over the step), and probed down; the step
+//!   is taken if it lands on ground no higher than the limit and further
+//!   along.
+//! - **Snapping**: a character that stood on ground, does not move up and
+//!   is not on ground after the move is probed down by
+//!   [`ControllerOptions::snap_distance`] and put there if it finds
+//!   ground: it stays on the ground down stairs and slopes, and leaves it
+//!   off a higher ledge.
+//! - **Platforms**: [`platform_motion`] is how far a point riding a
+//!   platform moves between two of its poses; a character whose ground is
+//!   the platform is carried by it before it moves.
+//!
 //! ## What it guarantees
 //!
 //! From a start at least `s / 2` from everything (after depenetration),
@@ -52,9 +83,13 @@
 //! ([`SlideOutput::stuck`]).
 
 mod contacts;
+mod controller;
 mod planes;
 mod slide;
 
 pub use contacts::Touch;
+pub use controller::{
+    CharacterController, CharacterOutput, ControllerOptions, Ground, platform_motion,
+};
 pub use planes::project_motion;
 pub use slide::{SlideOptions, SlideOutput, Slider};

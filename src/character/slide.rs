@@ -83,6 +83,9 @@ pub struct Slider {
     reported: Vec<(BodyHandle, u32, Option<u32>)>,
     path: Vec<Vec3>,
     gjk: GjkCache,
+    /// Steep slopes as walls: `up` and the cosine of the steepest walkable
+    /// slope (set by the character controller).
+    pub(super) steep_walls: Option<(Vec3, f32)>,
 }
 
 impl Slider {
@@ -228,12 +231,20 @@ impl Slider {
     }
 
     /// The planes the motion may not enter: the touches inside the skin
-    /// and the planes this step's casts hit.
+    /// and the planes this step's casts hit; with a slope limit (the
+    /// character controller), the wall each steep slope stands for too.
     fn clip_planes(&self, hits: &[Vec3]) -> SmallVec<[Vec3; 16]> {
         let s = self.options.skin;
         let inside = self.touches.iter().filter(|t| t.gap < s);
         let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
         planes.extend_from_slice(hits);
+        if let Some((up, cos_max)) = self.steep_walls {
+            let walls: SmallVec<[Vec3; 8]> = planes
+                .iter()
+                .filter_map(|n| steep_wall(*n, up, cos_max))
+                .collect();
+            planes.extend(walls);
+        }
         planes
     }
 
@@ -308,6 +319,18 @@ impl Slider {
         }
         pos
     }
+}
+
+/// The wall a steep slope (normal `n` facing up, but less than
+/// `cos_max` with `up`) stands for: `n` without its `up` part. Added to the
+/// clip planes next to `n`, it stops the motion up the slope (the
+/// character does not climb it by sliding) and leaves the motion down it.
+fn steep_wall(n: Vec3, up: Vec3, cos_max: f32) -> Option<Vec3> {
+    let c = n.dot(up);
+    if c <= 0.0 || c >= cos_max {
+        return None;
+    }
+    (n - c * up).try_normalize()
 }
 
 /// The outcome of one cast.
