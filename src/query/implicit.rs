@@ -16,9 +16,10 @@
 use glam::Vec3;
 
 use super::distance::ClosestPoints;
+use super::mesh_distance::nearest_triangle_by;
 use super::pair::{ContactData, PairResult, PairSide};
 use crate::bounds::support_box;
-use crate::bvh::distance::{FrameBox, box_gap};
+use crate::bvh::distance::FrameBox;
 use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_distance, gjk_intersect};
@@ -172,45 +173,17 @@ pub(super) fn implicit_surface(
 }
 
 /// The triangle nearest to `s` at `pose` (mesh frame): distance, closest
-/// points (mesh frame), triangle.
+/// points (mesh frame), triangle; GJK against each triangle the tree's
+/// branch and bound reaches.
 fn nearest_triangle<N: BoxNode>(
     (s, pose): (&Implicit, &Pose),
     side: &MeshSide<'_, N>,
 ) -> Option<(f32, Vec3, Vec3, u32)> {
-    let tree = side.tree;
     let shape_box = FrameBox::of_box(&s.local_aabb(), pose);
-    let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
-    let mut stack: Vec<(u32, f32)> = Vec::new();
-    if !tree.nodes.is_empty() {
-        stack.push((0, 0.0));
-    }
     let mut cache = GjkCache::default();
-    while let Some((n, bound)) = stack.pop() {
-        if best.is_some_and(|b| bound > b.0 || b.0 == 0.0) {
-            continue;
-        }
-        let node = &tree.nodes[n as usize];
-        if node.is_leaf() {
-            for &t in tree.leaf_primitives(n as usize) {
-                let tri = side.triangle(t);
-                cache.reset();
-                let g = gjk_distance(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache);
-                if best.is_none_or(|b| g.distance < b.0) {
-                    best = Some((g.distance, g.point_a, g.point_b, t));
-                }
-            }
-            continue;
-        }
-        let bound_of = |c: u32| box_gap(&FrameBox::of_side(side, c, &Pose::IDENTITY), &shape_box);
-        let (f, g) = (node.first(), node.first() + 1);
-        let (bf, bg) = (bound_of(f), bound_of(g));
-        let (near, far) = if bf <= bg {
-            ((f, bf), (g, bg))
-        } else {
-            ((g, bg), (f, bf))
-        };
-        stack.push(far);
-        stack.push(near);
-    }
-    best
+    nearest_triangle_by(side, &shape_box, |tri| {
+        cache.reset();
+        let g = gjk_distance(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache);
+        (g.distance, g.point_a, g.point_b)
+    })
 }

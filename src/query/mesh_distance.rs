@@ -103,18 +103,31 @@ pub(super) fn rounded_surface(
 }
 
 /// The triangle nearest to the segment `core` (mesh frame) with the
-/// distance and the closest points, by branch and bound over the tree: a
-/// node's bound is the gap between its box and the segment's box.
+/// distance and the closest points.
 fn nearest_triangle<N: BoxNode>(
     core: [Vec3; 2],
     side: &MeshSide<'_, N>,
 ) -> Option<(f32, Vec3, Vec3, u32)> {
-    let tree = side.tree;
     let seg = FrameBox {
         axes: glam::Mat3::IDENTITY,
         center: (core[0] + core[1]) * 0.5,
         half: (core[1] - core[0]).abs() * 0.5,
     };
+    nearest_triangle_by(side, &seg, |tri| segment_triangle(core[0], core[1], tri))
+}
+
+/// The triangle of `side` nearest to a probe whose box (mesh frame) is
+/// `probe`, by branch and bound over the tree: a node's bound is the gap
+/// between its box and the probe's, children visited nearer first, a node
+/// skipped once its bound exceeds the best distance found (or that is 0).
+/// `leaf` measures the probe against one triangle: distance and the
+/// closest points (probe, triangle). Returns them with the triangle.
+pub(super) fn nearest_triangle_by<N: BoxNode>(
+    side: &MeshSide<'_, N>,
+    probe: &FrameBox,
+    mut leaf: impl FnMut([Vec3; 3]) -> (f32, Vec3, Vec3),
+) -> Option<(f32, Vec3, Vec3, u32)> {
+    let tree = side.tree;
     let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
     let mut stack: Vec<(u32, f32)> = Vec::new();
     if !tree.nodes.is_empty() {
@@ -127,14 +140,14 @@ fn nearest_triangle<N: BoxNode>(
         let node = &tree.nodes[n as usize];
         if node.is_leaf() {
             for &t in tree.leaf_primitives(n as usize) {
-                let (d, x, y) = segment_triangle(core[0], core[1], side.triangle(t));
+                let (d, x, y) = leaf(side.triangle(t));
                 if best.is_none_or(|b| d < b.0) {
                     best = Some((d, x, y, t));
                 }
             }
             continue;
         }
-        let bound_of = |c: u32| box_gap(&FrameBox::of_side(side, c, &Pose::IDENTITY), &seg);
+        let bound_of = |c: u32| box_gap(&FrameBox::of_side(side, c, &Pose::IDENTITY), probe);
         let (f, s) = (node.first(), node.first() + 1);
         let (bf, bs) = (bound_of(f), bound_of(s));
         let (near, far) = if bf <= bs {
