@@ -196,12 +196,7 @@ fn mesh_pair(
     if pairs.is_empty() {
         mesh_inside_polytope(a, b, mode == ContactMode::First, pairs);
     }
-    PairResult {
-        touching: !pairs.is_empty(),
-        exact: true,
-        contact: None,
-        swept: false,
-    }
+    PairResult::exact_without_contact(!pairs.is_empty())
 }
 
 /// A polytope and a mesh whose surfaces do not cross: the mesh triangles
@@ -247,12 +242,13 @@ fn convex_pair(
     cache: &mut ConvexCache,
 ) -> PairResult {
     if a.boolean_only || b.boolean_only {
-        return PairResult {
-            touching: gjk_intersect(pa, &a.pose, pb, &b.pose, &mut cache.gjk),
-            exact: true,
-            contact: None,
-            swept: false,
-        };
+        return PairResult::exact_without_contact(gjk_intersect(
+            pa,
+            &a.pose,
+            pb,
+            &b.pose,
+            &mut cache.gjk,
+        ));
     }
     let r = lin_canny::closest_features(pa, &a.pose, pb, &b.pose, cache);
     let contact = if !r.intersecting {

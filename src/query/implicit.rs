@@ -16,7 +16,7 @@
 use glam::Vec3;
 
 use super::distance::ClosestPoints;
-use super::mesh_distance::nearest_triangle_by;
+use super::mesh_walk::{nearest_triangle_by, touched_triangles_by};
 use super::pair::{ContactData, PairResult, PairSide};
 use crate::bounds::support_box;
 use crate::bvh::distance::FrameBox;
@@ -86,12 +86,7 @@ pub(super) fn implicit_mesh(
         TreeRef::Obb(t) => touched_triangles(at, &surface.side(t, b.pose), first_only, pairs),
         TreeRef::Aabb(t) => touched_triangles(at, &surface.side(t, b.pose), first_only, pairs),
     };
-    PairResult {
-        touching,
-        exact: true,
-        contact: None,
-        swept: false,
-    }
+    PairResult::exact_without_contact(touching)
 }
 
 /// The triangles that `s` at `pose` (mesh frame) touches, as pairs `[0,
@@ -103,35 +98,12 @@ fn touched_triangles<N: BoxNode>(
     first_only: bool,
     pairs: &mut Vec<[u32; 2]>,
 ) -> bool {
-    let tree = side.tree;
-    let mut stack: smallvec::SmallVec<[u32; 64]> = smallvec::SmallVec::new();
-    if !tree.nodes.is_empty() {
-        stack.push(0);
-    }
     let mut cache = GjkCache::default();
-    while let Some(n) = stack.pop() {
-        let node = &tree.nodes[n as usize];
-        if !near_box(s, pose, side.node_box(n)) {
-            continue;
-        }
-        if !node.is_leaf() {
-            stack.push(node.first() + 1);
-            stack.push(node.first());
-            continue;
-        }
-        for &t in tree.leaf_primitives(n as usize) {
-            let tri = side.triangle(t);
-            cache.reset();
-            if gjk_intersect(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache) {
-                pairs.push([0, t]);
-                if first_only {
-                    return true;
-                }
-            }
-        }
-    }
-    pairs.sort_unstable();
-    !pairs.is_empty()
+    let near = |node_box| near_box(s, pose, node_box);
+    touched_triangles_by(side, first_only, pairs, near, |tri| {
+        cache.reset();
+        gjk_intersect(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache)
+    })
 }
 
 /// Conservative: the shape's box in the node's frame (six supports)

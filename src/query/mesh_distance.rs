@@ -12,7 +12,8 @@ use glam::Vec3;
 
 use super::distance::ClosestPoints;
 use super::inside::{self, INSIDE_SOLID};
-use crate::bvh::distance::{FrameBox, box_gap};
+use super::mesh_walk::nearest_triangle_by;
+use crate::bvh::distance::FrameBox;
 use crate::bvh::{BoxNode, DistanceLimit, MeshSide, Surface, TreeRef, distance_surfaces};
 use crate::collider::ShapeData;
 use crate::geometry::closest::segment_triangle;
@@ -114,49 +115,4 @@ fn nearest_triangle<N: BoxNode>(
         half: (core[1] - core[0]).abs() * 0.5,
     };
     nearest_triangle_by(side, &seg, |tri| segment_triangle(core[0], core[1], tri))
-}
-
-/// The triangle of `side` nearest to a probe whose box (mesh frame) is
-/// `probe`, by branch and bound over the tree: a node's bound is the gap
-/// between its box and the probe's, children visited nearer first, a node
-/// skipped once its bound exceeds the best distance found (or that is 0).
-/// `leaf` measures the probe against one triangle: distance and the
-/// closest points (probe, triangle). Returns them with the triangle.
-pub(super) fn nearest_triangle_by<N: BoxNode>(
-    side: &MeshSide<'_, N>,
-    probe: &FrameBox,
-    mut leaf: impl FnMut([Vec3; 3]) -> (f32, Vec3, Vec3),
-) -> Option<(f32, Vec3, Vec3, u32)> {
-    let tree = side.tree;
-    let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
-    let mut stack: Vec<(u32, f32)> = Vec::new();
-    if !tree.nodes.is_empty() {
-        stack.push((0, 0.0));
-    }
-    while let Some((n, bound)) = stack.pop() {
-        if best.is_some_and(|b| bound > b.0 || b.0 == 0.0) {
-            continue;
-        }
-        let node = &tree.nodes[n as usize];
-        if node.is_leaf() {
-            for &t in tree.leaf_primitives(n as usize) {
-                let (d, x, y) = leaf(side.triangle(t));
-                if best.is_none_or(|b| d < b.0) {
-                    best = Some((d, x, y, t));
-                }
-            }
-            continue;
-        }
-        let bound_of = |c: u32| box_gap(&FrameBox::of_side(side, c, &Pose::IDENTITY), probe);
-        let (f, s) = (node.first(), node.first() + 1);
-        let (bf, bs) = (bound_of(f), bound_of(s));
-        let (near, far) = if bf <= bs {
-            ((f, bf), (s, bs))
-        } else {
-            ((s, bs), (f, bf))
-        };
-        stack.push(far);
-        stack.push(near);
-    }
-    best
 }

@@ -71,6 +71,7 @@ mod inside;
 mod intersect;
 pub mod lin_canny;
 mod mesh_distance;
+mod mesh_walk;
 mod pair;
 mod ray_cast;
 mod rounded;

@@ -101,3 +101,16 @@ pub struct PairResult {
     /// poses; the contact data are those at the time of impact.
     pub swept: bool,
 }
+
+impl PairResult {
+    /// An exact answer without contact data (mesh pairs report triangle
+    /// pairs instead; boolean-only convex pairs skip it).
+    pub(crate) fn exact_without_contact(touching: bool) -> Self {
+        Self {
+            touching,
+            exact: true,
+            contact: None,
+            swept: false,
+        }
+    }
+}

@@ -18,6 +18,7 @@
 
 use glam::{Quat, Vec3};
 
+use super::mesh_walk::touched_triangles_by;
 use super::pair::{ContactData, PairResult, PairSide};
 use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
 use crate::geometry::closest::{segment_segment, segment_triangle_distance};
@@ -92,7 +93,7 @@ pub(super) fn rounded_mesh(
             near_triangles(r.radius, core, &surface.side(t, b.pose), first_only, pairs)
         }
     };
-    mesh_result(touching)
+    PairResult::exact_without_contact(touching)
 }
 
 /// The triangles within `radius` of the segment `core` (mesh frame), as
@@ -106,41 +107,9 @@ fn near_triangles<N: BoxNode>(
     first_only: bool,
     pairs: &mut Vec<[u32; 2]>,
 ) -> bool {
-    let tree = side.tree;
-    let mut stack: smallvec::SmallVec<[u32; 64]> = smallvec::SmallVec::new();
-    if !tree.nodes.is_empty() {
-        stack.push(0);
-    }
-    while let Some(n) = stack.pop() {
-        let node = &tree.nodes[n as usize];
-        if !segment_near_box(core, radius, side.node_box(n)) {
-            continue;
-        }
-        if !node.is_leaf() {
-            stack.push(node.first() + 1);
-            stack.push(node.first());
-            continue;
-        }
-        for &t in tree.leaf_primitives(n as usize) {
-            if segment_triangle_distance(core, side.triangle(t)) <= radius {
-                pairs.push([0, t]);
-                if first_only {
-                    return true;
-                }
-            }
-        }
-    }
-    pairs.sort_unstable();
-    !pairs.is_empty()
-}
-
-fn mesh_result(touching: bool) -> PairResult {
-    PairResult {
-        touching,
-        exact: true,
-        contact: None,
-        swept: false,
-    }
+    let near = |node_box| segment_near_box(core, radius, node_box);
+    let touches = |tri| segment_triangle_distance(core, tri) <= radius;
+    touched_triangles_by(side, first_only, pairs, near, touches)
 }
 
 /// Conservative: the box of the segment in the node's frame overlaps the
