@@ -8,10 +8,10 @@ use glam::{Quat, Vec3};
 
 use super::components::Collider;
 use super::resources::CollisionState;
-use super::spatial::SpatialQueryFilter;
+use super::spatial::{SpatialQueryFilter, core_filter, excluded_bodies};
 use crate::character::{SlideOptions, SlideOutput, Slider};
 use crate::math::Pose;
-use crate::pipeline::{BodyHandle, QueryFilter};
+use crate::pipeline::BodyHandle;
 use crate::query::QueryError;
 
 /// A part of a collider the sliding shape touched.
@@ -40,7 +40,15 @@ pub struct MoveAndSlideHit {
 #[derive(SystemParam)]
 pub struct MoveAndSlide<'w, 's> {
     state: Res<'w, CollisionState>,
-    slider: Local<'s, Slider>,
+    buffers: Local<'s, SlideBuffers>,
+}
+
+/// What [`MoveAndSlide`] keeps between calls: the slider's buffers and the
+/// excluded bodies (no allocation per call once warm).
+#[derive(Default)]
+struct SlideBuffers {
+    slider: Slider,
+    exclude: Vec<BodyHandle>,
 }
 
 impl MoveAndSlide<'_, '_> {
@@ -58,27 +66,23 @@ impl MoveAndSlide<'_, '_> {
         mut on_hit: impl FnMut(&MoveAndSlideHit) -> bool,
     ) -> Result<SlideOutput, QueryError> {
         let state = &*self.state;
-        let exclude: Vec<BodyHandle> = filter
-            .excluded_entities
-            .iter()
-            .filter_map(|e| state.entity_body.get(e).copied())
-            .collect();
-        let core = QueryFilter::from_mask(filter.mask.0).with_exclude(&exclude);
-        self.slider.options = *options;
+        let SlideBuffers { slider, exclude } = &mut *self.buffers;
+        excluded_bodies(state, filter, exclude);
+        let core = core_filter(filter, exclude);
+        slider.options = *options;
         let pose = Pose::new(rotation, position);
-        self.slider
-            .move_and_slide(&state.world, (shape.shape(), pose), motion, core, |t| {
-                let Some(entity) = state.entity(t.body) else {
-                    return true;
-                };
-                on_hit(&MoveAndSlideHit {
-                    entity,
-                    point: t.point,
-                    normal: t.normal,
-                    gap: t.gap,
-                    piece: t.piece,
-                    triangle: t.triangle,
-                })
+        slider.move_and_slide(&state.world, (shape.shape(), pose), motion, core, |t| {
+            let Some(entity) = state.entity(t.body) else {
+                return true;
+            };
+            on_hit(&MoveAndSlideHit {
+                entity,
+                point: t.point,
+                normal: t.normal,
+                gap: t.gap,
+                piece: t.piece,
+                triangle: t.triangle,
             })
+        })
     }
 }

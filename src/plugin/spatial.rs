@@ -326,11 +326,9 @@ impl SpatialQuery<'_> {
     }
 
     fn excluded_bodies(&self, filter: &SpatialQueryFilter) -> Vec<BodyHandle> {
-        filter
-            .excluded_entities
-            .iter()
-            .filter_map(|e| self.state.entity_body.get(e).copied())
-            .collect()
+        let mut out = Vec::new();
+        excluded_bodies(&self.state, filter, &mut out);
+        out
     }
 
     fn hit_data(&self, hit: &WorldRayHit) -> Option<RayHitData> {
@@ -354,6 +352,25 @@ impl SpatialQuery<'_> {
     }
 }
 
-fn core_filter<'a>(filter: &SpatialQueryFilter, exclude: &'a [BodyHandle]) -> QueryFilter<'a> {
+/// The bodies of `filter`'s excluded entities, into `out` (cleared first).
+pub(super) fn excluded_bodies(
+    state: &CollisionState,
+    filter: &SpatialQueryFilter,
+    out: &mut Vec<BodyHandle>,
+) {
+    out.clear();
+    out.extend(
+        filter
+            .excluded_entities
+            .iter()
+            .filter_map(|e| state.entity_body.get(e).copied()),
+    );
+}
+
+/// The core's filter for `filter`, with its excluded entities' bodies.
+pub(super) fn core_filter<'a>(
+    filter: &SpatialQueryFilter,
+    exclude: &'a [BodyHandle],
+) -> QueryFilter<'a> {
     QueryFilter::from_mask(filter.mask.0).with_exclude(exclude)
 }
