@@ -51,6 +51,15 @@ struct Scene {
 }
 
 impl Scene {
+    /// Static cubes: `(half side, center)` each.
+    fn cubes(cubes: &[(f32, [f32; 3])]) -> Scene {
+        let bodies = cubes.iter().map(|&(h, c)| {
+            let pose = Pose::from_translation(Vec3::from_array(c));
+            (cuboid(Vec3::splat(h)), pose)
+        });
+        Scene::new(bodies.collect())
+    }
+
     fn new(bodies: Vec<(SharedShape, Pose)>) -> Scene {
         let mut world = CollisionWorld::default();
         let mut handles = Vec::new();
@@ -418,19 +427,10 @@ fn a_crease_stops_the_motion_into_both_planes() {
 
 #[test]
 fn a_corner_of_three_planes_stops_everything() {
-    let scene = Scene::new(vec![
-        (
-            cuboid(Vec3::splat(5.0)),
-            Pose::from_translation(Vec3::new(0.0, -5.0, 0.0)),
-        ),
-        (
-            cuboid(Vec3::splat(5.0)),
-            Pose::from_translation(Vec3::new(6.0, 0.0, 0.0)),
-        ),
-        (
-            cuboid(Vec3::splat(5.0)),
-            Pose::from_translation(Vec3::new(0.0, 0.0, 6.0)),
-        ),
+    let scene = Scene::cubes(&[
+        (5.0, [0.0, -5.0, 0.0]),
+        (5.0, [6.0, 0.0, 0.0]),
+        (5.0, [0.0, 0.0, 6.0]),
     ]);
     let (shape, mut slider) = ball();
     let end = slide(
@@ -447,16 +447,7 @@ fn a_corner_of_three_planes_stops_everything() {
 fn a_start_overlapping_two_boxes_is_pushed_out_of_both_and_stays() {
     // A floor (y <= 0) and a wall (x >= 0.5); the ball (radius 0.25)
     // overlaps both by 0.05.
-    let scene = Scene::new(vec![
-        (
-            cuboid(Vec3::splat(1.0)),
-            Pose::from_translation(Vec3::new(0.0, -1.0, 0.0)),
-        ),
-        (
-            cuboid(Vec3::splat(1.0)),
-            Pose::from_translation(Vec3::new(1.5, 0.0, 0.0)),
-        ),
-    ]);
+    let scene = Scene::cubes(&[(1.0, [0.0, -1.0, 0.0]), (1.0, [1.5, 0.0, 0.0])]);
     let (shape, mut slider) = ball();
     let start = Pose::from_translation(Vec3::new(0.3, 0.2, 0.0));
     assert!(scene.touches(&shape, &start));
@@ -752,16 +743,7 @@ fn scaled_and_deformed_meshes_are_slid_on_as_they_are_now() {
 #[test]
 fn a_ball_wedged_between_two_walls_is_stuck_and_stays() {
     // Two walls 0.4 apart; the ball is 0.5 across.
-    let scene = Scene::new(vec![
-        (
-            cuboid(Vec3::splat(1.0)),
-            Pose::from_translation(Vec3::new(-1.2, 0.0, 0.0)),
-        ),
-        (
-            cuboid(Vec3::splat(1.0)),
-            Pose::from_translation(Vec3::new(1.2, 0.0, 0.0)),
-        ),
-    ]);
+    let scene = Scene::cubes(&[(1.0, [-1.2, 0.0, 0.0]), (1.0, [1.2, 0.0, 0.0])]);
     let (shape, mut slider) = ball();
     let start = Pose::from_translation(Vec3::new(0.0, 0.3, 0.0));
     let out = slider
