@@ -21,6 +21,7 @@ mod exact_casts;
 mod exact_ccd;
 mod exact_implicit;
 mod exact_inputs;
+mod exact_round_kinds;
 mod exact_tree_queries;
 mod exact_trees;
 mod exact_ttc;
