@@ -284,7 +284,7 @@ pub(super) fn check_flat(points: &[Vec3]) -> Result<(), ShapeError> {
 /// underflows); returned unit.
 pub(super) fn check_normal(normal: Vec3) -> Result<Vec3, ShapeError> {
     let m = normal.abs().max_element();
-    if !(m.is_finite() && m > 0.0) {
+    if !(normal.is_finite() && m > 0.0) {
         return Err(ShapeError::InvalidParameter(
             "half-space normal must be finite and non-zero",
         ));

@@ -244,6 +244,11 @@ const SCALE_LIMIT: f32 = 1_048_576.0; // 2^20
 /// The power of two that brings the pair's scale to about 1, when the
 /// scale is outside [`SCALE_LIMIT`]'s range.
 fn rescale((a, pose_a): (&ShapeData, &Pose), (b, pose_b): (&ShapeData, &Pose)) -> Option<f32> {
+    // A half-space's pairs are closed form, whatever the scale (and its
+    // box is as large as the world).
+    if a.half_space().is_some() || b.half_space().is_some() {
+        return None;
+    }
     // Largest coordinates, without squares (which could overflow).
     let extent = |s: &ShapeData| {
         let bx = s.local_aabb();

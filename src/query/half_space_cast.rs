@@ -7,7 +7,8 @@
 //! - **Both only translate**: every point of the other shape moves along
 //!   the fixed normal `n` at the same rate `n · (v_b - v_a)`, so its
 //!   distance is `d(t) = d(0) + t · rate` and the contact is at
-//!   `(d(0) - target) / -rate`, rounded down by two ulps.
+//!   `(d(0) - target) / -rate`, less the rounding of `d(0)` (`8 ε` of the
+//!   shapes' distance and size) and two ulps: never after the contact.
 //! - **Either turns**: conservative advancement (Mirtich 1996): a point at
 //!   distance `r` from its body's center moves at most `|v| + |ω| r`, so
 //!   the distance changes at most at `|v_b - v_a| + |ω_b| r_b + |ω_a| D`
@@ -61,17 +62,20 @@ fn cast(
     if start.distance <= target {
         return Some(hit_at(h, ma, 0.0, start, true, CastStatus::Converged));
     }
+    let gap = mb.start.transform_point(mb.local_center) - ma.start.transform_point(ma.local_center);
     if ma.is_linear() && mb.is_linear() {
         let n = ma.start.rotation * h.normal;
         let rate = n.dot(mb.linvel - ma.linvel);
-        let t = (start.distance - target) / -rate;
+        // The distance's own rounding (of the relative pose and the
+        // support point), taken off: never after the contact.
+        let err = 8.0 * f32::EPSILON * (gap.length() + reach);
+        let t = (start.distance - target - err).max(0.0) / -rate;
         if !(rate < 0.0 && t <= max_t) {
             return None;
         }
         let t = (t - 2.0 * t * f32::EPSILON).max(0.0);
         return Some(hit_at(h, ma, t, at(t), false, CastStatus::Converged));
     }
-    let gap = mb.start.transform_point(mb.local_center) - ma.start.transform_point(ma.local_center);
     let closing = (mb.linvel - ma.linvel).length();
     let far = gap.length() + closing * max_t + reach;
     let rate = closing + mb.angvel.length() * reach + ma.angvel.length() * far;
