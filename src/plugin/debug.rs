@@ -317,8 +317,10 @@ fn round_convex_lines(
             } else {
                 &[0.0]
             };
+            // A triangle's three edges; a segment's one.
+            let edges = if pts.len() == 2 { 1 } else { pts.len() };
             for &o in offsets {
-                for k in 0..pts.len() {
+                for k in 0..edges {
                     let (a, b) = (pts[k], pts[(k + 1) % pts.len()]);
                     let push = normal * (o * r);
                     gizmos.line(

@@ -3,6 +3,7 @@
 //! compounds of them).
 
 use glam::Vec3;
+use smallvec::SmallVec;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
@@ -35,13 +36,15 @@ pub struct ClosestPoints {
 
 /// A shape's non-compound pieces at their world poses: `(piece, shape,
 /// pose)`; a shape that is not a compound is its own piece 0.
-fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> {
+/// On the stack for a shape that is not a compound (no allocation per
+/// one-shot query).
+fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> SmallVec<[(u32, &'a ShapeData, Pose); 1]> {
     match s.compound() {
         Some(c) => (0..)
             .zip(c.pieces())
             .map(|(i, p)| (i, &*p.shape, pose.mul(&p.pose)))
             .collect(),
-        None => vec![(0, s, *pose)],
+        None => smallvec::smallvec![(0, s, *pose)],
     }
 }
 

@@ -41,19 +41,23 @@ fn contact(distance: f32, depth: f32, normal: Vec3, point_a: Vec3, point_b: Vec3
 }
 
 /// Two support-mapped shapes (either may have a margin): GJK for the
-/// distance, EPA for the depth when they overlap (skipped for a
-/// boolean-only side).
+/// distance, EPA for the depth when they overlap; a boolean-only side (a
+/// sensor, a world without depth) takes GJK's boolean test instead, as two
+/// polytopes do, and computes no contact data.
 pub(super) fn support_pair<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     (sa, a): (&A, &PairSide<'_>),
     (sb, b): (&B, &PairSide<'_>),
     cache: &mut GjkCache,
 ) -> PairResult {
+    if a.boolean_only || b.boolean_only {
+        // SOLID's coherent boolean test: the last separating axis first.
+        let touching = gjk_intersect(sa, &a.pose, sb, &b.pose, cache);
+        return PairResult::exact_without_contact(touching);
+    }
     let g = gjk_distance(sa, &a.pose, sb, &b.pose, cache);
     let data = if !g.intersecting {
         let n = (g.point_b - g.point_a).normalize_or(Vec3::X);
         Some(contact(g.distance, 0.0, n, g.point_a, g.point_b))
-    } else if a.boolean_only || b.boolean_only {
-        None
     } else {
         let pen = epa::penetration(sa, &a.pose, sb, &b.pose, cache);
         let fallback = (b.pose.translation - a.pose.translation).normalize_or(Vec3::X);

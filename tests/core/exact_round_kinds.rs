@@ -194,7 +194,9 @@ fn round_kind_ray_casts_match_sphere_tracing() {
                     );
                 }
                 if g.toi > 0.0 {
-                    // Outward: a step along the normal leaves the solid.
+                    // Facing the ray (a flat triangle is outside on both
+                    // sides), and outward: a step along it leaves the solid.
+                    assert!(g.normal.dot(dir) <= 0.0, "normal along the ray: {what}");
                     let step = 0.01 * size;
                     let out = placed.distance(p + g.normal.as_dvec3() * step);
                     assert!(out >= step * 0.5 - tol, "normal {:?}: {what}", g.normal);
