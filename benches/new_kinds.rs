@@ -102,15 +102,16 @@ fn scenes() -> Vec<Scene> {
 
 /// The shapes' support maps (every kind benched has one).
 fn maps(s: &Scene) -> [&dyn SupportMap; 2] {
-    let m = |x: &SharedShape| -> &dyn SupportMap {
-        match (x.implicit(), x.round_convex(), x.polytope()) {
-            (Some(i), _, _) => i,
-            (_, Some(r), _) => r,
-            (_, _, Some(p)) => p,
-            _ => unreachable!("a support-mapped kind"),
-        }
-    };
-    [m(&s.ours[0]), m(&s.ours[1])]
+    [map(&s.ours[0]), map(&s.ours[1])]
+}
+
+fn map(x: &SharedShape) -> &dyn SupportMap {
+    match (x.implicit(), x.round_convex(), x.polytope()) {
+        (Some(i), _, _) => i,
+        (_, Some(r), _) => r,
+        (_, _, Some(p)) => p,
+        _ => unreachable!("a support-mapped kind"),
+    }
 }
 
 /// Median ns per query of `f` over all pairs.
@@ -128,10 +129,12 @@ fn time(mut f: impl FnMut() -> f32) -> f64 {
 
 fn check(s: &Scene) {
     let [ma, mb] = maps(s);
-    let (mut worst, mut agree) = (0.0f32, 0);
+    let (mut worst, mut agree, mut iterations, mut supports) = (0.0f32, 0, 0, 0);
     for [pa, pb] in &s.poses {
         let ours = query::distance(&s.ours[0], pa, &s.ours[1], pb).expect("ours");
-        let kernel = gjk_distance(ma, pa, mb, pb, &mut GjkCache::default()).distance;
+        let g = gjk_distance(ma, pa, mb, pb, &mut GjkCache::default());
+        (iterations, supports) = (iterations + g.iterations, supports + g.support_calls);
+        let kernel = g.distance;
         let (qa, qb) = (to_parry_pose(pa), to_parry_pose(pb));
         let theirs = parry3d::query::distance(&qa, &*s.parry[0], &qb, &*s.parry[1])
             .expect("parry")
@@ -149,8 +152,10 @@ fn check(s: &Scene) {
         agree += usize::from(hit == parry_hit);
     }
     println!(
-        "{}: largest |d_ours - d_parry| {worst:.2e}; booleans agree on {agree}/{PAIRS}",
-        s.name
+        "{}: largest |d_ours - d_parry| {worst:.2e}; booleans agree on {agree}/{PAIRS}; ours GJK: {:.1} iterations, {:.1} support calls per query",
+        s.name,
+        iterations as f64 / PAIRS as f64,
+        supports as f64 / PAIRS as f64
     );
 }
 
