@@ -485,3 +485,72 @@ fn bad_half_spaces_are_refused() {
         Some(Vec3::Y)
     );
 }
+
+/// A mesh (both trees) and a compound cast at a ground, linear: the hit at
+/// the `f64` time the lowest vertex (piece) reaches the plane.
+#[test]
+fn half_space_casts_of_meshes_and_compounds() {
+    let mut rng = Rng::new(4506);
+    let (v, t) = torus(0.6, 0.2, 16, 8);
+    let compound = SharedShape::compound(vec![
+        CompoundPiece {
+            pose: Pose::new(Quat::IDENTITY, Vec3::X * 0.5),
+            shape: round_kind(&mut rng, 0.5),
+        },
+        CompoundPiece {
+            pose: Pose::new(Quat::IDENTITY, -Vec3::X * 0.5),
+            shape: any_convex(&mut rng),
+        },
+    ])
+    .expect("compound");
+    let mut hits = 0;
+    for tree in [TreeKind::Obb, TreeKind::Aabb] {
+        let mesh = SharedShape::trimesh_with_tree(v.clone(), t.clone(), tree).expect("mesh");
+        for _ in 0..40 * long_factor() {
+            let (h, ph) = ground(&mut rng);
+            let (n, c) = plane(&h, &ph);
+            let ps = Pose::new(rng.rotation(), ph.translation + n.as_vec3() * 1.5);
+            let vel = -n.as_vec3() * rng.range(0.5, 2.0) + rng.in_cube(0.5);
+            let lowest = |s: &SharedShape, pose: &Pose| -> f64 {
+                if s.ptr_eq(&mesh) {
+                    let q = pose.rotation;
+                    let rot = DQuat::from_xyzw(q.x.into(), q.y.into(), q.z.into(), q.w.into());
+                    v.iter()
+                        .map(|p| n.dot(rot * p.as_dvec3() + pose.translation.as_dvec3()) - c)
+                        .fold(f64::MAX, f64::min)
+                } else {
+                    let cp = s.compound().expect("compound");
+                    cp.pieces()
+                        .iter()
+                        .map(|x| signed(&x.shape, &pose.mul(&x.pose), (n, c)))
+                        .fold(f64::MAX, f64::min)
+                }
+            };
+            for s in [&mesh, &compound] {
+                let d0 = lowest(s, &ps);
+                let rate = n.dot(vel.as_dvec3());
+                let want = d0 / -rate;
+                let options = ShapeCastOptions::default();
+                let hit =
+                    cast_shapes((&h, &ph, Vec3::ZERO), (s, &ps, vel), &options).expect("cast");
+                if d0 <= 0.0 || (want - 1.0).abs() < 1e-4 {
+                    continue;
+                }
+                assert_eq!(
+                    hit.is_some(),
+                    rate < 0.0 && want <= 1.0,
+                    "{hit:?} vs {want}"
+                );
+                if let Some(x) = hit {
+                    let toi = f64::from(x.time_of_impact);
+                    assert!(
+                        toi <= want && want - toi <= 1e-5 / -rate,
+                        "time {toi} vs {want}"
+                    );
+                    hits += 1;
+                }
+            }
+        }
+    }
+    assert!(hits > 40, "{hits}");
+}
