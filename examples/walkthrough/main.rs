@@ -363,6 +363,9 @@ fn outlines(world: &mut World) -> Vec<picture::Outline> {
                 bevy_icollide::collider::BoundsGeometry::Implicit(s) => {
                     s.local_aabb().corners().to_vec()
                 }
+                bevy_icollide::collider::BoundsGeometry::HalfSpace(h) => {
+                    h.local_aabb().corners().to_vec()
+                }
             };
             picture::Outline {
                 name: label.0.to_string(),

@@ -22,6 +22,7 @@ use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, Pose};
 use crate::pipeline::BodyHandle;
 use crate::query::PairSide;
+use crate::shape::HalfSpace;
 
 /// One touch of the sliding shape: a part of a body within reach.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,6 +47,7 @@ pub struct Touch {
 enum Shape<'a> {
     Convex(&'a dyn SupportMap, Pose),
     Triangle([Vec3; 3]),
+    HalfSpace(&'a HalfSpace, Pose),
 }
 
 /// A convex part and where it comes from.
@@ -86,6 +88,15 @@ fn piece_parts<'a>(
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
         ShapeKind::Implicit(s) => Some(s),
+        ShapeKind::RoundConvex(s) => Some(s),
+        ShapeKind::HalfSpace(h) => {
+            out.push(Part {
+                shape: Shape::HalfSpace(h, pose),
+                piece,
+                triangle: None,
+            });
+            return;
+        }
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
     };
     if let Some(map) = convex {
@@ -190,12 +201,26 @@ fn part_contact(
             tri_a = PointSetSupport(t);
             (&tri_a, Pose::IDENTITY)
         }
+        // A sliding half-space touches nothing it could slide along.
+        Shape::HalfSpace(..) => return None,
     };
     let (mb, pb): (&dyn SupportMap, Pose) = match &b.shape {
         Shape::Convex(m, p) => (*m, *p),
         Shape::Triangle(t) => {
             tri_b = PointSetSupport(t);
             (&tri_b, Pose::IDENTITY)
+        }
+        Shape::HalfSpace(h, ph) => {
+            // The part's deepest point along the inward normal.
+            let l = h.lowest(ph, (ma, &pa));
+            return (l.d < reach).then_some(Touch {
+                body,
+                gap: l.d,
+                normal: l.normal,
+                point: l.on_plane,
+                piece: b.piece,
+                triangle: None,
+            });
         }
     };
     cache.reset();

@@ -10,7 +10,7 @@
 //! tested piece pair keeps its own cache (a Lin–Canny feature pair for two
 //! convex pieces), so coherence works piece by piece.
 //!
-//! Pieces may be convex polytopes or triangle meshes, not compounds: the
+//! Pieces may be of any kind but compounds and half-spaces: the
 //! hierarchy has one level of pieces, as in I-COLLIDE.
 
 use super::{ShapeError, SharedShape};
@@ -56,6 +56,11 @@ impl Compound {
                     "a compound piece cannot be a compound",
                 ));
             }
+            if p.shape.half_space().is_some() {
+                return Err(ShapeError::InvalidParameter(
+                    "a compound piece cannot be a half-space (it is unbounded)",
+                ));
+            }
         }
         let boxes: Vec<Aabb> = pieces
             .iter()
@@ -99,20 +104,22 @@ impl Compound {
     pub(super) fn points(&self) -> Vec<glam::Vec3> {
         let mut out = Vec::new();
         for p in &self.pieces {
+            let sharp = p.shape.bounds_pad() == 0.0;
             match p.shape.bounds_geometry() {
-                super::BoundsGeometry::Hull(h) => {
+                super::BoundsGeometry::Hull(h) if sharp => {
                     out.extend(h.vertices().iter().map(|&v| p.pose.transform_point(v)));
                 }
-                super::BoundsGeometry::Points(pts) => {
+                super::BoundsGeometry::Points(pts) if sharp => {
                     out.extend(pts.iter().map(|&v| p.pose.transform_point(v)));
                 }
-                // The corners of its box: the hull holds the round piece.
-                super::BoundsGeometry::Rounded(r) => {
-                    let corners = r.local_aabb().corners();
-                    out.extend(corners.map(|c| p.pose.transform_point(c)));
-                }
-                super::BoundsGeometry::Implicit(s) => {
-                    let corners = s.local_aabb().corners();
+                // The corners of its box: the hull holds the round piece (a
+                // half-space is refused above).
+                super::BoundsGeometry::Hull(_)
+                | super::BoundsGeometry::Points(_)
+                | super::BoundsGeometry::Rounded(_)
+                | super::BoundsGeometry::Implicit(_)
+                | super::BoundsGeometry::HalfSpace(_) => {
+                    let corners = p.shape.local_aabb().corners();
                     out.extend(corners.map(|c| p.pose.transform_point(c)));
                 }
             }

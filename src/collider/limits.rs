@@ -219,3 +219,75 @@ pub(super) fn check_implicit(
     }
     Ok(())
 }
+
+/// A rounding radius: finite and `> 0` (`>= 0` when `may_be_sharp`: a
+/// segment or triangle), the shape's reach with it within
+/// [`MAX_COORDINATE`].
+pub(super) fn check_round_radius(
+    core_reach: f32,
+    radius: f32,
+    may_be_sharp: bool,
+) -> Result<(), ShapeError> {
+    let ok = radius.is_finite() && (radius > 0.0 || (may_be_sharp && radius == 0.0));
+    if !ok {
+        return Err(ShapeError::InvalidParameter(
+            "border radius must be finite and positive",
+        ));
+    }
+    if !length_within(core_reach + radius, MAX_COORDINATE) {
+        return Err(ShapeError::InvalidParameter(
+            "rounded shape beyond MAX_COORDINATE (2^28): f32 products of four such lengths overflow",
+        ));
+    }
+    Ok(())
+}
+
+/// A segment's (2) or a triangle's (3) corners: finite, within
+/// [`MAX_COORDINATE`]; a segment of non-zero length; a triangle whose
+/// longest edge is at most [`MAX_ASPECT`] times its smallest height
+/// (`L² <= MAX_ASPECT · |e₁ × e₂|`, which refuses a zero area; as for a
+/// box, a thinner triangle's height is lost in the rounding of its edges).
+pub(super) fn check_flat(points: &[Vec3]) -> Result<(), ShapeError> {
+    if !points.iter().all(|p| p.is_finite()) {
+        return Err(ShapeError::InvalidParameter(
+            "segment or triangle corners must be finite",
+        ));
+    }
+    check_points(points)?;
+    match *points {
+        [a, b] if a != b => Ok(()),
+        [_, _] => Err(ShapeError::InvalidParameter(
+            "a segment must have a non-zero length",
+        )),
+        [a, b, c] => {
+            let longest = (b - a)
+                .length_squared()
+                .max((c - b).length_squared())
+                .max((a - c).length_squared());
+            let area2 = (b - a).cross(c - a).length();
+            if longest <= MAX_ASPECT * area2 {
+                Ok(())
+            } else {
+                Err(ShapeError::InvalidParameter(
+                    "triangle of zero area, or longest edge over smallest height above MAX_ASPECT (1e4)",
+                ))
+            }
+        }
+        _ => Err(ShapeError::InvalidParameter(
+            "a flat shape is a segment (2 points) or a triangle (3)",
+        )),
+    }
+}
+
+/// A half-space's normal: finite and non-zero (any length: divided by its
+/// largest component before normalizing, so neither overflows nor
+/// underflows); returned unit.
+pub(super) fn check_normal(normal: Vec3) -> Result<Vec3, ShapeError> {
+    let m = normal.abs().max_element();
+    if !(normal.is_finite() && m > 0.0) {
+        return Err(ShapeError::InvalidParameter(
+            "half-space normal must be finite and non-zero",
+        ));
+    }
+    Ok((normal / m).normalize())
+}

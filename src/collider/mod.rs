@@ -20,6 +20,13 @@
 //! - [`ShapeKind::Implicit`]: a cylinder or a cone, sharp or rounded
 //!   ([`Implicit`]), exact (its support mapping: GJK and EPA need nothing
 //!   else).
+//! - [`ShapeKind::RoundConvex`]: a convex polytope, a segment or a triangle
+//!   swept by a ball ([`RoundConvex`]; a rounded box, a rounded hull; a
+//!   sharp segment or triangle when the radius is 0), exact (the core's
+//!   support mapping plus the radius).
+//! - [`ShapeKind::HalfSpace`]: everything below a plane through the
+//!   body's origin ([`HalfSpace`]), a ground; its box is the part within
+//!   the world's limits (see [`limits`]).
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -30,8 +37,10 @@
 //! ([`limits`]: coordinates up to 2²⁸, aspect ratios up to 10⁴).
 
 mod compound;
+mod half_space;
 pub mod limits;
 mod primitives;
+mod round;
 
 pub use compound::{Compound, CompoundPiece};
 
@@ -45,7 +54,10 @@ use crate::bvh::{Surface, SurfaceTree, TreeKind};
 use crate::io::{ObjError, load_obj};
 use crate::math::prefetch::prefetch_value;
 use crate::math::{Aabb, Pose};
-use crate::shape::{ConvexHull, ConvexPolytope, HullError, Implicit, MeshError, Rounded, TriMesh};
+use crate::shape::{
+    ConvexHull, ConvexPolytope, HalfSpace, HullError, Implicit, MeshError, RoundConvex, Rounded,
+    TriMesh,
+};
 
 /// Why a shape could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -112,6 +124,10 @@ pub enum ShapeKind {
     Rounded(Rounded),
     /// A cylinder or a cone.
     Implicit(Implicit),
+    /// A convex polytope, a segment or a triangle swept by a ball.
+    RoundConvex(RoundConvex),
+    /// Everything below a plane.
+    HalfSpace(HalfSpace),
 }
 
 /// How the broad phase bounds a shape.
@@ -126,6 +142,9 @@ pub enum BoundsGeometry {
     Rounded(Rounded),
     /// A support-mapped shape: its box from six supports (exact).
     Implicit(Implicit),
+    /// A half-space: its part within the world's limits
+    /// ([`half_space`](crate::shape::HalfSpace::world_box)).
+    HalfSpace(HalfSpace),
 }
 
 /// A shape and its precomputed bounding data. Use it through [`SharedShape`].
@@ -137,6 +156,9 @@ pub struct ShapeData {
     local_aabb: Aabb,
     /// `local_aabb`'s reach (a bound on `|x|₂` over the shape's points).
     reach: f32,
+    /// How much the boxes of the bounds geometry are grown by: a rounded
+    /// convex shape's radius (its core is the bounds geometry), else 0.
+    pad: f32,
     /// The hull's triangles as a mesh, for convex shapes (surface queries
     /// against meshes).
     hull_mesh: Option<TriMesh>,
@@ -201,6 +223,8 @@ impl ShapeData {
                 rounding: s.rounding * factor,
                 ..*s
             }),
+            ShapeKind::RoundConvex(s) => SharedShape::round_scaled(s, factor),
+            ShapeKind::HalfSpace(h) => SharedShape::half_space(h.normal),
         }
     }
 
@@ -230,6 +254,8 @@ impl ShapeData {
             ShapeKind::Rounded(r) if r.is_sphere() => "sphere",
             ShapeKind::Rounded(_) => "capsule",
             ShapeKind::Implicit(s) => s.name(),
+            ShapeKind::RoundConvex(s) => s.name(),
+            ShapeKind::HalfSpace(_) => "half-space",
         }
     }
 
@@ -263,6 +289,29 @@ impl ShapeData {
         }
     }
 
+    /// The rounded convex shape, segment or triangle.
+    pub fn round_convex(&self) -> Option<&RoundConvex> {
+        match &self.kind {
+            ShapeKind::RoundConvex(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The half-space, for half-space shapes.
+    pub fn half_space(&self) -> Option<&HalfSpace> {
+        match &self.kind {
+            ShapeKind::HalfSpace(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// How much the boxes of the bounds geometry are grown by (a rounded
+    /// convex shape's radius; 0 for the other kinds).
+    #[inline]
+    pub fn bounds_pad(&self) -> f32 {
+        self.pad
+    }
+
     /// The sphere or capsule, for rounded shapes.
     pub fn rounded(&self) -> Option<&Rounded> {
         match &self.kind {
@@ -293,6 +342,16 @@ impl ShapeData {
         Self::with_tree(kind, bounds, TreeKind::Obb)
     }
 
+    /// A shape whose boxes are its bounds geometry's grown by `pad`.
+    fn padded(kind: ShapeKind, bounds: BoundsGeometry, pad: f32) -> Self {
+        let mut s = Self::with_tree(kind, bounds, TreeKind::Obb);
+        s.pad = pad;
+        s.cube.radius += pad * (1.0 + 4.0 * f32::EPSILON);
+        s.local_aabb = s.local_aabb.padded(pad);
+        s.reach = s.local_aabb.reach();
+        s
+    }
+
     fn with_tree(kind: ShapeKind, bounds: BoundsGeometry, tree_kind: TreeKind) -> Self {
         let (cube, local_aabb) = match &bounds {
             BoundsGeometry::Hull(h) => points_bounds(h.vertices()),
@@ -311,6 +370,16 @@ impl ShapeData {
                 },
                 s.local_aabb(),
             ),
+            BoundsGeometry::HalfSpace(h) => {
+                let b = h.local_aabb();
+                (
+                    FixedCube {
+                        center: Vec3::ZERO,
+                        radius: b.reach(),
+                    },
+                    b,
+                )
+            }
         };
         let hull_mesh = match (&kind, &bounds) {
             (ShapeKind::Convex(_), BoundsGeometry::Hull(h)) => {
@@ -321,7 +390,11 @@ impl ShapeData {
         let surface = match &kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => hull_mesh.as_ref(),
-            ShapeKind::Compound(_) | ShapeKind::Rounded(_) | ShapeKind::Implicit(_) => None,
+            ShapeKind::Compound(_)
+            | ShapeKind::Rounded(_)
+            | ShapeKind::Implicit(_)
+            | ShapeKind::RoundConvex(_)
+            | ShapeKind::HalfSpace(_) => None,
         };
         let tree = surface.map_or_else(SurfaceTree::default, |m| SurfaceTree::build(m, tree_kind));
         Self {
@@ -329,6 +402,7 @@ impl ShapeData {
             bounds,
             cube,
             reach: local_aabb.reach(),
+            pad: 0.0,
             local_aabb,
             hull_mesh,
             tree,
@@ -342,7 +416,11 @@ impl ShapeData {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
-            ShapeKind::Compound(_) | ShapeKind::Rounded(_) | ShapeKind::Implicit(_) => None,
+            ShapeKind::Compound(_)
+            | ShapeKind::Rounded(_)
+            | ShapeKind::Implicit(_)
+            | ShapeKind::RoundConvex(_)
+            | ShapeKind::HalfSpace(_) => None,
         };
         mesh.map(|mesh| Surface::new(mesh, self.tree.as_ref()))
     }

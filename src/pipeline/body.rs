@@ -205,11 +205,13 @@ impl Body {
                 }
                 .aabb(pose)
             }
+            // Not padded: only meshes scale.
             (_, BoundsGeometry::Hull(hull)) => scaled_vertex_box(hull.vertices(), s, pose),
             (_, BoundsGeometry::Points(points)) => scaled_vertex_box(points, s, pose),
             // Not reached: only meshes scale.
             (_, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
             (_, BoundsGeometry::Implicit(s)) => implicit_box(s, pose),
+            (_, BoundsGeometry::HalfSpace(h)) => h.world_box(pose),
         }
     }
 
@@ -227,14 +229,18 @@ impl Body {
         }
         let (b, visits) = match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
+            // A rounded convex shape's core's box, grown by its radius.
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
-                self.dynamic_box.update(hull, &pose)
+                let (b, visits) = self.dynamic_box.update(hull, &pose);
+                (b.padded(self.shape.bounds_pad()), visits)
             }
             (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => {
-                (vertex_box(points, &pose), points.len() as u32)
+                let b = vertex_box(points, &pose).padded(self.shape.bounds_pad());
+                (b, points.len() as u32)
             }
             (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => (rounded_box(r, &pose), 2),
             (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => (implicit_box(s, &pose), 6),
+            (BoundsMode::DynamicBox, BoundsGeometry::HalfSpace(h)) => (h.world_box(&pose), 0),
         };
         Some((self.rounded_out(b, &pose), visits))
     }
@@ -294,11 +300,14 @@ impl Body {
         let b = match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => self.shape.fixed_cube().aabb(pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Hull(hull)) => {
-                vertex_box(hull.vertices(), pose)
+                vertex_box(hull.vertices(), pose).padded(self.shape.bounds_pad())
             }
-            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => vertex_box(points, pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::Points(points)) => {
+                vertex_box(points, pose).padded(self.shape.bounds_pad())
+            }
             (BoundsMode::DynamicBox, BoundsGeometry::Rounded(r)) => rounded_box(r, pose),
             (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => implicit_box(s, pose),
+            (BoundsMode::DynamicBox, BoundsGeometry::HalfSpace(h)) => h.world_box(pose),
         };
         self.rounded_out(b, pose)
     }

@@ -291,7 +291,11 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
     let (mesh, convex) = match shape.kind() {
         ShapeKind::TriMesh(_) => (true, false),
         ShapeKind::Convex(_) => (false, hit.feature != u32::MAX),
-        ShapeKind::Rounded(_) | ShapeKind::Implicit(_) | ShapeKind::Compound(_) => (false, false),
+        ShapeKind::Rounded(_)
+        | ShapeKind::Implicit(_)
+        | ShapeKind::RoundConvex(_)
+        | ShapeKind::HalfSpace(_)
+        | ShapeKind::Compound(_) => (false, false),
     };
     Some(WorldRayHit {
         body: id,
@@ -309,10 +313,11 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
 /// as the bodies' boxes are ([`Aabb::rounded_out`]).
 pub(super) fn shape_box(shape: &SharedShape, pose: &Pose) -> Aabb {
     match shape.bounds_geometry() {
-        BoundsGeometry::Hull(hull) => vertex_box(hull.vertices(), pose),
-        BoundsGeometry::Points(points) => vertex_box(points, pose),
+        BoundsGeometry::Hull(hull) => vertex_box(hull.vertices(), pose).padded(shape.bounds_pad()),
+        BoundsGeometry::Points(points) => vertex_box(points, pose).padded(shape.bounds_pad()),
         BoundsGeometry::Rounded(_) => return shape.local_aabb().transformed(pose),
         BoundsGeometry::Implicit(s) => super::body::implicit_box(s, pose),
+        BoundsGeometry::HalfSpace(h) => h.world_box(pose),
     }
     .rounded_out(shape.reach(), pose.translation)
 }

@@ -234,7 +234,7 @@ impl Collider {
 /// The collider of a constructor for literal sizes, or a panic naming the
 /// constructor and the fault (the `try_` forms return the error).
 #[track_caller]
-fn literal(constructor: &str, built: Result<Collider, ShapeError>) -> Collider {
+pub(super) fn literal(constructor: &str, built: Result<Collider, ShapeError>) -> Collider {
     built.unwrap_or_else(|e| panic!("Collider::{constructor}: {e}"))
 }
 

@@ -22,7 +22,9 @@ use crate::collider::{ShapeKind, SharedShape};
 use crate::math::Pose;
 use crate::narrow_phase::PairState;
 use crate::pipeline::BodyHandle;
-use crate::shape::{ConvexPolytope, Implicit, ImplicitKind, TriMesh};
+use crate::shape::{
+    ConvexPolytope, HalfSpace, Implicit, ImplicitKind, RoundConvex, RoundCore, TriMesh,
+};
 
 /// Draws with gizmos, after the collision plugin's `Report` stage, what
 /// the collision world holds, as I-COLLIDE's own viewer drew it:
@@ -275,8 +277,81 @@ fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, vi
             }
         }
         ShapeKind::Implicit(s) => implicit_lines(gizmos, s, &view.pose, color),
+        ShapeKind::RoundConvex(s) => round_convex_lines(gizmos, s, &view.pose, color),
+        ShapeKind::HalfSpace(h) => half_space_lines(gizmos, h, &view.pose, color),
         ShapeKind::TriMesh(_) | ShapeKind::Rounded(_) => {}
     }
+}
+
+/// A rounded convex shape's outline: each face of its core pushed out by
+/// the radius along its normal (the flat faces of the Minkowski sum); a
+/// segment's or triangle's edges (pushed out both ways when rounded).
+fn round_convex_lines(
+    gizmos: &mut Gizmos<CollisionGizmos>,
+    s: &RoundConvex,
+    pose: &Pose,
+    color: Color,
+) {
+    let r = s.radius();
+    match s.core() {
+        RoundCore::Polytope(p) => {
+            for (i, f) in (0..).zip(p.faces()) {
+                let slots = p.face_slots(i);
+                let at = |k: u32| slots[(k % f.len) as usize].pos + r * f.normal;
+                for k in 0..f.len {
+                    gizmos.line(
+                        pose.transform_point(at(k)),
+                        pose.transform_point(at(k + 1)),
+                        color,
+                    );
+                }
+            }
+        }
+        RoundCore::Points(pts) => {
+            let normal = match **pts {
+                [a, b, c] => (b - a).cross(c - a).normalize_or_zero(),
+                _ => Vec3::ZERO,
+            };
+            let offsets: &[f32] = if r > 0.0 && normal != Vec3::ZERO {
+                &[-1.0, 1.0]
+            } else {
+                &[0.0]
+            };
+            // A triangle's three edges; a segment's one.
+            let edges = if pts.len() == 2 { 1 } else { pts.len() };
+            for &o in offsets {
+                for k in 0..edges {
+                    let (a, b) = (pts[k], pts[(k + 1) % pts.len()]);
+                    let push = normal * (o * r);
+                    gizmos.line(
+                        pose.transform_point(a + push),
+                        pose.transform_point(b + push),
+                        color,
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A half-space's plane: a square of 8 × 8 cells of side 1 around the
+/// body's origin, and its normal.
+fn half_space_lines(
+    gizmos: &mut Gizmos<CollisionGizmos>,
+    h: &HalfSpace,
+    pose: &Pose,
+    color: Color,
+) {
+    let n = h.normal;
+    let u = n.any_orthonormal_vector();
+    let v = n.cross(u);
+    let at = |x: f32, y: f32| pose.transform_point(u * x + v * y);
+    for k in -4..=4 {
+        let k = k as f32;
+        gizmos.line(at(k, -4.0), at(k, 4.0), color);
+        gizmos.line(at(-4.0, k), at(4.0, k), color);
+    }
+    gizmos.line(at(0.0, 0.0), pose.transform_point(n), color);
 }
 
 /// A cylinder's or cone's outline: its rims (a cone's apex rim is a

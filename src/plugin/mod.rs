@@ -32,6 +32,7 @@
 
 #[cfg(feature = "bevy_asset")]
 mod assets;
+mod collider_kinds;
 mod components;
 #[cfg(feature = "debug-render")]
 mod debug;

@@ -82,13 +82,19 @@ impl PairCache {
     }
 
     /// The pool slot of the cache [`test_pair`] keeps for shapes `a`, `b`
-    /// (`None`: the pair keeps nothing, two spheres or capsules).
+    /// (`None`: the pair keeps nothing, two spheres or capsules, a
+    /// half-space and a convex shape).
     fn slot_for(a: &ShapeData, b: &ShapeData) -> Option<usize> {
         use ShapeKind::*;
         match (a.kind(), b.kind()) {
             (Compound(_), _) | (_, Compound(_)) => Some(2),
+            (HalfSpace(_), TriMesh(_)) | (TriMesh(_), HalfSpace(_)) => Some(1),
+            (HalfSpace(_), _) | (_, HalfSpace(_)) => None,
             (Rounded(_), Rounded(_)) => None,
-            (Convex(_) | Rounded(_) | Implicit(_), Convex(_) | Rounded(_) | Implicit(_)) => Some(0),
+            (
+                Convex(_) | Rounded(_) | Implicit(_) | RoundConvex(_),
+                Convex(_) | Rounded(_) | Implicit(_) | RoundConvex(_),
+            ) => Some(0),
             _ => Some(1),
         }
     }

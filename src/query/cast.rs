@@ -47,6 +47,7 @@ use super::QueryError;
 use super::cache::QueryScratch;
 use super::cast_frame::CastFrame;
 use super::distance::support_map;
+use super::half_space_cast::half_space_cast;
 use super::pair::PairSide;
 use super::pair::{ContactData, PairResult};
 use crate::bvh::cast::{
@@ -213,6 +214,9 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
+    if let Some(hit) = half_space_cast((a, motion_a), (b, motion_b), options) {
+        return Ok(hit);
+    }
     let boxes = [side_box(a), side_box(b)];
     let frame = CastFrame::new([motion_a, motion_b], [&boxes[0], &boxes[1]], options)?;
     let Some(frame) = frame else {

@@ -7,12 +7,12 @@ use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
-use super::{compound, implicit, rounded};
+use super::{compound, half_space, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_intersect};
-use crate::shape::ConvexPolytope;
+use crate::shape::{ConvexPolytope, HalfSpace, SupportShape};
 
 /// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
 /// the module docs); `cache` carries the pair's state between frames.
@@ -32,12 +32,17 @@ pub fn test_pair(
                 _ => PairResult::default(),
             }
         }
+        (ShapeKind::HalfSpace(h), _) => half_space_pair(h, a, b, cache, scratch),
+        // A half-space goes first.
+        (_, ShapeKind::HalfSpace(h)) => flipped(half_space_pair(h, b, a, cache, scratch), cache),
         (ShapeKind::Rounded(_), _) => rounded_pair(a, b, cache, scratch),
         // A rounded shape goes first.
         (_, ShapeKind::Rounded(_)) => flipped(rounded_pair(b, a, cache, scratch), cache),
-        (ShapeKind::Implicit(_), _) => implicit_pair(a, b, cache, scratch),
+        (ShapeKind::Implicit(s), _) => support_pair(s, a, b, cache, scratch),
         // A support-mapped shape goes first.
-        (_, ShapeKind::Implicit(_)) => flipped(implicit_pair(b, a, cache, scratch), cache),
+        (_, ShapeKind::Implicit(s)) => flipped(support_pair(s, b, a, cache, scratch), cache),
+        (ShapeKind::RoundConvex(s), _) => support_pair(s, a, b, cache, scratch),
+        (_, ShapeKind::RoundConvex(s)) => flipped(support_pair(s, b, a, cache, scratch), cache),
         (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
             if !matches!(cache, PairCache::Convex(_)) {
                 // Only for pairs that did not get a recycled cache.
@@ -101,17 +106,15 @@ fn with_gjk(
     }
 }
 
-/// A support-mapped shape (`a`: cylinder, cone) against any shape (see
-/// [`implicit`]).
-fn implicit_pair(
+/// A support-mapped shape (`a`: cylinder, cone, rounded box or hull,
+/// segment, triangle) against any shape (see [`implicit`]).
+fn support_pair<S: SupportShape>(
+    s: &S,
     a: &PairSide<'_>,
     b: &PairSide<'_>,
     cache: &mut PairCache,
     scratch: &mut QueryScratch,
 ) -> PairResult {
-    let Some(s) = a.shape.implicit() else {
-        return PairResult::default();
-    };
     match b.shape.kind() {
         ShapeKind::Convex(p) => with_gjk(cache, scratch, |g| {
             implicit::support_pair((s, a), (p, b), g)
@@ -120,6 +123,9 @@ fn implicit_pair(
             implicit::support_pair((s, a), (r, b), g)
         }),
         ShapeKind::Implicit(t) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((s, a), (t, b), g)
+        }),
+        ShapeKind::RoundConvex(t) => with_gjk(cache, scratch, |g| {
             implicit::support_pair((s, a), (t, b), g)
         }),
         ShapeKind::TriMesh(_) => {
@@ -133,8 +139,9 @@ fn implicit_pair(
                 _ => PairResult::default(),
             }
         }
-        // `test_pair` sends compound pairs to the compound arm first.
-        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
+        // `test_pair` sends compound and half-space pairs to their arms
+        // first.
+        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) => test_pair(a, b, cache, scratch),
     }
 }
 
@@ -156,6 +163,9 @@ fn rounded_pair(
         ShapeKind::Implicit(t) => with_gjk(cache, scratch, |g| {
             implicit::support_pair((r, a), (t, b), g)
         }),
+        ShapeKind::RoundConvex(t) => with_gjk(cache, scratch, |g| {
+            implicit::support_pair((r, a), (t, b), g)
+        }),
         ShapeKind::TriMesh(_) => {
             if !matches!(cache, PairCache::Mesh(_)) {
                 *cache = PairCache::Mesh(Vec::new());
@@ -167,8 +177,39 @@ fn rounded_pair(
                 _ => PairResult::default(),
             }
         }
-        // `test_pair` sends compound pairs to the compound arm before this
-        // one; kept so that the match is exhaustive and the answer right.
+        // `test_pair` sends compound and half-space pairs to their arms
+        // before this one; kept so that the match is exhaustive and the
+        // answer right.
+        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) => test_pair(a, b, cache, scratch),
+    }
+}
+
+/// A half-space (`a`) against any shape (see [`half_space`]).
+fn half_space_pair(
+    h: &HalfSpace,
+    a: &PairSide<'_>,
+    b: &PairSide<'_>,
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+) -> PairResult {
+    match b.shape.kind() {
+        ShapeKind::Convex(p) => half_space::half_space_convex(h, a, p, b),
+        ShapeKind::Rounded(r) => half_space::half_space_convex(h, a, r, b),
+        ShapeKind::Implicit(s) => half_space::half_space_convex(h, a, s, b),
+        ShapeKind::RoundConvex(s) => half_space::half_space_convex(h, a, s, b),
+        ShapeKind::HalfSpace(g) => half_space::half_space_pair(h, a, g, b),
+        ShapeKind::TriMesh(_) => {
+            if !matches!(cache, PairCache::Mesh(_)) {
+                *cache = PairCache::Mesh(Vec::new());
+            }
+            match (cache, b.surface()) {
+                (PairCache::Mesh(pairs), Some(surface)) => {
+                    half_space::half_space_mesh(h, a, surface, b, pairs)
+                }
+                _ => PairResult::default(),
+            }
+        }
+        // `test_pair` sends compound pairs to the compound arm first.
         ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
     }
 }

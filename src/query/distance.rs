@@ -3,16 +3,17 @@
 //! compounds of them).
 
 use glam::Vec3;
+use smallvec::SmallVec;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
-use super::{implicit, mesh_distance};
+use super::{half_space, implicit, mesh_distance};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
 use crate::geometry::support::SupportMap;
 use crate::math::Pose;
-use crate::shape::Feature;
+use crate::shape::{Feature, HalfSpace};
 
 /// Closest points of two shapes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,13 +36,15 @@ pub struct ClosestPoints {
 
 /// A shape's non-compound pieces at their world poses: `(piece, shape,
 /// pose)`; a shape that is not a compound is its own piece 0.
-fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> Vec<(u32, &'a ShapeData, Pose)> {
+/// On the stack for a shape that is not a compound (no allocation per
+/// one-shot query).
+fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> SmallVec<[(u32, &'a ShapeData, Pose); 1]> {
     match s.compound() {
         Some(c) => (0..)
             .zip(c.pieces())
             .map(|(i, p)| (i, &*p.shape, pose.mul(&p.pose)))
             .collect(),
-        None => vec![(0, s, *pose)],
+        None => smallvec::smallvec![(0, s, *pose)],
     }
 }
 
@@ -52,7 +55,8 @@ pub(super) fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
         ShapeKind::Implicit(s) => Some(s),
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
+        ShapeKind::RoundConvex(s) => Some(s),
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) => None,
     }
 }
 
@@ -110,6 +114,13 @@ fn piece_closest_points(
     (b, pose_b): (&ShapeData, &Pose),
     pieces: [u32; 2],
 ) -> Result<ClosestPoints, QueryError> {
+    if let Some(h) = a.half_space() {
+        return half_space_closest((h, pose_a), (b, pose_b), pieces);
+    }
+    if let Some(h) = b.half_space() {
+        let c = half_space_closest((h, pose_b), (a, pose_a), [pieces[1], pieces[0]]);
+        return c.map(flipped);
+    }
     if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), pieces) {
         return Ok(c);
     }
@@ -154,12 +165,76 @@ fn piece_closest_points(
             let c = implicit::implicit_surface((s, pose_b), (m, pose_a), [pieces[1], pieces[0]]);
             flipped(c)
         }),
+        (ShapeKind::RoundConvex(s), _) => b
+            .surface()
+            .map(|m| implicit::implicit_surface((s, pose_a), (m, pose_b), pieces)),
+        (_, ShapeKind::RoundConvex(s)) => a.surface().map(|m| {
+            let c = implicit::implicit_surface((s, pose_b), (m, pose_a), [pieces[1], pieces[0]]);
+            flipped(c)
+        }),
         _ => mesh_distance::surfaces((a, pose_a), (b, pose_b), pieces),
     };
     found.ok_or(QueryError::Unsupported {
         a: a.kind_name(),
         b: b.kind_name(),
     })
+}
+
+/// Closest points of a half-space (A) and any non-compound piece (B).
+fn half_space_closest(
+    (h, pa): (&HalfSpace, &Pose),
+    (b, pb): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+) -> Result<ClosestPoints, QueryError> {
+    if let Some(g) = b.half_space() {
+        let (c, _) = half_space::half_spaces((h, pa), (g, pb));
+        return Ok(ClosestPoints { pieces, ..c });
+    }
+    if let Some(s) = support_map(b) {
+        return Ok(half_space::half_space_closest((h, pa), (s, pb), pieces));
+    }
+    b.surface()
+        .map(|m| half_space::half_space_surface((h, pa), (m, pb), pieces))
+        .ok_or(QueryError::Unsupported {
+            a: "half-space",
+            b: b.kind_name(),
+        })
+}
+
+/// The penetration of two non-compound convex pieces, one of them a
+/// half-space (`None` for other pairs).
+fn half_space_penetration(
+    (a, pa): (&ShapeData, &Pose),
+    (b, pb): (&ShapeData, &Pose),
+) -> Option<Result<Option<Penetration>, ()>> {
+    let flip = |p: Penetration| Penetration {
+        normal: -p.normal,
+        point_a: p.point_b,
+        point_b: p.point_a,
+        ..p
+    };
+    let of = |h, ph: &Pose, s: &ShapeData, ps: &Pose| match (s.half_space(), support_map(s)) {
+        (Some(g), _) => {
+            let (c, data) = half_space::half_spaces((h, ph), (g, ps));
+            match data {
+                Some(d) if c.intersecting => Ok(Some(Penetration {
+                    depth: d.depth,
+                    normal: d.normal,
+                    point_a: d.point_a,
+                    point_b: d.point_b,
+                })),
+                _ if c.intersecting => Err(()),
+                _ => Ok(None),
+            }
+        }
+        (None, Some(m)) => Ok(half_space::half_space_penetration((h, ph), (m, ps))),
+        (None, None) => Err(()),
+    };
+    match (a.half_space(), b.half_space()) {
+        (Some(h), _) => Some(of(h, pa, b, pb)),
+        (None, Some(h)) => Some(of(h, pb, a, pa).map(|p| p.map(flip))),
+        (None, None) => None,
+    }
 }
 
 /// Squared lengths overflow `f32` beyond about `1.8·10¹⁹`, and GJK's
@@ -172,6 +247,11 @@ const SCALE_LIMIT: f32 = 1_048_576.0; // 2^20
 /// The power of two that brings the pair's scale to about 1, when the
 /// scale is outside [`SCALE_LIMIT`]'s range.
 fn rescale((a, pose_a): (&ShapeData, &Pose), (b, pose_b): (&ShapeData, &Pose)) -> Option<f32> {
+    // A half-space's pairs are closed form, whatever the scale (and its
+    // box is as large as the world).
+    if a.half_space().is_some() || b.half_space().is_some() {
+        return None;
+    }
     // Largest coordinates, without squares (which could overflow).
     let extent = |s: &ShapeData| {
         let bx = s.local_aabb();
@@ -336,10 +416,15 @@ pub fn penetration(
         b: b.kind_name(),
     };
     for_each_piece_pair(a, pose_a, b, pose_b, |_, (sa, pa), (sb, pb)| {
-        let (Some(ca), Some(cb)) = (support_map(sa), support_map(sb)) else {
-            return Err(unsupported);
+        let p = match half_space_penetration((sa, &pa), (sb, &pb)) {
+            Some(p) => p.map_err(|()| unsupported)?,
+            None => {
+                let (Some(ca), Some(cb)) = (support_map(sa), support_map(sb)) else {
+                    return Err(unsupported);
+                };
+                epa::penetration(ca, &pa, cb, &pb, &mut GjkCache::default())
+            }
         };
-        let p = epa::penetration(ca, &pa, cb, &pb, &mut GjkCache::default());
         if let Some(p) = p.filter(|p| best.is_none_or(|b| p.depth > b.depth)) {
             best = Some(p);
         }

@@ -1,5 +1,6 @@
-//! Support-mapped shapes (cylinders, cones: [`Implicit`]) against every
-//! kind, through their support mapping alone:
+//! Support-mapped shapes (cylinders, cones, rounded boxes and hulls,
+//! segments, triangles: [`SupportShape`]) against every kind, through
+//! their support mapping alone:
 //!
 //! - against another support-mapped shape (a convex polytope, a sphere or
 //!   capsule, a cylinder or cone): GJK for distance and closest points,
@@ -25,7 +26,7 @@ use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_distance, gjk_intersect};
 use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, Pose};
-use crate::shape::{Feature, Implicit};
+use crate::shape::{Feature, SupportShape};
 
 fn contact(distance: f32, depth: f32, normal: Vec3, point_a: Vec3, point_b: Vec3) -> ContactData {
     ContactData {
@@ -40,19 +41,23 @@ fn contact(distance: f32, depth: f32, normal: Vec3, point_a: Vec3, point_b: Vec3
 }
 
 /// Two support-mapped shapes (either may have a margin): GJK for the
-/// distance, EPA for the depth when they overlap (skipped for a
-/// boolean-only side).
+/// distance, EPA for the depth when they overlap; a boolean-only side (a
+/// sensor, a world without depth) takes GJK's boolean test instead, as two
+/// polytopes do, and computes no contact data.
 pub(super) fn support_pair<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     (sa, a): (&A, &PairSide<'_>),
     (sb, b): (&B, &PairSide<'_>),
     cache: &mut GjkCache,
 ) -> PairResult {
+    if a.boolean_only || b.boolean_only {
+        // SOLID's coherent boolean test: the last separating axis first.
+        let touching = gjk_intersect(sa, &a.pose, sb, &b.pose, cache);
+        return PairResult::exact_without_contact(touching);
+    }
     let g = gjk_distance(sa, &a.pose, sb, &b.pose, cache);
     let data = if !g.intersecting {
         let n = (g.point_b - g.point_a).normalize_or(Vec3::X);
         Some(contact(g.distance, 0.0, n, g.point_a, g.point_b))
-    } else if a.boolean_only || b.boolean_only {
-        None
     } else {
         let pen = epa::penetration(sa, &a.pose, sb, &b.pose, cache);
         let fallback = (b.pose.translation - a.pose.translation).normalize_or(Vec3::X);
@@ -71,8 +76,8 @@ pub(super) fn support_pair<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
 
 /// A support-mapped shape (A) against the surface of a triangle mesh (B):
 /// the triangles it touches, as pairs `[0, triangle]`.
-pub(super) fn implicit_mesh(
-    s: &Implicit,
+pub(super) fn implicit_mesh<S: SupportShape>(
+    s: &S,
     a: &PairSide<'_>,
     surface: Surface<'_>,
     b: &PairSide<'_>,
@@ -92,8 +97,8 @@ pub(super) fn implicit_mesh(
 /// The triangles that `s` at `pose` (mesh frame) touches, as pairs `[0,
 /// triangle]` (the first one only when `first_only`): the tree descended
 /// with the shape's box in each node's frame, GJK at the leaves.
-fn touched_triangles<N: BoxNode>(
-    (s, pose): (&Implicit, &Pose),
+fn touched_triangles<S: SupportShape, N: BoxNode>(
+    (s, pose): (&S, &Pose),
     side: &MeshSide<'_, N>,
     first_only: bool,
     pairs: &mut Vec<[u32; 2]>,
@@ -110,11 +115,15 @@ fn touched_triangles<N: BoxNode>(
 /// overlaps the node's box, grown by a relative pad against rounding (of
 /// the node's center and half extents, `2⁻²⁴` of the coordinates, and of
 /// GJK's touching tolerance).
-fn near_box(s: &Implicit, pose: &Pose, (rotation, center, half): (glam::Quat, Vec3, Vec3)) -> bool {
+fn near_box<S: SupportShape>(
+    s: &S,
+    pose: &Pose,
+    (rotation, center, half): (glam::Quat, Vec3, Vec3),
+) -> bool {
     let inv = rotation.conjugate();
     let in_node = Pose::new(inv * pose.rotation, inv * (pose.translation - center));
-    let b = support_box(s, &in_node, s.bounding_radius());
-    let size = half.max_element() + s.bounding_radius() + center.abs().max_element();
+    let b = support_box(s, &in_node, s.reach());
+    let size = half.max_element() + s.reach() + center.abs().max_element();
     let h = half + Vec3::splat(1e-5 * size);
     b.overlaps(&Aabb::new(-h, h))
 }
@@ -122,8 +131,8 @@ fn near_box(s: &Implicit, pose: &Pose, (rotation, center, half): (glam::Quat, Ve
 /// Closest points of a support-mapped shape (`a`) and a surface (`b`): the
 /// nearest triangle by branch and bound over the tree (a node's bound is
 /// the gap between its box and the shape's box), GJK at the leaves.
-pub(super) fn implicit_surface(
-    (s, pa): (&Implicit, &Pose),
+pub(super) fn implicit_surface<S: SupportShape>(
+    (s, pa): (&S, &Pose),
     (b, pb): (Surface<'_>, &Pose),
     pieces: [u32; 2],
 ) -> ClosestPoints {
@@ -147,11 +156,11 @@ pub(super) fn implicit_surface(
 /// The triangle nearest to `s` at `pose` (mesh frame): distance, closest
 /// points (mesh frame), triangle; GJK against each triangle the tree's
 /// branch and bound reaches.
-fn nearest_triangle<N: BoxNode>(
-    (s, pose): (&Implicit, &Pose),
+fn nearest_triangle<S: SupportShape, N: BoxNode>(
+    (s, pose): (&S, &Pose),
     side: &MeshSide<'_, N>,
 ) -> Option<(f32, Vec3, Vec3, u32)> {
-    let shape_box = FrameBox::of_box(&s.local_aabb(), pose);
+    let shape_box = FrameBox::of_box(&s.local_box(), pose);
     let mut cache = GjkCache::default();
     nearest_triangle_by(side, &shape_box, |tri| {
         cache.reset();

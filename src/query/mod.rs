@@ -66,6 +66,8 @@ pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
+mod half_space;
+mod half_space_cast;
 mod implicit;
 mod inside;
 mod intersect;

@@ -11,16 +11,15 @@
 //!
 //! What the kind knows is here: its support map, its local box and
 //! bounding radius, and its ray cast (closed form for a sharp core, the
-//! GJK ray cast for a rounded one; clipped to its box first so that a ray
+//! GJK ray cast for a rounded one, `support_ray.rs`; clipped to its box first so that a ray
 //! from far away is solved near the shape).
 
-use glam::{Quat, Vec2, Vec3};
+use glam::{Vec2, Vec3};
 
-use crate::geometry::gjk::raycast::{RayCast, ray_cast_cso};
-use crate::geometry::gjk::{Cso, GjkCache, gjk_distance};
+use super::support_ray::{box_span, hit, ray_cast_support};
 use crate::geometry::ray::{Ray, RayHit};
-use crate::geometry::support::{Sphere, SupportMap};
-use crate::math::{Aabb, Pose};
+use crate::geometry::support::SupportMap;
+use crate::math::Aabb;
 
 /// Which implicit primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,6 +72,10 @@ impl Implicit {
     /// (k (h - y))²` with `k = r / 2h`). A ray starting inside hits at
     /// `toi = 0` with a zero normal, as for every solid.
     pub fn ray_cast(&self, ray: &Ray, max_toi: f32) -> Option<RayHit> {
+        if self.rounding > 0.0 {
+            let at = (self.local_aabb(), self.bounding_radius());
+            return ray_cast_support(self, at, ray, max_toi);
+        }
         let pad = 4.0 * f32::EPSILON * self.bounding_radius();
         let (t0, t1) = box_span(self.local_aabb().padded(pad), ray)?;
         // Solve from the box's entry: coordinates of the shape's size.
@@ -80,16 +83,7 @@ impl Implicit {
         if start > max_toi.min(t1) {
             return None;
         }
-        let o = ray.at(start);
-        let local = Ray::new(o, ray.dir);
-        if self.rounding > 0.0 {
-            // From a little before the box (a rounded cap lies on its
-            // face): GJK then starts outside, with a normal to advance by.
-            let back = (0.01 * self.bounding_radius() / ray.dir.length()).min(start);
-            let from = Ray::new(ray.at(start - back), ray.dir);
-            let h = self.rounded_ray_cast(&from, max_toi - (start - back))?;
-            return Some(hit(h.toi + (start - back), h.normal));
-        }
+        let local = Ray::new(ray.at(start), ray.dir);
         let span = match self.kind {
             ImplicitKind::Cylinder => self.cylinder_span(&local),
             ImplicitKind::Cone => self.cone_span(&local),
@@ -103,59 +97,6 @@ impl Implicit {
         }
         let normal = self.normal_at(ray.at(lo), span.by);
         Some(hit(lo, normal))
-    }
-
-    /// The GJK ray cast (van den Bergen 2004) of the core against the ray's
-    /// point, within the rounding: the first time the point comes within
-    /// `rounding` (plus `2⁻²⁰` of the size) of the core.
-    fn rounded_ray_cast(&self, ray: &Ray, max_toi: f32) -> Option<RayHit> {
-        let point = Sphere::new(Vec3::ZERO, 0.0);
-        let at = Pose::new(Quat::IDENTITY, ray.origin);
-        let cso = Cso::new(self, &Pose::IDENTITY, &point, &at);
-        let size = self.bounding_radius();
-        let tol = size * 2f32.powi(-20);
-        // Time in a unit that makes the ray's speed the shape's size (as
-        // the shape casts do): the loop's tolerances are relative to it.
-        let unit = size / ray.dir.length();
-        let max_t = (max_toi.max(0.0) / unit).min(f32::MAX);
-        match ray_cast_cso(&cso, ray.dir * unit, (self.rounding, tol), max_t) {
-            RayCast::Hit { t, v, n, .. } if t > 0.0 => {
-                let normal = v
-                    .try_normalize()
-                    .or(n.try_normalize())
-                    .unwrap_or(Vec3::ZERO);
-                Some(hit(t * unit, normal))
-            }
-            RayCast::Hit { .. } => Some(hit(0.0, Vec3::ZERO)),
-            RayCast::Miss => None,
-            RayCast::Unsettled => self.advance_ray(ray, max_toi, tol),
-        }
-    }
-
-    /// Conservative advancement of the ray's point by GJK distances (never
-    /// past the surface: each step is a distance the point can go without
-    /// reaching it), for the rare ray the GJK ray cast does not settle.
-    fn advance_ray(&self, ray: &Ray, max_toi: f32, tol: f32) -> Option<RayHit> {
-        let point = Sphere::new(Vec3::ZERO, 0.0);
-        let speed = ray.dir.length();
-        let mut t = 0.0f32;
-        for _ in 0..256 {
-            let at = Pose::new(Quat::IDENTITY, ray.at(t));
-            let g = gjk_distance(self, &Pose::IDENTITY, &point, &at, &mut GjkCache::default());
-            if g.intersecting || g.distance <= tol {
-                let normal = (g.point_b - g.point_a).normalize_or_zero();
-                return Some(if t > 0.0 {
-                    hit(t, normal)
-                } else {
-                    hit(0.0, Vec3::ZERO)
-                });
-            }
-            t += g.distance / speed;
-            if t > max_toi || !t.is_finite() {
-                return None;
-            }
-        }
-        None
     }
 
     fn cylinder_span(&self, ray: &Ray) -> Option<Span> {
@@ -225,15 +166,6 @@ impl Implicit {
     }
 }
 
-fn hit(toi: f32, normal: Vec3) -> RayHit {
-    RayHit {
-        toi,
-        normal,
-        feature: 0,
-        piece: 0,
-    }
-}
-
 /// Where a ray enters an interval.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Entered {
@@ -298,24 +230,6 @@ fn roots(a: f32, b: f32, c: f32) -> Option<(f32, f32)> {
     }
     let (x, y) = (q / a, c / q);
     Some((x.min(y), x.max(y)))
-}
-
-/// The parameters `[t0, t1]` over which `ray` is inside the box.
-fn box_span(b: Aabb, ray: &Ray) -> Option<(f32, f32)> {
-    let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::INFINITY);
-    for k in 0..3 {
-        let (o, d) = (ray.origin[k], ray.dir[k]);
-        if d == 0.0 {
-            if o < b.min[k] || o > b.max[k] {
-                return None;
-            }
-            continue;
-        }
-        let (u, v) = ((b.min[k] - o) / d, (b.max[k] - o) / d);
-        lo = lo.max(u.min(v));
-        hi = hi.min(u.max(v));
-    }
-    (lo <= hi).then_some((lo, hi))
 }
 
 impl SupportMap for Implicit {

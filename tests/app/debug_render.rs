@@ -380,3 +380,26 @@ fn cylinders_and_cones_are_outlined() {
     app.update();
     assert_eq!(segments(&app, palette().shape_color), 52 + 28 + 52);
 }
+
+/// A rounded box's six pushed-out faces (24 lines), a triangle's three
+/// edges, a segment, a half-space's 8 × 8 grid and normal (19).
+#[test]
+fn round_kinds_and_half_spaces_are_outlined() {
+    let mut app = app();
+    let far = |x: f32| ColliderPose(Pose::new(Quat::IDENTITY, Vec3::new(x, 0.0, 0.0)));
+    app.world_mut()
+        .spawn((Collider::round_cuboid(1.0, 1.0, 1.0, 0.1), far(0.0)));
+    app.update();
+    assert_eq!(segments(&app, palette().shape_color), 24);
+    let tri = Collider::triangle(Vec3::ZERO, Vec3::X, Vec3::Y);
+    app.world_mut().spawn((tri, far(5.0)));
+    app.world_mut()
+        .spawn((Collider::segment(Vec3::ZERO, Vec3::X), far(10.0)));
+    app.update();
+    assert_eq!(segments(&app, palette().shape_color), 24 + 3 + 1);
+    app.world_mut()
+        .spawn((Collider::half_space(Vec3::Y), far(-20.0)));
+    app.update();
+    let all = segments(&app, palette().shape_color) + segments(&app, palette().colliding_color);
+    assert_eq!(all, 24 + 3 + 1 + 19);
+}

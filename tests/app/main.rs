@@ -15,6 +15,7 @@ mod implicit;
 mod move_and_slide;
 mod picking;
 mod reflect;
+mod round_kinds;
 mod scaled_app;
 mod shape_cast_world;
 mod spatial_query;

@@ -23,11 +23,11 @@ use glam::{DVec3, Quat, Vec3};
 
 use crate::implicit_reference::{Placed, RefShape, sep, separation, trace};
 
-const TOL: f64 = 2e-4;
-const BAND: f64 = 5e-4;
+pub(crate) const TOL: f64 = 2e-4;
+pub(crate) const BAND: f64 = 5e-4;
 
 /// A cylinder or a cone, a third of them rounded.
-fn implicit(rng: &mut Rng, scale: f32) -> SharedShape {
+pub(crate) fn implicit(rng: &mut Rng, scale: f32) -> SharedShape {
     let (r, hgt) = (rng.range(0.15, 0.5) * scale, rng.range(0.15, 0.9) * scale);
     let border = if rng.below(3) == 0 {
         rng.range(0.0, 0.15) * scale
@@ -41,7 +41,7 @@ fn implicit(rng: &mut Rng, scale: f32) -> SharedShape {
     }
 }
 
-fn any_convex(rng: &mut Rng) -> SharedShape {
+pub(crate) fn any_convex(rng: &mut Rng) -> SharedShape {
     match rng.below(5) {
         0 | 1 => implicit(rng, 1.0),
         2 => SharedShape::cuboid(rng.vec(0.1, 0.4)).expect("cuboid"),
@@ -54,14 +54,14 @@ fn any_convex(rng: &mut Rng) -> SharedShape {
     }
 }
 
-fn size(a: &SharedShape, b: &SharedShape) -> f64 {
+pub(crate) fn size(a: &SharedShape, b: &SharedShape) -> f64 {
     f64::from(a.fixed_cube().radius.max(b.fixed_cube().radius))
 }
 
 /// One convex pair against the reference (`band`, `tol` relative to the
 /// size); returns whether it is apart (per the reference), or `None` in
 /// the band.
-fn check_pair(
+pub(crate) fn check_pair(
     (a, pa): (&SharedShape, &Pose),
     (b, pb): (&SharedShape, &Pose),
     band: f64,
@@ -308,7 +308,7 @@ fn ray_casts_match_sphere_tracing() {
 }
 
 /// A triangle's reference shape.
-fn triangle_ref(t: [Vec3; 3]) -> RefShape {
+pub(crate) fn triangle_ref(t: [Vec3; 3]) -> RefShape {
     RefShape::hull(&t, &[[0, 1, 2], [0, 2, 1]])
 }
 
@@ -388,7 +388,13 @@ fn against_meshes_under_both_trees() {
 }
 
 /// The signed separation of two shapes at poses, `f64`.
-fn separation_at(a: &SharedShape, pa: &Pose, b: &SharedShape, pb: &Pose, seeds: &[Vec3]) -> f64 {
+pub(crate) fn separation_at(
+    a: &SharedShape,
+    pa: &Pose,
+    b: &SharedShape,
+    pb: &Pose,
+    seeds: &[Vec3],
+) -> f64 {
     separation(&Placed::new(a, pa), &Placed::new(b, pb), seeds).0
 }
 
@@ -580,7 +586,7 @@ fn a_world_of_every_kind_with_cylinders_and_cones() {
 
 /// Whether two bodies touch per the reference (`None` within the band):
 /// any pair of their pieces; a mesh piece by its triangles.
-fn world_reference(
+pub(crate) fn world_reference(
     a: (&SharedShape, &Pose),
     b: (&SharedShape, &Pose),
     mesh: (&SharedShape, &[[Vec3; 3]]),

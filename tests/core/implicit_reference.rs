@@ -35,6 +35,14 @@ pub enum RefShape {
     Hull(Vec<DVec3>, Vec<(DVec3, f64)>),
     /// A shape swept by a ball of this radius.
     Round(Box<RefShape>, f64),
+    /// A convex polytope with its exact distance: vertices, outward face
+    /// planes, boundary triangles (0 inside every plane, else the nearest
+    /// triangle's distance).
+    Solid(Vec<DVec3>, Vec<(DVec3, f64)>, Vec<[DVec3; 3]>),
+    /// A segment.
+    Segment(DVec3, DVec3),
+    /// A triangle (flat, solid).
+    Triangle([DVec3; 3]),
 }
 
 impl RefShape {
@@ -49,6 +57,21 @@ impl RefShape {
             return match s.rounding {
                 0.0 => core,
                 b => RefShape::Round(Box::new(core), f64::from(b)),
+            };
+        }
+        if let Some(s) = shape.round_convex() {
+            let v: Vec<DVec3> = s.core_points().iter().map(|p| p.as_dvec3()).collect();
+            let core = match (v.len(), shape.hull()) {
+                (2, _) => RefShape::Segment(v[0], v[1]),
+                (3, None) => RefShape::Triangle([v[0], v[1], v[2]]),
+                (_, h) => {
+                    let h = h.expect("a rounded hull's core hull");
+                    Self::solid(h.vertices(), h.triangles())
+                }
+            };
+            return match f64::from(s.radius()) {
+                0.0 => core,
+                r => RefShape::Round(Box::new(core), r),
             };
         }
         if let Some(c) = shape.rounded() {
@@ -73,6 +96,15 @@ impl RefShape {
         RefShape::Hull(v, faces)
     }
 
+    /// A solid polytope with its exact distance (see [`RefShape::Solid`]).
+    pub fn solid(vertices: &[Vec3], triangles: &[[u32; 3]]) -> RefShape {
+        let RefShape::Hull(v, faces) = Self::hull(vertices, triangles) else {
+            unreachable!()
+        };
+        let tris = triangles.iter().map(|t| t.map(|i| v[i as usize])).collect();
+        RefShape::Solid(v, faces, tris)
+    }
+
     /// `h(n)` in the shape's frame.
     pub fn support(&self, n: DVec3) -> f64 {
         let radial = DVec2::new(n.x, n.z).length();
@@ -82,6 +114,9 @@ impl RefShape {
             RefShape::Capsule { h, r } => h * n.y.abs() + r * n.length(),
             RefShape::Hull(ref v, _) => v.iter().map(|p| p.dot(n)).fold(f64::MIN, f64::max),
             RefShape::Round(ref core, b) => core.support(n) + b * n.length(),
+            RefShape::Solid(ref v, _, _) => v.iter().map(|p| p.dot(n)).fold(f64::MIN, f64::max),
+            RefShape::Segment(a, b) => a.dot(n).max(b.dot(n)),
+            RefShape::Triangle(t) => t.iter().map(|p| p.dot(n)).fold(f64::MIN, f64::max),
         }
     }
 
@@ -99,8 +134,45 @@ impl RefShape {
             }
             RefShape::Hull(_, ref f) => f.iter().map(|(n, d)| n.dot(p) - d).fold(0.0, f64::max),
             RefShape::Round(ref core, b) => (core.distance(p) - b).max(0.0),
+            RefShape::Solid(_, ref f, ref tris) => {
+                if f.iter().all(|(n, d)| n.dot(p) <= *d) {
+                    return 0.0;
+                }
+                tris.iter()
+                    .map(|t| point_triangle(p, *t))
+                    .fold(f64::MAX, f64::min)
+            }
+            RefShape::Segment(a, b) => point_segment(p, a, b),
+            RefShape::Triangle(t) => point_triangle(p, t),
         }
     }
+}
+
+/// Distance from `p` to the segment `ab`, `f64`.
+pub fn point_segment(p: DVec3, a: DVec3, b: DVec3) -> f64 {
+    let ab = b - a;
+    let t = ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
+    (a + ab * t).distance(p)
+}
+
+/// Distance from `p` to the triangle `t`, `f64`: to its plane when the
+/// projection falls inside (barycentric coordinates of the projection all
+/// non-negative), else to the nearest edge.
+pub fn point_triangle(p: DVec3, [a, b, c]: [DVec3; 3]) -> f64 {
+    let n = (b - a).cross(c - a);
+    let len2 = n.length_squared();
+    if len2 > 0.0 {
+        let q = p - n * ((p - a).dot(n) / len2);
+        let inside = [(a, b), (b, c), (c, a)]
+            .iter()
+            .all(|&(u, v)| (v - u).cross(q - u).dot(n) >= 0.0);
+        if inside {
+            return (p - q).length();
+        }
+    }
+    point_segment(p, a, b)
+        .min(point_segment(p, b, c))
+        .min(point_segment(p, c, a))
 }
 
 /// Distance from `q = (ρ, y)` to the cone's meridian triangle `(0, -h)`,
