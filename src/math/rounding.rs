@@ -60,7 +60,7 @@ pub(crate) const U: f32 = f32::EPSILON * 0.5;
 pub(crate) const TINY: f32 = 64.0 * f32::MIN_POSITIVE;
 
 /// The pad per unit of the translation's largest component (`128 u`).
-const PER_TRANSLATION: f32 = 1.0 / 131_072.0; // 2^-17
+pub(crate) const PER_TRANSLATION: f32 = 1.0 / 131_072.0; // 2^-17
 
 /// The pad per unit of the shape's reach (`1024 u`).
 const PER_REACH: f32 = 1.0 / 16_384.0; // 2^-14

@@ -27,6 +27,7 @@ mod exact_ttc;
 mod examples;
 mod fuzz;
 mod implicit_reference;
+mod large_world;
 mod layers;
 mod mesh_brute_force;
 mod mesh_distance;
