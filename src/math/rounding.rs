@@ -50,6 +50,17 @@
 //! that dropped touching pairs without the pad were 1 to 3 `u T` apart
 //! (`tests/core/exact_bounds.rs`).
 
+//!
+//! # Pairs in a frame near the pair
+//!
+//! The world tests a pair in the frame at its first body's translation
+//! (`crate::pipeline::large_world`): item 1's `T_A` is then 0 and `T_B`
+//! the pair's own offset, within `R_A + R_B` when the shapes touch, which
+//! the reach share covers. The translation share stays for what is still
+//! tested in world `f32` coordinates (`f32` rays and shape casts, the
+//! character's contacts) and for the box's own arithmetic
+//! ([`Aabb::placed_at`](crate::math::Aabb::placed_at)).
+
 use glam::Vec3;
 
 /// The unit roundoff of `f32`: `2⁻²⁴`.

@@ -20,6 +20,7 @@
 use glam::{DVec3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
+use super::rounding::TINY;
 use super::{Aabb, Pose};
 
 /// A rigid pose with an `f64` translation: `p_world = rotation * p_local +
@@ -75,48 +76,56 @@ impl From<Pose> for WorldPose {
     }
 }
 
-/// The `f32` below (`up = false`) or above `x`, or `x` when it is one.
-#[inline]
-fn round_f32(x: f64, up: bool) -> f32 {
-    let r = x as f32;
-    let r64 = f64::from(r);
-    match (up, r64 < x, r64 > x) {
-        (false, _, true) => r.next_down(),
-        (true, true, _) => r.next_up(),
-        _ => r,
-    }
-}
-
 impl Aabb {
     /// This box moved by `offset` (`f64`) and rounded outward to `f32`:
-    /// the result holds every point of the moved box (each corner's sum is
-    /// computed in `f64`, within `2⁻⁵³` of it, then rounded away from the
-    /// box, one more `f32` step out for that `f64` rounding).
+    /// the result holds every point of the moved box. Each corner's sum is
+    /// computed in `f64` (within `2⁻⁵³` of it) and rounded to the nearest
+    /// `f32` `r` (within half a step of it); `r ∓ 2⁻²³ |r|`, rounded, is at
+    /// least a whole step below (above) `r` (a step of a normal `r` is at
+    /// most `2⁻²³ |r|`), so past the corner by half a step, far more than
+    /// the `f64` sum's rounding; `TINY` more for zeros and subnormals.
     pub fn shifted_out(&self, offset: DVec3) -> Aabb {
-        let lo = self.min.as_dvec3() + offset;
-        let hi = self.max.as_dvec3() + offset;
-        let down = |x: f64| round_f32(x, false).next_down();
-        let up = |x: f64| round_f32(x, true).next_up();
+        let lo = (self.min.as_dvec3() + offset).as_vec3();
+        let hi = (self.max.as_dvec3() + offset).as_vec3();
+        let tiny = Vec3::splat(TINY);
         Aabb::new(
-            Vec3::new(down(lo.x), down(lo.y), down(lo.z)),
-            Vec3::new(up(hi.x), up(hi.y), up(hi.z)),
+            lo - lo.abs() * f32::EPSILON - tiny,
+            hi + hi.abs() * f32::EPSILON + tiny,
         )
     }
-}
 
-impl Aabb {
     /// A body's world box: this box of its shape at its rotation (around
-    /// its own origin, rounded out for its reach) placed at its world
-    /// translation `t`: grown by the translation's share of
-    /// [`rounding_pad`](super::rounding_pad) (`2⁻¹⁷ |t|∞`, which covers the
-    /// tests still made in world `f32` coordinates: `f32` rays and shape
-    /// casts, the character's contacts), then [`shifted_out`](Self::shifted_out)
-    /// by `t`. Pair tests, made in a frame near the pair, need only the
-    /// outward rounding.
+    /// its own origin, rounded out for its reach) moved to its world
+    /// translation `t`, in `f32`, grown by the translation's share of
+    /// [`rounding_pad`](super::rounding_pad), `2⁻¹⁷ |t|∞ = 128 u T`
+    /// (`u = 2⁻²⁴`, `T = |t|∞`).
+    ///
+    /// That pad covers the tests still made in world `f32` coordinates
+    /// (`f32` rays and shape casts, the character's contacts: `117 u T`,
+    /// see `math::rounding`) and this function's own rounding: `t` to
+    /// `f32` (`u T`), the sum with a corner (`u (T + R)`), the pad's
+    /// subtraction (`u (T + R)` and less), `R` the box's reach, whose
+    /// share the box's own reach pad (`1024 u R`, of which the tests use
+    /// `515 u R`) covers. Pair tests, made in a frame near the pair, need
+    /// no translation share at all.
+    #[inline]
     pub fn placed_at(&self, t: DVec3) -> Aabb {
-        let far = (t.abs().max_element() as f32).next_up();
-        self.padded(super::rounding::PER_TRANSLATION * far)
-            .shifted_out(t)
+        let t = t.as_vec3();
+        let pad = super::rounding::PER_TRANSLATION * t.abs().max_element() + TINY;
+        Aabb::new(self.min + t, self.max + t).padded(pad)
+    }
+
+    /// A world box (one [`placed_at`](Self::placed_at) its translation
+    /// `t`, with its `2⁻¹⁷ |t|∞` share of the pad) moved into the frame at
+    /// the world point `origin`, in `f32`: `origin` rounded to `f32` (`u
+    /// |origin|∞` off) and the difference's rounding (`u (T + |origin|∞)`)
+    /// take `4 u T` of that share when `origin` is within `T` of `t` (a
+    /// pair's first body, near the second when they may touch), and hold
+    /// whatever the box held.
+    #[inline]
+    pub fn moved_to_frame(&self, origin: DVec3) -> Aabb {
+        let o = origin.as_vec3();
+        Aabb::new(self.min - o, self.max - o)
     }
 }
 
@@ -141,12 +150,27 @@ mod tests {
 
     #[test]
     fn shifted_boxes_hold_the_moved_box() {
+        let mut rng = crate::testkit::Rng::new(3);
         let b = Aabb::new(Vec3::splat(-0.3), Vec3::new(0.7, 0.1, 2.0));
-        for offset in [
-            DVec3::ZERO,
-            DVec3::splat(1e6 + 0.1),
-            DVec3::new(-1e12, 3e9, 0.5),
-        ] {
+        let mut cases = vec![
+            (b, DVec3::ZERO),
+            (b, DVec3::splat(1e6 + 0.1)),
+            (b, DVec3::new(-1e12, 3e9, 0.5)),
+            // Corners landing on zero, on a power of two, and subnormal.
+            (b, DVec3::new(0.3, -0.1, -2.0)),
+            (b, DVec3::new(1.3, 0.9, 2.0)),
+            (
+                Aabb::new(Vec3::splat(-1e-40), Vec3::splat(1e-40)),
+                DVec3::ZERO,
+            ),
+        ];
+        for _ in 0..10_000 {
+            let c = rng.in_cube(10.0);
+            let b = Aabb::new(c - rng.vec(0.0, 3.0), c + rng.vec(0.0, 3.0));
+            let scale = 10f64.powi(rng.usize(0, 13) as i32);
+            cases.push((b, rng.in_cube(1.0).as_dvec3() * scale));
+        }
+        for (b, offset) in cases {
             let s = b.shifted_out(offset);
             for i in 0..3 {
                 assert!(f64::from(s.min[i]) <= f64::from(b.min[i]) + offset[i]);

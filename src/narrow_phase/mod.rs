@@ -107,6 +107,11 @@ pub trait PairBodies: Sync {
     /// Body `key` as one side of a pair, in the frame whose origin is the
     /// world point `origin` (see [`crate::math::WorldPose::in_frame`]).
     fn side(&self, key: u32, origin: DVec3) -> PairSide<'_>;
+    /// Body `key` as one side of a sweep cast in the frame at `origin`,
+    /// which may be far from it: its box moved there rounded outward.
+    fn swept_side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
+        self.side(key, origin)
+    }
     /// The world point a pair whose first body is `key` is tested around:
     /// that body's translation (a frame near the pair, so that its answer
     /// does not depend on where in the world it is).
@@ -399,7 +404,7 @@ fn sweep_pair(
     if ma.is_none() && mb.is_none() {
         return None;
     }
-    let (sa, sb) = (bodies.side(a, origin), bodies.side(b, origin));
+    let (sa, sb) = (bodies.swept_side(a, origin), bodies.swept_side(b, origin));
     Some((swept_test((&sa, ma), (&sb, mb), touched, scratch)?, origin))
 }
 

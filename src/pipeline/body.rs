@@ -179,15 +179,29 @@ impl Body {
         self.side_in(DVec3::ZERO, penetration)
     }
 
-    /// The body as one side of a pair in the frame whose origin is the
+    /// The body as one side of a query in the frame whose origin is the
     /// world point `origin` (see [`WorldPose::in_frame`]): its pose and
-    /// its tight box moved there.
+    /// its tight box moved there (rounded outward, wherever `origin` is).
     pub fn side_in(&self, origin: DVec3, penetration: bool) -> PairSide<'_> {
         let tight = if origin == DVec3::ZERO {
             self.tight
         } else {
             self.tight.shifted_out(-origin)
         };
+        self.side_with(origin, tight, penetration)
+    }
+
+    /// The body as one side of a pair tested in the frame at `origin`, the
+    /// translation of the pair's first body: its box moved there in `f32`
+    /// ([`Aabb::moved_to_frame`], which its pad covers when `origin` is
+    /// near it, as it is for a pair that may touch).
+    #[inline]
+    pub fn pair_side(&self, origin: DVec3, penetration: bool) -> PairSide<'_> {
+        self.side_with(origin, self.tight.moved_to_frame(origin), penetration)
+    }
+
+    #[inline]
+    fn side_with(&self, origin: DVec3, tight: Aabb, penetration: bool) -> PairSide<'_> {
         PairSide {
             shape: &self.shape,
             pose: self.pose.unwrap_or_default().in_frame(origin),

@@ -264,6 +264,10 @@ pub struct Bodies<'a> {
 impl PairBodies for Bodies<'_> {
     #[inline]
     fn side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
+        self.bodies[key as usize].pair_side(origin, self.penetration)
+    }
+
+    fn swept_side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
         self.bodies[key as usize].side_in(origin, self.penetration)
     }
 

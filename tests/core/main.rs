@@ -25,6 +25,7 @@ mod exact_tree_queries;
 mod exact_trees;
 mod exact_ttc;
 mod examples;
+mod frame_cost;
 mod fuzz;
 mod implicit_reference;
 mod large_world;
