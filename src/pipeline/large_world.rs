@@ -35,7 +35,7 @@
 //!   exactly (figures: `docs/notes/LARGE_WORLDS.md`).
 //!
 //! **Limits.** A translation component is at most
-//! [`MAX_POSITION`](crate::collider::limits::MAX_POSITION) (`2⁵⁰ m ≈
+//! [`MAX_POSITION`] (`2⁵⁰ m ≈
 //! 1.1·10¹⁵ m`); beyond, `set_pose` and `set_pose_f64` refuse it
 //! ([`PoseError::TooFar`](crate::math::PoseError::TooFar)) and the body
 //! keeps its last pose. Up to it a pair's answer is that of the `f64`
@@ -56,7 +56,7 @@ use crate::query::Ray;
 impl<B: BroadPhase> CollisionWorld<B> {
     /// Sets a body's pose with an `f64` translation (see the module docs).
     /// A NaN, infinite or non-unit pose, or a translation beyond
-    /// [`MAX_POSITION`](crate::collider::limits::MAX_POSITION), is refused
+    /// [`MAX_POSITION`], is refused
     /// and the body keeps its last valid pose.
     pub fn set_pose_f64(&mut self, h: BodyHandle, pose: WorldPose) -> Result<(), WorldError> {
         checks::world_pose(&pose)?;

@@ -404,3 +404,40 @@ fn far_boxes_cost_candidates_never_pairs() {
         last = pairs;
     }
 }
+
+/// Bad `f64` input is refused with the error `f32` input gets: past
+/// `MAX_POSITION` (`2⁵⁰`) `TooFar`, NaN `NonFinite`; the body keeps its
+/// last pose; a bad ray finds nothing.
+#[test]
+fn f64_poses_past_the_limit_are_refused() {
+    use bevy_icollide::collider::limits::MAX_POSITION;
+    use bevy_icollide::math::PoseError;
+    use bevy_icollide::pipeline::WorldError;
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
+    let cube = SharedShape::cuboid(Vec3::splat(0.5)).expect("cube");
+    let id = world.add_body(BodyDesc::new(cube.clone()));
+    let edge = f64::from(MAX_POSITION);
+    let at = WorldPose::new(Quat::IDENTITY, DVec3::new(edge, -edge, 0.25));
+    world.set_pose_f64(id, at).expect("at the limit");
+    let beyond = WorldPose::new(
+        Quat::IDENTITY,
+        DVec3::new(edge * (1.0 + f64::EPSILON), 0.0, 0.0),
+    );
+    let too_far = Err(WorldError::InvalidPose(PoseError::TooFar));
+    assert_eq!(world.set_pose_f64(id, beyond), too_far);
+    let nan = WorldPose::new(Quat::IDENTITY, DVec3::new(f64::NAN, 0.0, 0.0));
+    let non_finite = Err(WorldError::InvalidPose(PoseError::NonFinite));
+    assert_eq!(world.set_pose_f64(id, nan), non_finite);
+    assert_eq!(world.pose_f64(id), Some(at), "the last valid pose is kept");
+    let mut out = Vec::new();
+    assert_eq!(
+        world.intersect_shape_f64(&cube, beyond, QueryFilter::ALL, &mut out),
+        too_far
+    );
+    let _ = world.step();
+    let ray = |origin| world.ray_cast_f64((origin, Vec3::X), 10.0, QueryFilter::ALL);
+    assert!(ray(beyond.translation).is_none() && ray(nan.translation).is_none());
+    // The body at the limit is found by a ray from just before it.
+    let hit = ray(at.translation - DVec3::X * 2.0).expect("a hit at the limit");
+    assert!((hit.point_f64 - (at.translation - DVec3::X * 0.5)).length() <= 0.25);
+}
