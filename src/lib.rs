@@ -131,7 +131,7 @@ pub mod prelude {
     pub use crate::bounds::BoundsMode;
     pub use crate::character::SlideOptions;
     pub use crate::collider::{CompoundPiece, ShapeError, SharedShape};
-    pub use crate::math::{Aabb, Pose, RigidMotion};
+    pub use crate::math::{Aabb, Pose, RigidMotion, WorldPose};
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,

@@ -120,6 +120,15 @@ pub fn position_within(t: Vec3) -> bool {
     t.abs().cmple(Vec3::splat(MAX_POSITION)).all()
 }
 
+/// Whether every component of an `f64` translation is within
+/// [`MAX_POSITION`] (NaN is not).
+#[inline]
+pub fn position_within_f64(t: glam::DVec3) -> bool {
+    t.abs()
+        .cmple(glam::DVec3::splat(f64::from(MAX_POSITION)))
+        .all()
+}
+
 /// The bound on a mesh's own coordinates under `scale` (per axis): its
 /// scaled coordinates then stay within [`MAX_COORDINATE`]. `scale` is
 /// finite and nonzero (checked before).

@@ -13,11 +13,13 @@ mod pose;
 pub(crate) mod prefetch;
 pub(crate) mod rounding;
 pub(crate) mod vec3x4;
+mod world_pose;
 
 pub use aabb::Aabb;
 pub use motion::RigidMotion;
 pub use pose::{Pose, PoseError};
 pub use rounding::rounding_pad;
+pub use world_pose::WorldPose;
 
 /// The bits of `x` as an integer that orders like `x` under `<` (a
 /// negative float's bits flipped, a positive one's sign bit set), with

@@ -50,6 +50,17 @@
 //! that dropped touching pairs without the pad were 1 to 3 `u T` apart
 //! (`tests/core/exact_bounds.rs`).
 
+//!
+//! # Pairs in a frame near the pair
+//!
+//! The world tests a pair in the frame at its first body's translation
+//! (`crate::pipeline::large_world`): item 1's `T_A` is then 0 and `T_B`
+//! the pair's own offset, within `R_A + R_B` when the shapes touch, which
+//! the reach share covers. The translation share stays for what is still
+//! tested in world `f32` coordinates (`f32` rays and shape casts, the
+//! character's contacts) and for the box's own arithmetic
+//! ([`Aabb::placed_at`](crate::math::Aabb::placed_at)).
+
 use glam::Vec3;
 
 /// The unit roundoff of `f32`: `2⁻²⁴`.
@@ -60,7 +71,7 @@ pub(crate) const U: f32 = f32::EPSILON * 0.5;
 pub(crate) const TINY: f32 = 64.0 * f32::MIN_POSITIVE;
 
 /// The pad per unit of the translation's largest component (`128 u`).
-const PER_TRANSLATION: f32 = 1.0 / 131_072.0; // 2^-17
+pub(crate) const PER_TRANSLATION: f32 = 1.0 / 131_072.0; // 2^-17
 
 /// The pad per unit of the shape's reach (`1024 u`).
 const PER_REACH: f32 = 1.0 / 16_384.0; // 2^-14

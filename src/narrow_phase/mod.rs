@@ -14,6 +14,8 @@ mod tasks;
 
 pub use tasks::NarrowTask;
 
+use glam::{DVec3, Vec3};
+
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
 use crate::math::RigidMotion;
@@ -35,6 +37,10 @@ pub struct PairState {
     /// Time-to-collision scheduling (see `pipeline/ttc.rs`): it cannot
     /// touch while its bodies' travels add up to less (0: test it).
     wake: f64,
+    /// The world point the pair was last tested around (its first body's
+    /// translation, see [`PairBodies::origin`]), and the contact points
+    /// in that frame: the `f64` contact points.
+    frame: (DVec3, [Vec3; 2]),
 }
 
 /// A touching piece pair of a pair involving a compound (see
@@ -64,16 +70,29 @@ impl PairState {
         }
     }
 
+    /// The contact points of [`result`](Self::result)'s contact data
+    /// (`[on A, on B]`, world space) in `f64`: the pair is tested in a
+    /// frame near it (see [`crate::pipeline::large_world`]), and these are
+    /// its points there moved back in `f64`, where
+    /// [`ContactData::point_a`](crate::query::ContactData) is rounded to
+    /// `f32` world coordinates.
+    pub fn contact_points_f64(&self) -> Option<[DVec3; 2]> {
+        self.result.contact?;
+        let (origin, local) = self.frame;
+        Some(local.map(|p| origin + p.as_dvec3()))
+    }
+
     /// For pairs with a compound: the touching piece pairs, sorted by
-    /// pieces. `None` for other pair kinds.
+    /// pieces (contact points in world space). `None` for other pair kinds.
     pub fn touching_pieces(&self) -> Option<impl Iterator<Item = PieceTouch<'_>> + '_> {
         let PairCache::Compound(c) = &self.cache else {
             return None;
         };
         let pairs = c.piece_pairs().iter().filter(|p| p.result.touching);
-        Some(pairs.map(|p| PieceTouch {
+        let origin = self.frame.0;
+        Some(pairs.map(move |p| PieceTouch {
             pieces: p.pieces,
-            result: p.result,
+            result: in_world(p.result, origin).0,
             triangles: match &p.cache {
                 PairCache::Mesh(t) => t,
                 _ => &[],
@@ -85,15 +104,35 @@ impl PairState {
 /// What the narrow phase needs to know of the bodies, by the broad phase's
 /// key (the world's body slot).
 pub trait PairBodies: Sync {
-    /// Body `key` as one side of a pair.
-    fn side(&self, key: u32) -> PairSide<'_>;
+    /// Body `key` as one side of a pair, in the frame whose origin is the
+    /// world point `origin` (see [`crate::math::WorldPose::in_frame`]).
+    fn side(&self, key: u32, origin: DVec3) -> PairSide<'_>;
+    /// Body `key` as one side of a sweep cast in the frame at `origin`,
+    /// which may be far from it: its box moved there rounded outward.
+    fn swept_side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
+        self.side(key, origin)
+    }
+    /// The world point a pair whose first body is `key` is tested around:
+    /// that body's translation (a frame near the pair, so that its answer
+    /// does not depend on where in the world it is).
+    fn origin(&self, _key: u32) -> DVec3 {
+        DVec3::ZERO
+    }
+    /// The world point the sweep of the pair `(a, b)` is cast around (see
+    /// [`crate::pipeline::large_world`]): the world origin when every
+    /// position of the step is an `f32` value (the cast then takes them
+    /// exactly), else [`origin`](Self::origin)`(a)`.
+    fn sweep_origin(&self, a: u32, _b: u32) -> DVec3 {
+        self.origin(a)
+    }
     /// Its shape.
     fn shape(&self, key: u32) -> &ShapeData;
     /// Whether its box changed since the last narrow phase.
     fn moved(&self, key: u32) -> bool;
     /// Its motion over the step, for a body with continuous detection that
-    /// moved (from its pose at the last narrow phase to its pose now).
-    fn sweep(&self, _key: u32) -> Option<RigidMotion> {
+    /// moved (from its pose at the last narrow phase to its pose now), in
+    /// the frame at the world point `origin`.
+    fn sweep(&self, _key: u32, _origin: DVec3) -> Option<RigidMotion> {
         None
     }
     /// For time-to-collision scheduling, when its pairs may be scheduled
@@ -220,6 +259,7 @@ impl NarrowPhase {
                 cache: self.pool.take(bodies.shape(a), bodies.shape(b)),
                 fresh: true,
                 wake: 0.0,
+                frame: Default::default(),
             };
             self.pairs.insert(key, state);
         }
@@ -321,14 +361,19 @@ fn run_job(
     scratch: &mut QueryScratch,
 ) -> bool {
     let (a, b) = pair_ids(key);
-    let (sa, sb) = (bodies.side(a), bodies.side(b));
+    let origin = bodies.origin(a);
+    let (sa, sb) = (bodies.side(a, origin), bodies.side(b, origin));
     let mut result = test_pair(&sa, &sb, &mut state.cache, scratch);
+    let mut frame = origin;
     if !result.touching {
         // Touching where the step starts, as last tested.
         let touched = state.result.touching && !state.result.swept;
-        let (ma, mb) = (bodies.sweep(a), bodies.sweep(b));
-        result = swept_test((&sa, ma), (&sb, mb), touched, scratch).unwrap_or(result);
+        if let Some(swept) = sweep_pair(bodies, (a, b), touched, scratch) {
+            (result, frame) = swept;
+        }
     }
+    let (result, local) = in_world(result, frame);
+    state.frame = (frame, local);
     let changed = result.touching != state.result.touching;
     // A compound's contact data is that of its tested pieces, not a bound
     // on its distance: its pairs are not scheduled.
@@ -342,6 +387,42 @@ fn run_job(
     state.result = result;
     state.fresh = false;
     changed
+}
+
+/// The swept test of a pair apart at its current poses (see
+/// [`swept_test`]), cast in the frame at the pair's
+/// [`sweep_origin`](PairBodies::sweep_origin), with that origin.
+#[inline]
+fn sweep_pair(
+    bodies: &impl PairBodies,
+    (a, b): (u32, u32),
+    touched: bool,
+    scratch: &mut QueryScratch,
+) -> Option<(PairResult, DVec3)> {
+    let origin = bodies.sweep_origin(a, b);
+    let (ma, mb) = (bodies.sweep(a, origin), bodies.sweep(b, origin));
+    if ma.is_none() && mb.is_none() {
+        return None;
+    }
+    let (sa, sb) = (bodies.swept_side(a, origin), bodies.swept_side(b, origin));
+    Some((swept_test((&sa, ma), (&sb, mb), touched, scratch)?, origin))
+}
+
+/// A result of a test in the frame at the world point `origin`, its
+/// contact points moved to world coordinates (rounded to `f32`), and the
+/// points as they were (zero without contact data).
+#[inline]
+fn in_world(mut result: PairResult, origin: DVec3) -> (PairResult, [Vec3; 2]) {
+    let Some(c) = result.contact.as_mut() else {
+        return (result, [Vec3::ZERO; 2]);
+    };
+    let local = [c.point_a, c.point_b];
+    if origin != DVec3::ZERO {
+        let moved = |p: Vec3| (origin + p.as_dvec3()).as_vec3();
+        c.point_a = moved(c.point_a);
+        c.point_b = moved(c.point_b);
+    }
+    (result, local)
 }
 
 /// The event of a pair whose `touching` just changed.

@@ -1,13 +1,13 @@
 //! A body of the world: its shape, flags, pose and boxes.
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use serde::{Deserialize, Serialize};
 
 use crate::bounds::support_box;
 use crate::bounds::{BoundsMode, DynamicBox, FixedCube};
 use crate::broad_phase::{PairFilter, PairSet, ProxyKey, pair_key};
 use crate::collider::{BoundsGeometry, ShapeKind, SharedShape};
-use crate::math::{Aabb, Pose};
+use crate::math::{Aabb, Pose, WorldPose};
 use crate::query::PairSide;
 use crate::shape::{Implicit, Rounded};
 
@@ -93,7 +93,8 @@ pub(super) struct Body {
     pub sensor: bool,
     pub user_data: u64,
     pub dynamic_box: DynamicBox,
-    pub pose: Option<Pose>,
+    /// The pose, its translation in `f64` (see [`WorldPose`]).
+    pub pose: Option<WorldPose>,
     /// Scale along the shape's axes: `Vec3::ONE` unless a triangle mesh
     /// (see [`CollisionWorld::set_scale`](super::CollisionWorld::set_scale)).
     pub scale: Vec3,
@@ -115,7 +116,7 @@ pub(super) struct Body {
     /// With `ccd`: where its step starts (the pose at the last narrow
     /// phase, or where `set_ccd` turned it on) and the box of its current
     /// shape there.
-    pub step_start: Option<(Pose, Aabb)>,
+    pub step_start: Option<(WorldPose, Aabb)>,
     /// The box at the current pose, without the sweep.
     pub unswept: Aabb,
     /// How far it may move per step (see `ttc.rs`).
@@ -165,12 +166,46 @@ impl Body {
         self.geometry_changed();
     }
 
-    /// The body as one side of a pair (its deformed surface, if any).
+    /// Its translation (the world origin before it has a pose): the origin
+    /// of the frame its pairs are tested in.
+    #[inline]
+    pub fn origin(&self) -> DVec3 {
+        self.pose.map_or(DVec3::ZERO, |p| p.translation)
+    }
+
+    /// The body as one side of a pair (its deformed surface, if any), in
+    /// world coordinates rounded to `f32`.
     pub fn side(&self, penetration: bool) -> PairSide<'_> {
+        self.side_in(DVec3::ZERO, penetration)
+    }
+
+    /// The body as one side of a query in the frame whose origin is the
+    /// world point `origin` (see [`WorldPose::in_frame`]): its pose and
+    /// its tight box moved there (rounded outward, wherever `origin` is).
+    pub fn side_in(&self, origin: DVec3, penetration: bool) -> PairSide<'_> {
+        let tight = if origin == DVec3::ZERO {
+            self.tight
+        } else {
+            self.tight.shifted_out(-origin)
+        };
+        self.side_with(origin, tight, penetration)
+    }
+
+    /// The body as one side of a pair tested in the frame at `origin`, the
+    /// translation of the pair's first body: its box moved there in `f32`
+    /// ([`Aabb::moved_to_frame`], which its pad covers when `origin` is
+    /// near it, as it is for a pair that may touch).
+    #[inline]
+    pub fn pair_side(&self, origin: DVec3, penetration: bool) -> PairSide<'_> {
+        self.side_with(origin, self.tight.moved_to_frame(origin), penetration)
+    }
+
+    #[inline]
+    fn side_with(&self, origin: DVec3, tight: Aabb, penetration: bool) -> PairSide<'_> {
         PairSide {
             shape: &self.shape,
-            pose: self.pose.unwrap_or_default(),
-            tight: self.tight,
+            pose: self.pose.unwrap_or_default().in_frame(origin),
+            tight,
             boolean_only: self.sensor || !penetration,
             deformed: self.deform.as_ref().map(|d| d.surface()),
             scale: self.scale,
@@ -217,15 +252,25 @@ impl Body {
 
     /// The box without margin at the current pose, and the hill-climbing
     /// visits it took; `None` before the first valid pose. A deformable
-    /// body's box is its tree's root box, moved. Rounded out (see
-    /// [`rounded_out`](Self::rounded_out)).
+    /// body's box is its tree's root box, moved. Computed at the pose's
+    /// rotation around the body's origin, rounded out (see
+    /// [`rounded_out`](Self::rounded_out)), then [`Aabb::placed_at`] its
+    /// `f64` translation (see [`super::large_world`]).
     pub fn compute_tight_box(&mut self) -> Option<(Aabb, u32)> {
-        let pose = self.pose?;
+        let at = self.pose?;
+        let (b, visits) = self.turned_box(&Pose::new(at.rotation, Vec3::ZERO));
+        Some((b.placed_at(at.translation), visits))
+    }
+
+    /// The box without margin at a pose without translation (see
+    /// [`compute_tight_box`](Self::compute_tight_box)), rounded out.
+    fn turned_box(&mut self, pose: &Pose) -> (Aabb, u32) {
+        let pose = *pose;
         if self.deform.is_some() {
-            return Some((self.local_box().transformed(&pose), 0));
+            return (self.local_box().transformed(&pose), 0);
         }
         if self.scale != Vec3::ONE {
-            return Some((self.rounded_out(self.scaled_box(&pose), &pose), 0));
+            return (self.rounded_out(self.scaled_box(&pose), &pose), 0);
         }
         let (b, visits) = match (self.mode, self.shape.bounds_geometry()) {
             (BoundsMode::FixedCube, _) => (self.shape.fixed_cube().aabb(&pose), 0),
@@ -242,7 +287,7 @@ impl Body {
             (BoundsMode::DynamicBox, BoundsGeometry::Implicit(s)) => (implicit_box(s, &pose), 6),
             (BoundsMode::DynamicBox, BoundsGeometry::HalfSpace(h)) => (h.world_box(&pose), 0),
         };
-        Some((self.rounded_out(b, &pose), visits))
+        (self.rounded_out(b, &pose), visits)
     }
 
     /// A box of the body's points at `pose`, as computed in `f32`, grown
@@ -286,11 +331,19 @@ impl Body {
         Some(self.box_at(&self.pose?))
     }
 
+    /// The box without margin of the body's current shape at `at`: its box
+    /// at `at`'s rotation ([`box_at_pose`](Self::box_at_pose)) moved to
+    /// its `f64` translation ([`Aabb::placed_at`]: never a missed pair).
+    pub fn box_at(&self, at: &WorldPose) -> Aabb {
+        self.box_at_pose(&Pose::new(at.rotation, Vec3::ZERO))
+            .placed_at(at.translation)
+    }
+
     /// The box without margin of the body's current shape at `pose`: the
     /// fixed cube, or the box of the hull's vertices (the box
     /// hill-climbing finds), of a deformed mesh's current vertices, of a
     /// scaled mesh's hull.
-    pub fn box_at(&self, pose: &Pose) -> Aabb {
+    fn box_at_pose(&self, pose: &Pose) -> Aabb {
         if self.deform.is_some() {
             return self.local_box().transformed(pose);
         }

@@ -46,21 +46,35 @@
 use super::body::Body;
 use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
+use glam::DVec3;
+
 use crate::math::{Aabb, RigidMotion};
 
 impl Body {
-    /// Its motion over the step, when it has continuous detection and moved.
-    pub fn sweep(&self) -> Option<RigidMotion> {
+    /// Its motion over the step, when it has continuous detection and
+    /// moved, in the frame whose origin is the world point `origin` (see
+    /// [`WorldPose::in_frame`](crate::math::WorldPose::in_frame)).
+    pub fn sweep(&self, origin: DVec3) -> Option<RigidMotion> {
         let (from, _) = self.step_start?;
         let to = self.pose?;
+        let (from, to) = (from.in_frame(origin), to.in_frame(origin));
         (self.ccd && from != to)
             .then(|| RigidMotion::between(&from, &to, self.local_box().center()))
+    }
+
+    /// Whether its translations now and where its step starts are `f32`
+    /// values: its sweep is then cast exactly in world coordinates (see
+    /// `narrow_phase::PairBodies::sweep_origin`).
+    pub fn step_in_f32(&self) -> bool {
+        let exact = |t: DVec3| t.as_vec3().as_dvec3() == t;
+        self.pose.is_none_or(|p| exact(p.translation))
+            && self.step_start.is_none_or(|(p, _)| exact(p.translation))
     }
 
     /// The box holding the body along its step (see the module docs), from
     /// its box `now` at the current pose.
     pub fn swept_box(&self, now: Aabb) -> Aabb {
-        let (Some(m), Some((_, start))) = (self.sweep(), self.step_start) else {
+        let (Some(m), Some((_, start))) = (self.sweep(self.origin()), self.step_start) else {
             return now;
         };
         let radius = self.local_box().max_distance_from(m.local_center);
@@ -112,7 +126,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             if !body.ccd {
                 continue;
             }
-            let swept = body.sweep().is_some();
+            let swept = body.sweep(body.origin()).is_some();
             // The bounds update of this narrow phase was at this pose.
             body.step_start = body.pose.map(|p| (p, body.unswept));
             if swept {

@@ -11,9 +11,10 @@ use super::ttc::SpeedBound;
 use super::{WorldConfig, WorldError};
 use crate::collider::limits::{
     MAX_BROAD_PHASE_MARGIN, MAX_POSITION, box_within, length_within, position_within,
+    position_within_f64,
 };
 use crate::collider::{ShapeKind, SharedShape};
-use crate::math::{Pose, PoseError};
+use crate::math::{Pose, PoseError, WorldPose};
 
 /// Smallest magnitude of a mesh's scale component (a collapsed mesh below).
 pub(super) const MIN_SCALE: f32 = 1e-6;
@@ -46,6 +47,21 @@ impl WorldConfig {
 pub(super) fn pose(p: &Pose) -> Result<(), WorldError> {
     p.validate().map_err(WorldError::InvalidPose)?;
     if !position_within(p.translation) {
+        return Err(WorldError::InvalidPose(PoseError::TooFar));
+    }
+    Ok(())
+}
+
+/// An `f64` pose the world takes: finite, a unit rotation, a translation
+/// within [`MAX_POSITION`].
+pub(super) fn world_pose(p: &WorldPose) -> Result<(), WorldError> {
+    Pose::new(p.rotation, Vec3::ZERO)
+        .validate()
+        .map_err(WorldError::InvalidPose)?;
+    if !p.translation.is_finite() {
+        return Err(WorldError::InvalidPose(PoseError::NonFinite));
+    }
+    if !position_within_f64(p.translation) {
         return Err(WorldError::InvalidPose(PoseError::TooFar));
     }
     Ok(())

@@ -13,6 +13,8 @@
 //! call order gives the events of the right one; a stage with no input is
 //! a no-op.
 
+use glam::DVec3;
+
 use super::body::PairRules;
 use super::{Body, CollisionWorld, ContactEvent};
 use crate::bounds::READ_AHEAD;
@@ -261,8 +263,27 @@ pub struct Bodies<'a> {
 
 impl PairBodies for Bodies<'_> {
     #[inline]
-    fn side(&self, key: u32) -> PairSide<'_> {
-        self.bodies[key as usize].side(self.penetration)
+    fn side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
+        self.bodies[key as usize].pair_side(origin, self.penetration)
+    }
+
+    fn swept_side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
+        self.bodies[key as usize].side_in(origin, self.penetration)
+    }
+
+    #[inline]
+    fn origin(&self, key: u32) -> DVec3 {
+        self.bodies[key as usize].origin()
+    }
+
+    #[inline]
+    fn sweep_origin(&self, a: u32, b: u32) -> DVec3 {
+        let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
+        if ba.step_in_f32() && bb.step_in_f32() {
+            DVec3::ZERO
+        } else {
+            ba.origin()
+        }
     }
 
     #[inline]
@@ -283,9 +304,9 @@ impl PairBodies for Bodies<'_> {
     }
 
     #[inline]
-    fn sweep(&self, key: u32) -> Option<RigidMotion> {
+    fn sweep(&self, key: u32, origin: DVec3) -> Option<RigidMotion> {
         let body = &self.bodies[key as usize];
-        if body.ccd { body.sweep() } else { None }
+        if body.ccd { body.sweep(origin) } else { None }
     }
 
     #[inline]

@@ -65,6 +65,7 @@ mod checks;
 mod deform;
 pub mod driver;
 mod handle;
+pub mod large_world;
 mod scale;
 mod shape_cast;
 pub mod spatial;
@@ -384,22 +385,11 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// Sets a body's pose. A NaN, infinite or non-unit pose, or a
     /// translation beyond [`MAX_POSITION`](crate::collider::limits::MAX_POSITION)
     /// ([`PoseError::TooFar`]), is refused and the body keeps its last
-    /// valid pose.
+    /// valid pose. Far from the origin, [`set_pose_f64`](Self::set_pose_f64)
+    /// places it to within `f64` precision (see [`large_world`]).
     pub fn set_pose(&mut self, h: BodyHandle, pose: Pose) -> Result<(), WorldError> {
         checks::pose(&pose)?;
-        // Unit to f32 precision, as the box and pair tests' rounding bounds
-        // assume (`validate` accepts |q|² within 2e-3 of 1, which scales
-        // what it rotates by as much); a quaternion already unit within
-        // 8 · 2⁻²⁴ is kept bit for bit.
-        let q = pose.rotation;
-        let pose = if (q.length_squared() - 1.0).abs() > 4.0 * f32::EPSILON {
-            Pose::new(q.normalize(), pose.translation)
-        } else {
-            pose
-        };
-        self.body_mut(h)?.pose = Some(pose);
-        self.mark_dirty(h.index());
-        Ok(())
+        self.set_pose_f64(h, pose.into())
     }
 
     /// Replaces a body's shape or bounds mode. Its pairs are kept and
@@ -526,9 +516,10 @@ impl<B: BroadPhase> CollisionWorld<B> {
         body.in_broad.then_some(body.tight)
     }
 
-    /// A body's last valid pose.
+    /// A body's last valid pose, its translation rounded to `f32` (see
+    /// [`pose_f64`](Self::pose_f64)).
     pub fn pose(&self, h: BodyHandle) -> Option<Pose> {
-        self.body(h).ok()?.pose
+        Some(self.body(h).ok()?.pose?.to_pose())
     }
 
     /// A body's shape.

@@ -20,6 +20,8 @@
 //! [`CastStatus::OutOfIterations`](crate::query::CastStatus) (a near miss
 //! the advancement could not pass): it ranks by its time like the others.
 
+use glam::DVec3;
+
 use super::spatial::{QueryFilter, shape_box};
 use super::{BodyHandle, CollisionWorld};
 use crate::broad_phase::BroadPhase;
@@ -27,7 +29,7 @@ use crate::bvh::cast::{Approach, time_bound};
 use crate::bvh::distance::FrameBox;
 use crate::collider::SharedShape;
 use crate::collider::limits::MAX_CAST_COORDINATE;
-use crate::math::{Aabb, Pose, RigidMotion};
+use crate::math::{Aabb, Pose, RigidMotion, WorldPose};
 use crate::query::{self, PairSide, QueryError, ShapeCastHit, ShapeCastOptions};
 
 /// Where a cast shape touches a body: the body and the contact, the cast
@@ -54,9 +56,24 @@ impl<B: BroadPhase> CollisionWorld<B> {
         options: &ShapeCastOptions,
         filter: QueryFilter<'_>,
     ) -> Result<Option<WorldShapeHit>, QueryError> {
+        self.cast_shape_f64(shape, (DVec3::ZERO, motion), options, filter)
+    }
+
+    /// [`cast_shape`](Self::cast_shape) far from the origin: `motion` is
+    /// given in the frame whose origin is the world point `origin` (`f64`;
+    /// the world's axes), the bodies are moved into that frame in `f64`
+    /// (see [`super::large_world`]), and the hit's points and normal are in
+    /// it: add `origin` for world points.
+    pub fn cast_shape_f64(
+        &self,
+        shape: &SharedShape,
+        (origin, motion): (DVec3, &RigidMotion),
+        options: &ShapeCastOptions,
+        filter: QueryFilter<'_>,
+    ) -> Result<Option<WorldShapeHit>, QueryError> {
         let mut limit = *options;
         let mut best: Option<WorldShapeHit> = None;
-        self.cast_candidates(shape, motion, (options, &filter), |body, side| {
+        self.cast_candidates(shape, (origin, motion), (options, &filter), |body, side| {
             let hit = cast_one((shape, motion), side, &limit)?;
             if let Some(hit) = hit {
                 let earlier = best.is_none_or(|b| {
@@ -85,12 +102,17 @@ impl<B: BroadPhase> CollisionWorld<B> {
         out: &mut Vec<WorldShapeHit>,
     ) -> Result<(), QueryError> {
         out.clear();
-        self.cast_candidates(shape, motion, (options, &filter), |body, side| {
-            if let Some(hit) = cast_one((shape, motion), side, options)? {
-                out.push(WorldShapeHit { body, hit });
-            }
-            Ok(options.max_time_of_impact)
-        })?;
+        self.cast_candidates(
+            shape,
+            (DVec3::ZERO, motion),
+            (options, &filter),
+            |body, side| {
+                if let Some(hit) = cast_one((shape, motion), side, options)? {
+                    out.push(WorldShapeHit { body, hit });
+                }
+                Ok(options.max_time_of_impact)
+            },
+        )?;
         out.sort_unstable_by(|a, b| {
             let (x, y) = (a.hit.time_of_impact, b.hit.time_of_impact);
             x.total_cmp(&y).then(a.body.cmp(&b.body))
@@ -99,14 +121,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
     }
 
     /// Checks the input, then calls `f` on every body passing `filter`
-    /// whose box overlaps the box `shape` sweeps, with its pair side, in
+    /// whose box overlaps the box `shape` sweeps, with its pair side in
+    /// the frame at `origin` (where `motion` is given), in
     /// the order of the time their boxes can first meet (then handle);
     /// stops at the first body whose boxes cannot meet before `f`'s answer
     /// (the earliest contact so far, or the cast's limit).
     fn cast_candidates(
         &self,
         shape: &SharedShape,
-        motion: &RigidMotion,
+        (origin, motion): (DVec3, &RigidMotion),
         (options, filter): (&ShapeCastOptions, &QueryFilter<'_>),
         mut f: impl FnMut(BodyHandle, &PairSide<'_>) -> Result<f32, QueryError>,
     ) -> Result<(), QueryError> {
@@ -118,8 +141,10 @@ impl<B: BroadPhase> CollisionWorld<B> {
         // Bodies the shape comes within the target distance (plus the
         // tolerance) of count as touched: the swept box grown by that much.
         let within = options.target_distance + options.tolerance;
-        let swept = swept_box(shape, motion, end as f32).padded(within);
-        let start = shape_box(shape, &motion.start);
+        let swept = swept_box(shape, motion, end as f32)
+            .padded(within)
+            .shifted_out(origin);
+        let start = shape_box(shape, &motion.start.into());
         let approach = Approach {
             closing: motion.linvel,
             spin: motion.angvel.length()
@@ -128,8 +153,9 @@ impl<B: BroadPhase> CollisionWorld<B> {
         };
         let mut candidates = Vec::new();
         self.visit_boxes(&swept, filter, |id, body| {
-            let standing = body.pose.is_some_and(|p| within_cast_limit(&p));
+            let standing = body.pose.is_some_and(|p| within_cast_limit(&p, origin));
             if let (true, Some(tight)) = (standing, body.current_box()) {
+                let tight = tight.shifted_out(-origin);
                 candidates.push((
                     time_bound(&world_box(&start), &world_box(&tight), &approach),
                     id,
@@ -143,7 +169,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             if bound > limit {
                 break;
             }
-            limit = f(id, &body.side(false))?;
+            limit = f(id, &body.side_in(origin, false))?;
         }
         Ok(())
     }
@@ -165,19 +191,19 @@ fn cast_one(
 /// turns, the start box grown by the farthest a point can travel (`|v| T`
 /// plus `min(|ω| T, 2) R` for a point at distance `R` from the center).
 fn swept_box(shape: &SharedShape, motion: &RigidMotion, max_time: f32) -> Aabb {
-    let start = shape_box(shape, &motion.start);
+    let start = shape_box(shape, &motion.start.into());
     if motion.is_linear() {
-        return start.union(shape_box(shape, &motion.pose_at(max_time)));
+        return start.union(shape_box(shape, &motion.pose_at(max_time).into()));
     }
     let r = shape.local_aabb().max_distance_from(motion.local_center);
     let turn = (motion.angvel.length() * max_time).min(2.0);
     start.padded(motion.linvel.length() * max_time + turn * r)
 }
 
-/// Whether a body stands within the cast limit (a cast never reaches one
-/// beyond).
-fn within_cast_limit(pose: &Pose) -> bool {
-    pose.translation.abs().max_element() <= MAX_CAST_COORDINATE
+/// Whether a body stands within the cast limit in the frame at `origin`
+/// (a cast never reaches one beyond).
+fn within_cast_limit(pose: &WorldPose, origin: DVec3) -> bool {
+    (pose.translation - origin).abs().max_element() <= f64::from(MAX_CAST_COORDINATE)
 }
 
 /// A world box as a [`FrameBox`].

@@ -31,13 +31,13 @@
 //! box of the last bounds update (the broad phase's box: tight box plus the
 //! margin). A body whose pairs are deactivated is still seen.
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 
 use super::body::{Body, vertex_box};
 use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
 use crate::collider::{BoundsGeometry, ShapeKind, SharedShape};
-use crate::math::{Aabb, Pose};
+use crate::math::{Aabb, Pose, WorldPose};
 use crate::query::{self, Ray};
 
 /// Which bodies a query sees: those in a layer of `mask` and not excluded.
@@ -97,6 +97,10 @@ pub struct WorldRayHit {
     pub toi: f32,
     /// The hit point, world space.
     pub point: Vec3,
+    /// The hit point, world space, in `f64`: the ray's origin plus its
+    /// direction times `toi` (that product in `f32`), the sum in `f64` (see
+    /// [`super::large_world`]).
+    pub point_f64: DVec3,
     /// Unit surface normal at the hit, world space: outward for a convex
     /// body (zero when the ray starts inside it), facing the ray's origin
     /// for a mesh.
@@ -132,19 +136,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
         filter: QueryFilter<'_>,
         out: &mut Vec<BodyHandle>,
     ) -> Result<(), WorldError> {
-        out.clear();
         super::checks::pose(&pose)?;
-        let aabb = shape_box(shape, &pose);
-        self.visit_boxes(&aabb, &filter, |id, body| {
-            let (Some(tight), Some(body_pose)) = (body.current_box(), body.pose) else {
-                return;
-            };
-            if tight.overlaps(&aabb) && shape_touches(shape, &pose, body, (body_pose, tight)) {
-                out.push(id);
-            }
-        });
-        out.sort_unstable();
-        Ok(())
+        self.intersect_shape_f64(shape, pose.into(), filter, out)
     }
 
     /// The nearest body `ray` meets within `max_toi` (in units of
@@ -158,7 +151,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     ) -> Option<WorldRayHit> {
         let mut best: Option<WorldRayHit> = None;
         self.visit_ray(ray, max_toi, &filter, |id, body, limit| {
-            if let Some(hit) = cast_body(id, body, ray, limit)
+            if let Some(hit) = cast_body(id, body, (DVec3::ZERO, ray), limit)
                 && best.is_none_or(|b| hit.toi < b.toi || (hit.toi == b.toi && hit.body < b.body))
             {
                 best = Some(hit);
@@ -179,7 +172,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     ) {
         out.clear();
         self.visit_ray(ray, max_toi, &filter, |id, body, _| {
-            out.extend(cast_body(id, body, ray, max_toi));
+            out.extend(cast_body(id, body, (DVec3::ZERO, ray), max_toi));
             max_toi
         });
         out.sort_unstable_by(|a, b| a.toi.total_cmp(&b.toi).then(a.body.cmp(&b.body)));
@@ -270,20 +263,28 @@ impl<B: BroadPhase> CollisionWorld<B> {
     }
 }
 
-/// Whether `shape` at `pose` touches a body (its deformed surface, if any),
-/// as [`query::intersects`] decides.
-fn shape_touches(shape: &SharedShape, pose: &Pose, body: &Body, (at, tight): (Pose, Aabb)) -> bool {
-    let mut side = body.side(false);
+/// Whether `shape` at `at` touches a body (its deformed surface, if any),
+/// whose box is `tight`, as [`query::intersects`] decides, in the frame at
+/// the shape's translation.
+pub(super) fn shape_touches(shape: &SharedShape, at: &WorldPose, body: &Body, tight: Aabb) -> bool {
+    let origin = at.translation;
+    let mut side = body.side_in(origin, false);
     side.boolean_only = true;
-    side.pose = at;
-    side.tight = tight;
-    query::intersects_side(&query::PairSide::of(shape, pose), &side)
+    side.tight = tight.shifted_out(-origin);
+    query::intersects_side(&query::PairSide::of(shape, &at.in_frame(origin)), &side)
 }
 
-/// The first hit of `ray` on one body within `limit`.
-fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<WorldRayHit> {
+/// The first hit of `ray` (given in the frame at the world point
+/// `origin`) on one body within `limit`, tested in that frame.
+pub(super) fn cast_body(
+    id: BodyHandle,
+    body: &Body,
+    (origin, ray): (DVec3, &Ray),
+    limit: f32,
+) -> Option<WorldRayHit> {
     body.pose?;
-    let hit = query::ray_cast_side(&body.side(false), ray, limit).ok()??;
+    let hit = query::ray_cast_side(&body.side_in(origin, false), ray, limit).ok()??;
+    let point_f64 = origin + ray.origin.as_dvec3() + (ray.dir * hit.toi).as_dvec3();
     let shape = match body.shape.compound() {
         Some(c) => &c.pieces()[hit.piece as usize].shape,
         None => &body.shape,
@@ -300,7 +301,8 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
     Some(WorldRayHit {
         body: id,
         toi: hit.toi,
-        point: ray.at(hit.toi),
+        point: point_f64.as_vec3(),
+        point_f64,
         normal: hit.normal,
         triangle: mesh.then_some(hit.feature),
         face: convex.then_some(hit.feature),
@@ -310,14 +312,17 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
 
 /// The box of a shape at a pose (of its hull's or its points' vertices;
 /// a sphere's or capsule's local box moved, which holds it), rounded out
-/// as the bodies' boxes are ([`Aabb::rounded_out`]).
-pub(super) fn shape_box(shape: &SharedShape, pose: &Pose) -> Aabb {
+/// as the bodies' boxes are ([`Aabb::rounded_out`] at its rotation, then
+/// [`Aabb::placed_at`] its translation).
+pub(super) fn shape_box(shape: &SharedShape, at: &WorldPose) -> Aabb {
+    let pose = &Pose::new(at.rotation, Vec3::ZERO);
     match shape.bounds_geometry() {
         BoundsGeometry::Hull(hull) => vertex_box(hull.vertices(), pose).padded(shape.bounds_pad()),
         BoundsGeometry::Points(points) => vertex_box(points, pose).padded(shape.bounds_pad()),
-        BoundsGeometry::Rounded(_) => return shape.local_aabb().transformed(pose),
+        BoundsGeometry::Rounded(_) => shape.local_aabb().transformed(pose),
         BoundsGeometry::Implicit(s) => super::body::implicit_box(s, pose),
         BoundsGeometry::HalfSpace(h) => h.world_box(pose),
     }
-    .rounded_out(shape.reach(), pose.translation)
+    .rounded_out(shape.reach(), Vec3::ZERO)
+    .placed_at(at.translation)
 }

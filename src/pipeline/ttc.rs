@@ -31,7 +31,7 @@
 //! `2 R sin(θ/2)`). That also bounds every point along continuous
 //! detection's path (the center on a straight line, the turn about it).
 //! The pose's quaternions may be off unit length by the tolerance of
-//! [`Pose::validate`]: a point is then placed within `2 |‖q‖² − 1| |p|`
+//! [`Pose::validate`](crate::math::Pose::validate): a point is then placed within `2 |‖q‖² − 1| |p|`
 //! of where the unit rotation puts it, which is added. Computed in `f64`
 //! from the `f32` poses and accumulated rounding up.
 //!
@@ -54,7 +54,7 @@ use glam::{DQuat, DVec3, Vec3};
 use super::body::Body;
 use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
-use crate::math::Pose;
+use crate::math::WorldPose;
 
 /// How far a body can move in one step (between two narrow phases): its
 /// origin by at most `linear`, its rotation by at most `angular` radians.
@@ -70,9 +70,9 @@ impl SpeedBound {
     /// Whether the step from `from` to `to` goes past the bound, beyond the
     /// rounding of the poses themselves (a few `f32` ulps of the
     /// translations and of the turn).
-    fn broken_by(&self, from: &Pose, to: &Pose) -> bool {
+    fn broken_by(&self, from: &WorldPose, to: &WorldPose) -> bool {
         let eps = f64::from(f32::EPSILON);
-        let (t0, t1) = (from.translation.as_dvec3(), to.translation.as_dvec3());
+        let (t0, t1) = (from.translation, to.translation);
         let linear = f64::from(self.linear);
         let angular = f64::from(self.angular);
         let moved = t1.distance(t0);
@@ -86,7 +86,7 @@ impl SpeedBound {
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Travel {
     /// The pose at the last narrow phase (`None` before it had one).
-    from: Option<Pose>,
+    from: Option<WorldPose>,
     /// The odometer at the last narrow phase.
     done: f64,
     /// `done` plus the travel from `from` to the current pose.
@@ -129,11 +129,11 @@ impl Body {
 }
 
 /// A pose's rotation in `f64`, made unit.
-fn unit(p: &Pose) -> DQuat {
+fn unit(p: &WorldPose) -> DQuat {
     quat(p).normalize()
 }
 
-fn quat(p: &Pose) -> DQuat {
+fn quat(p: &WorldPose) -> DQuat {
     let q = p.rotation;
     DQuat::from_xyzw(q.x.into(), q.y.into(), q.z.into(), q.w.into())
 }
@@ -148,11 +148,11 @@ fn turn_angle(a: DQuat, b: DQuat) -> f64 {
 /// How far any point of a body moves from `a` to `b` at most, directly or
 /// along continuous detection's path; `center`: its box center, `radius`:
 /// the farthest its points are from it (see the module docs).
-pub(super) fn step_travel(a: &Pose, b: &Pose, center: Vec3, radius: f32) -> f64 {
+pub(super) fn step_travel(a: &WorldPose, b: &WorldPose, center: Vec3, radius: f32) -> f64 {
     let (ua, ub) = (unit(a), unit(b));
     let c = center.as_dvec3();
-    let ca = ua * c + a.translation.as_dvec3();
-    let cb = ub * c + b.translation.as_dvec3();
+    let ca = ua * c + a.translation;
+    let cb = ub * c + b.translation;
     let r = f64::from(radius);
     let off_unit = (quat(a).length_squared() - 1.0).abs() + (quat(b).length_squared() - 1.0).abs();
     let bound =
@@ -183,6 +183,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::Pose;
     use glam::Quat;
 
     /// The bound holds for every point of a box, at the ends and along
@@ -199,7 +200,7 @@ mod tests {
             );
             let (center, half) = (rng.in_cube(1.0), rng.vec(0.01, 1.0));
             let radius = half.length();
-            let bound = step_travel(&a, &b, center, radius);
+            let bound = step_travel(&a.into(), &b.into(), center, radius);
             let m = crate::math::RigidMotion::between(&a, &b, center);
             for _ in 0..8 {
                 let p = center + half * rng.vec(-1.0, 1.0);
@@ -223,14 +224,15 @@ mod tests {
         };
         let a = Pose::IDENTITY;
         let near = |x: f32| Pose::from_translation(Vec3::X * x);
-        assert!(!b.broken_by(&a, &near(1e-3)));
-        assert!(b.broken_by(&a, &near(1.001e-3)));
+        let a = WorldPose::from(a);
+        assert!(!b.broken_by(&a, &near(1e-3).into()));
+        assert!(b.broken_by(&a, &near(1.001e-3).into()));
         let zero = SpeedBound {
             linear: 0.0,
             angular: 0.0,
         };
-        assert!(zero.broken_by(&a, &near(1e-6)));
+        assert!(zero.broken_by(&a, &near(1e-6).into()));
         let turned = Pose::new(Quat::from_rotation_z(1e-4), Vec3::ZERO);
-        assert!(zero.broken_by(&a, &turned));
+        assert!(zero.broken_by(&a, &turned.into()));
     }
 }

@@ -308,6 +308,7 @@ fn every_body(
                 body: id,
                 toi: h.toi,
                 point: ray.at(h.toi),
+                point_f64: ray.origin.as_dvec3() + (ray.dir * h.toi).as_dvec3(),
                 normal: h.normal,
                 triangle: mesh.then_some(h.feature),
                 face: (!mesh && h.feature != u32::MAX).then_some(h.feature),
