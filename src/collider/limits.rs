@@ -219,3 +219,13 @@ pub(super) fn check_implicit(
     }
     Ok(())
 }
+
+/// A height field's box (every vertex) within [`MAX_COORDINATE`].
+pub(super) fn check_heightfield(local: &Aabb) -> Result<(), ShapeError> {
+    if !box_within(local, Vec3::ONE) {
+        return Err(ShapeError::InvalidParameter(
+            "height field beyond MAX_COORDINATE (2^28): a scaled height or half extent is too large",
+        ));
+    }
+    Ok(())
+}

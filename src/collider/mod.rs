@@ -20,6 +20,8 @@
 //! - [`ShapeKind::Implicit`]: a cylinder or a cone, sharp or rounded
 //!   ([`Implicit`]), exact (its support mapping: GJK and EPA need nothing
 //!   else).
+//! - [`ShapeKind::HeightField`]: terrain, a grid of heights with holes
+//!   ([`HeightField`]); the grid is its own tree, its bounds its box.
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -30,6 +32,7 @@
 //! ([`limits`]: coordinates up to 2²⁸, aspect ratios up to 10⁴).
 
 mod compound;
+mod heightfield;
 pub mod limits;
 mod primitives;
 
@@ -112,6 +115,8 @@ pub enum ShapeKind {
     Rounded(Rounded),
     /// A cylinder or a cone.
     Implicit(Implicit),
+    /// A height field (terrain).
+    HeightField(crate::shape::HeightField),
 }
 
 /// How the broad phase bounds a shape.
@@ -201,6 +206,7 @@ impl ShapeData {
                 rounding: s.rounding * factor,
                 ..*s
             }),
+            ShapeKind::HeightField(h) => SharedShape::heightfield_from(h.scaled(factor)?),
         }
     }
 
@@ -221,7 +227,7 @@ impl ShapeData {
     }
 
     /// The kind's name, for messages: "convex", "triangle mesh", "compound",
-    /// "sphere", "capsule", "cylinder" or "cone".
+    /// "sphere", "capsule", "cylinder", "cone" or "height field".
     pub fn kind_name(&self) -> &'static str {
         match &self.kind {
             ShapeKind::Convex(_) => "convex",
@@ -230,6 +236,7 @@ impl ShapeData {
             ShapeKind::Rounded(r) if r.is_sphere() => "sphere",
             ShapeKind::Rounded(_) => "capsule",
             ShapeKind::Implicit(s) => s.name(),
+            ShapeKind::HeightField(_) => "height field",
         }
     }
 
@@ -321,7 +328,10 @@ impl ShapeData {
         let surface = match &kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => hull_mesh.as_ref(),
-            ShapeKind::Compound(_) | ShapeKind::Rounded(_) | ShapeKind::Implicit(_) => None,
+            ShapeKind::Compound(_)
+            | ShapeKind::Rounded(_)
+            | ShapeKind::Implicit(_)
+            | ShapeKind::HeightField(_) => None,
         };
         let tree = surface.map_or_else(SurfaceTree::default, |m| SurfaceTree::build(m, tree_kind));
         Self {
@@ -337,12 +347,15 @@ impl ShapeData {
 
     /// The surface as triangles with its tree: the mesh itself, or the
     /// convex hull's triangles. `None` for compounds (their pieces have one)
-    /// and spheres, capsules, cylinders and cones.
+    /// and spheres, capsules, cylinders, cones and height fields.
     pub fn surface(&self) -> Option<Surface<'_>> {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
             ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
-            ShapeKind::Compound(_) | ShapeKind::Rounded(_) | ShapeKind::Implicit(_) => None,
+            ShapeKind::Compound(_)
+            | ShapeKind::Rounded(_)
+            | ShapeKind::Implicit(_)
+            | ShapeKind::HeightField(_) => None,
         };
         mesh.map(|mesh| Surface::new(mesh, self.tree.as_ref()))
     }

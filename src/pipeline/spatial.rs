@@ -289,7 +289,7 @@ fn cast_body(id: BodyHandle, body: &Body, ray: &Ray, limit: f32) -> Option<World
         None => &body.shape,
     };
     let (mesh, convex) = match shape.kind() {
-        ShapeKind::TriMesh(_) => (true, false),
+        ShapeKind::TriMesh(_) | ShapeKind::HeightField(_) => (true, false),
         ShapeKind::Convex(_) => (false, hit.feature != u32::MAX),
         ShapeKind::Rounded(_) | ShapeKind::Implicit(_) | ShapeKind::Compound(_) => (false, false),
     };

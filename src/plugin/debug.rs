@@ -275,7 +275,37 @@ fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, vi
             }
         }
         ShapeKind::Implicit(s) => implicit_lines(gizmos, s, &view.pose, color),
+        ShapeKind::HeightField(h) => heightfield_lines(gizmos, h, &view.pose, color),
         ShapeKind::TriMesh(_) | ShapeKind::Rounded(_) => {}
+    }
+}
+
+/// A height field's outline: its border and up to 17 rows and 17 columns
+/// of its grid, each a polyline through every `step`-th sample (a
+/// 1024 × 1024 terrain stays about 2 000 segments).
+fn heightfield_lines(
+    gizmos: &mut Gizmos<CollisionGizmos>,
+    h: &crate::shape::HeightField,
+    pose: &Pose,
+    color: Color,
+) {
+    let (n, m) = (h.nrows() as u32, h.ncols() as u32);
+    let picks = |count: u32| {
+        let step = ((count - 1).div_ceil(16)).max(1) as usize;
+        (0..count - 1).step_by(step).chain([count - 1])
+    };
+    let at = |i: u32, j: u32| pose.transform_point(h.vertex(i, j));
+    for i in picks(n) {
+        let js: Vec<u32> = picks(m).collect();
+        for w in js.windows(2) {
+            gizmos.line(at(i, w[0]), at(i, w[1]), color);
+        }
+    }
+    for j in picks(m) {
+        let is: Vec<u32> = picks(n).collect();
+        for w in is.windows(2) {
+            gizmos.line(at(w[0], j), at(w[1], j), color);
+        }
     }
 }
 

@@ -7,7 +7,7 @@ use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
-use super::{compound, implicit, rounded};
+use super::{compound, heightfield, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
@@ -31,6 +31,10 @@ pub fn test_pair(
                 PairCache::Compound(c) => compound::compound_pair(a, b, c, scratch),
                 _ => PairResult::default(),
             }
+        }
+        (_, ShapeKind::HeightField(h)) => heightfield::pair(a, (h, b), cache, scratch),
+        (ShapeKind::HeightField(h), _) => {
+            flipped(heightfield::pair(b, (h, a), cache, scratch), cache)
         }
         (ShapeKind::Rounded(_), _) => rounded_pair(a, b, cache, scratch),
         // A rounded shape goes first.
@@ -133,8 +137,8 @@ fn implicit_pair(
                 _ => PairResult::default(),
             }
         }
-        // `test_pair` sends compound pairs to the compound arm first.
-        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
+        // `test_pair` sends compound and height-field pairs to their arms first.
+        ShapeKind::Compound(_) | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),
     }
 }
 
@@ -168,8 +172,9 @@ fn rounded_pair(
             }
         }
         // `test_pair` sends compound pairs to the compound arm before this
-        // one; kept so that the match is exhaustive and the answer right.
-        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
+        // one (and height-field pairs); kept so that the match is
+        // exhaustive and the answer right.
+        ShapeKind::Compound(_) | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),
     }
 }
 

@@ -52,7 +52,7 @@ pub(super) fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
         ShapeKind::Implicit(s) => Some(s),
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) | ShapeKind::HeightField(_) => None,
     }
 }
 

@@ -66,6 +66,7 @@ pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
+mod heightfield;
 mod implicit;
 mod inside;
 mod intersect;

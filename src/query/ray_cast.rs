@@ -65,6 +65,7 @@ pub(crate) fn ray_cast_side(
         ShapeKind::Convex(p) => ray_polytope(p, &local, max_toi),
         ShapeKind::Rounded(r) => ray_rounded(r, &local, max_toi),
         ShapeKind::Implicit(s) => s.ray_cast(&local, max_toi),
+        ShapeKind::HeightField(h) => h.ray_cast(&local, max_toi),
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => side
             .surface()
             .and_then(|s| ray_cast_surface(s, &local, max_toi, &mut Vec::new())),

@@ -301,7 +301,7 @@ fn roots(a: f32, b: f32, c: f32) -> Option<(f32, f32)> {
 }
 
 /// The parameters `[t0, t1]` over which `ray` is inside the box.
-fn box_span(b: Aabb, ray: &Ray) -> Option<(f32, f32)> {
+pub(super) fn box_span(b: Aabb, ray: &Ray) -> Option<(f32, f32)> {
     let (mut lo, mut hi) = (f32::NEG_INFINITY, f32::INFINITY);
     for k in 0..3 {
         let (o, d) = (ray.origin[k], ray.dir[k]);

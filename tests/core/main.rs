@@ -19,6 +19,7 @@ mod deformable;
 mod exact_bounds;
 mod exact_casts;
 mod exact_ccd;
+mod exact_heightfield;
 mod exact_implicit;
 mod exact_inputs;
 mod exact_tree_queries;

@@ -1,0 +1,206 @@
+//! Height fields ([`HeightField`]) against the other kinds. The field is
+//! its own tree: the other shape's box, in the field's frame, gives the
+//! cells under it ([`HeightField::for_each_triangle_in`]), and each of
+//! their triangles is measured by the very test a mesh's triangles get:
+//!
+//! - a sphere or capsule: its core segment within the radius of the
+//!   triangle (`rounded::core_touches`), in the field's frame;
+//! - a cylinder or cone: GJK shape–triangle (`implicit::touches_triangle`),
+//!   in the field's frame;
+//! - a convex polytope or a triangle mesh (a surface with a tree): the
+//!   field triangle, mapped into the surface's frame by the pair's
+//!   relative pose, against the surface's tree (`mesh_walk`), exact
+//!   triangle–triangle tests at the leaves, as two meshes are; a polytope
+//!   is solid, so when no triangle crosses its surface the field
+//!   triangles with a vertex inside it touch it (the one inside rule,
+//!   `inside.rs`), decided by exact orientation predicates against the
+//!   hull's triangles.
+//!
+//! The field is side B here, as `[feature of A, field triangle]` pairs
+//! (A's feature: `0` for spheres, capsules, cylinders and cones; the hull
+//! or mesh triangle; [`INSIDE_SOLID`]); `test_pair` flips the pair in one
+//! place when the field is side A. A height field against a height field
+//! answers by boxes (not exact; static terrain pairs are not created by
+//! the world).
+
+use std::ops::ControlFlow;
+
+use glam::Vec3;
+
+use super::cache::{PairCache, QueryScratch};
+use super::inside::{INSIDE_SOLID, box_meets_region};
+use super::mesh_walk::touched_triangles_by;
+use super::pair::{PairResult, PairSide};
+use super::{implicit, rounded};
+use crate::bvh::{BoxNode, MeshSide, TreeRef};
+use crate::collider::ShapeKind;
+use crate::geometry::gjk::GjkCache;
+use crate::geometry::tritri::{orient3, triangles_intersect};
+use crate::math::Aabb;
+use crate::shape::{HeightField, TriMesh};
+
+/// [`shape_heightfield`] with the pair's cache (made a mesh cache: its
+/// triangle pairs) and the shared scratch.
+pub(super) fn pair(
+    a: &PairSide<'_>,
+    (field, b): (&HeightField, &PairSide<'_>),
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+) -> PairResult {
+    if !matches!(cache, PairCache::Mesh(_)) {
+        *cache = PairCache::Mesh(Vec::new());
+    }
+    match cache {
+        PairCache::Mesh(pairs) => shape_heightfield(a, (field, b), pairs, &mut scratch.triangles),
+        _ => PairResult::default(),
+    }
+}
+
+/// Any shape (`a`, not a compound) against a height field (`b`): the
+/// touching `[feature of a, field triangle]` pairs into `pairs` (sorted;
+/// the first one only for a boolean-only pair). `scratch` holds one field
+/// triangle's surface triangles.
+pub(super) fn shape_heightfield(
+    a: &PairSide<'_>,
+    (field, b): (&HeightField, &PairSide<'_>),
+    pairs: &mut Vec<[u32; 2]>,
+    scratch: &mut Vec<[u32; 2]>,
+) -> PairResult {
+    pairs.clear();
+    let first_only = a.boolean_only || b.boolean_only;
+    let to_field = b.pose.inverse().mul(&a.pose);
+    let exact = match a.shape.kind() {
+        ShapeKind::Rounded(r) => {
+            let core = rounded::world_core(r, &to_field);
+            let region = rounded::core_region(core, r.radius);
+            collect(field, &region, first_only, pairs, |tri| {
+                rounded::core_touches(core, r.radius, tri)
+            });
+            true
+        }
+        ShapeKind::Implicit(s) => {
+            let mut cache = GjkCache::default();
+            let region = implicit::shape_region(s, &to_field);
+            collect(field, &region, first_only, pairs, |tri| {
+                implicit::touches_triangle((s, &to_field), tri, &mut cache)
+            });
+            true
+        }
+        ShapeKind::Convex(_) | ShapeKind::TriMesh(_) => {
+            surface_pairs(a, (field, b), first_only, (pairs, scratch));
+            true
+        }
+        ShapeKind::HeightField(_) | ShapeKind::Compound(_) => false,
+    };
+    if !exact {
+        return PairResult {
+            touching: a.tight.overlaps(&b.tight),
+            ..PairResult::default()
+        };
+    }
+    pairs.sort_unstable();
+    PairResult::exact_without_contact(!pairs.is_empty())
+}
+
+/// The field triangles under `region` (field frame) that `touches`, as
+/// pairs `[0, triangle]`.
+fn collect(
+    field: &HeightField,
+    region: &Aabb,
+    first_only: bool,
+    pairs: &mut Vec<[u32; 2]>,
+    mut touches: impl FnMut([Vec3; 3]) -> bool,
+) {
+    let _ = field.for_each_triangle_in(region, |id, tri| {
+        if touches(tri) {
+            pairs.push([0, id]);
+            if first_only {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+}
+
+/// A surface (`a`: a polytope's hull or a mesh, with its tree) against the
+/// field: each field triangle under `a`'s box, mapped into `a`'s frame,
+/// against `a`'s tree; then, for a polytope with no crossing, the field
+/// triangles inside it.
+fn surface_pairs(
+    a: &PairSide<'_>,
+    (field, b): (&HeightField, &PairSide<'_>),
+    first_only: bool,
+    (pairs, scratch): (&mut Vec<[u32; 2]>, &mut Vec<[u32; 2]>),
+) {
+    let Some(surface) = a.surface() else {
+        return;
+    };
+    let to_field = b.pose.inverse().mul(&a.pose);
+    let to_surface = a.pose.inverse().mul(&b.pose);
+    let region = a
+        .shape
+        .local_aabb()
+        .scaled(surface.scale)
+        .transformed(&to_field);
+    let mut candidates: smallvec::SmallVec<[(u32, Vec3); 32]> = smallvec::SmallVec::new();
+    let _ = field.for_each_triangle_in(&region, |id, tri| {
+        let t = tri.map(|v| to_surface.transform_point(v));
+        scratch.clear();
+        let found = match surface.tree {
+            TreeRef::Obb(tree) => crossing(&surface.side(tree, a.pose), t, first_only, scratch),
+            TreeRef::Aabb(tree) => crossing(&surface.side(tree, a.pose), t, first_only, scratch),
+        };
+        pairs.extend(scratch.iter().map(|&[_, m]| [m, id]));
+        if found && first_only {
+            return ControlFlow::Break(());
+        }
+        candidates.push((id, t[0]));
+        ControlFlow::Continue(())
+    });
+    if !pairs.is_empty() {
+        return;
+    }
+    if a.shape.polytope().is_some() {
+        for (id, v) in candidates {
+            if inside_hull(surface.mesh, v) {
+                pairs.push([INSIDE_SOLID, id]);
+                if first_only {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Whether `p` (hull frame) is inside the hull whose outward,
+/// counter-clockwise triangles are `hull`, or on its surface: on no
+/// triangle's outer side, by exact orientation predicates. Meant for a
+/// vertex of a field triangle that crosses no hull triangle, which then
+/// lies strictly inside or strictly outside: the answer is exact, with no
+/// tolerance to count a vertex a hair outside as touching.
+fn inside_hull(hull: &TriMesh, p: Vec3) -> bool {
+    (0..hull.triangles().len()).all(|t| {
+        let [a, b, c] = hull.triangle(t);
+        orient3(a, b, c, p) <= 0
+    })
+}
+
+/// The triangles of `side` that cross `t` (side frame), as pairs `[0,
+/// triangle]`: the tree descended with `t`'s box, exact triangle–triangle
+/// tests at the leaves.
+fn crossing<N: BoxNode>(
+    side: &MeshSide<'_, N>,
+    t: [Vec3; 3],
+    first_only: bool,
+    out: &mut Vec<[u32; 2]>,
+) -> bool {
+    let b = Aabb::from_points(t);
+    let (c, h) = (b.center(), b.half_extents());
+    touched_triangles_by(
+        side,
+        first_only,
+        out,
+        |node| box_meets_region(node, c, h),
+        |m| triangles_intersect(m, t),
+    )
+}
