@@ -20,6 +20,7 @@ mod exact_bounds;
 mod exact_casts;
 mod exact_ccd;
 mod exact_heightfield;
+mod exact_heightfield_ray;
 mod exact_implicit;
 mod exact_inputs;
 mod exact_tree_queries;
