@@ -25,19 +25,21 @@
 
 use std::ops::ControlFlow;
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 use super::cache::{PairCache, QueryScratch};
 use super::inside::{INSIDE_SOLID, box_meets_region};
 use super::mesh_walk::touched_triangles_by;
 use super::pair::{PairResult, PairSide};
 use super::{implicit, rounded};
+use crate::bounds::support_box;
 use crate::bvh::{BoxNode, MeshSide, TreeRef};
 use crate::collider::ShapeKind;
 use crate::geometry::gjk::GjkCache;
+use crate::geometry::support::{NO_HINT, SupportMap};
 use crate::geometry::tritri::{orient3, triangles_intersect};
 use crate::math::Aabb;
-use crate::shape::{HeightField, TriMesh};
+use crate::shape::{ConvexPolytope, HeightField, TriMesh};
 
 /// [`shape_heightfield`] with the pair's cache (made a mesh cache: its
 /// triangle pairs) and the shared scratch.
@@ -137,14 +139,24 @@ fn surface_pairs(
     };
     let to_field = b.pose.inverse().mul(&a.pose);
     let to_surface = a.pose.inverse().mul(&b.pose);
-    let region = a
-        .shape
-        .local_aabb()
-        .scaled(surface.scale)
-        .transformed(&to_field);
+    // A polytope's own box in the field's frame (six supports) is tighter
+    // than its local box turned: fewer cells, a narrower height range.
+    let region = match a.shape.polytope() {
+        Some(p) => support_box(p, &to_field, p.radius()),
+        None => a
+            .shape
+            .local_aabb()
+            .scaled(surface.scale)
+            .transformed(&to_field),
+    };
     let mut candidates: smallvec::SmallVec<[(u32, Vec3); 32]> = smallvec::SmallVec::new();
+    let poly = a.shape.polytope();
+    let mut hints = [NO_HINT; 2];
     let _ = field.for_each_triangle_in(&region, |id, tri| {
         let t = tri.map(|v| to_surface.transform_point(v));
+        if poly.is_some_and(|p| off_plane(p, t, &mut hints)) {
+            return ControlFlow::Continue(());
+        }
         scratch.clear();
         let found = match surface.tree {
             TreeRef::Obb(tree) => crossing(&surface.side(tree, a.pose), t, first_only, scratch),
@@ -160,7 +172,7 @@ fn surface_pairs(
     if !pairs.is_empty() {
         return;
     }
-    if a.shape.polytope().is_some() {
+    if poly.is_some() {
         for (id, v) in candidates {
             if inside_hull(surface.mesh, v) {
                 pairs.push([INSIDE_SOLID, id]);
@@ -170,6 +182,21 @@ fn surface_pairs(
             }
         }
     }
+}
+
+/// Whether the polytope lies wholly on one side of the plane of `t`
+/// (polytope frame), clear of it by a relative pad: then `t` neither
+/// crosses its surface nor lies inside it. A conservative early out
+/// (two supports, hill-climbing from the last ones in `hints`) before the
+/// exact tests; a degenerate `t` is never rejected.
+fn off_plane(p: &ConvexPolytope, t: [Vec3; 3], hints: &mut [u32; 2]) -> bool {
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
+    let d = n.dot(t[0]);
+    let hi = n.dot(p.support(n, &mut hints[0]));
+    let lo = n.dot(p.support(-n, &mut hints[1]));
+    let size = p.radius() + t[0].abs().max_element() + (t[1] - t[0]).abs().max_element();
+    let pad = 1e-5 * n.length() * size;
+    lo > d + pad || hi < d - pad
 }
 
 /// Whether `p` (hull frame) is inside the hull whose outward,
@@ -196,11 +223,24 @@ fn crossing<N: BoxNode>(
 ) -> bool {
     let b = Aabb::from_points(t);
     let (c, h) = (b.center(), b.half_extents());
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
     touched_triangles_by(
         side,
         first_only,
         out,
-        |node| box_meets_region(node, c, h),
+        |node| box_meets_region(node, c, h) && box_meets_plane(node, (n, t[0])),
         |m| triangles_intersect(m, t),
     )
+}
+
+/// Whether a node's oriented box (side frame) can meet the plane through
+/// `p` with normal `n` (not unit): its centre no farther from the plane
+/// than its extent along `n`, with a relative pad against rounding
+/// (conservative). A field triangle is a slanted slab of its box: most
+/// of a shape's nodes inside its box lie off its plane.
+fn box_meets_plane((rotation, center, half): (Quat, Vec3, Vec3), (n, p): (Vec3, Vec3)) -> bool {
+    let local = rotation.conjugate() * n;
+    let reach = local.abs().dot(half);
+    let size = half.max_element() + center.abs().max_element() + p.abs().max_element();
+    n.dot(center - p).abs() <= reach + 1e-5 * n.length() * size
 }

@@ -89,8 +89,13 @@ fn rays_from_every_side_at_every_angle() {
     let mut rng = Rng::new(4311);
     let (mut hits, mut total) = (0, 0);
     for round in 0..8 * long_factor() {
-        let dims = (rng.usize(2, 40), rng.usize(2, 40));
-        let scale = rng.vec(1.0, 20.0);
+        // Every fourth terrain spans many min/max tiles.
+        let dims = if round % 4 == 3 {
+            (rng.usize(60, 140), rng.usize(60, 140))
+        } else {
+            (rng.usize(2, 40), rng.usize(2, 40))
+        };
+        let scale = rng.vec(1.0, 20.0) * (dims.0.max(dims.1) as f32 / 20.0).max(1.0);
         let t = Terrain::random(&mut rng, dims, scale, 0.2);
         let field = t.shape();
         let pf = if round % 2 == 0 {

@@ -96,7 +96,8 @@ impl HeightField {
     ) -> Result<Self, HeightFieldError> {
         check_layout(heights.len(), nrows, ncols)?;
         check_scale(scale)?;
-        if heights.iter().any(|h| !h.is_finite()) {
+        // A fold without early exit: vectorized over the whole array.
+        if !heights.iter().fold(true, |ok, h| ok & h.is_finite()) {
             return Err(HeightFieldError("a height is NaN or infinite"));
         }
         let cells = (nrows - 1) * (ncols - 1);
@@ -278,20 +279,27 @@ impl HeightField {
     }
 
     /// Re-measures the min/max of the tiles in the given ranges, then the
-    /// field's range from all tiles.
+    /// field's range from all tiles. Row by row, each row's samples in
+    /// runs of one tile's width (its `TILE + 1` samples, shared edges
+    /// included), by compare-and-select (the heights are finite).
     fn measure_tiles(&mut self, rows: std::ops::Range<u32>, cols: std::ops::Range<u32>) {
+        let n = self.ncols as usize;
         for tr in rows {
+            let slots = (tr * self.tile_cols) as usize..;
             for tc in cols.clone() {
-                let r = (tr * TILE)..=((tr + 1) * TILE).min(self.nrows - 1);
-                let c = (tc * TILE) as usize..=(((tc + 1) * TILE).min(self.ncols - 1)) as usize;
-                let mut m = [f32::INFINITY, f32::NEG_INFINITY];
-                for i in r {
-                    let line = &self.heights[i as usize * self.ncols()..][c.clone()];
-                    for &h in line {
-                        m = [m[0].min(h), m[1].max(h)];
-                    }
+                self.tiles[slots.start + tc as usize] = [f32::INFINITY, f32::NEG_INFINITY];
+            }
+            let last_row = ((tr + 1) * TILE).min(self.nrows - 1);
+            for i in tr * TILE..=last_row {
+                let line = &self.heights[i as usize * n..(i as usize + 1) * n];
+                for tc in cols.clone() {
+                    let c0 = (tc * TILE) as usize;
+                    let c1 = (c0 + TILE as usize).min(n - 1);
+                    let slot = &mut self.tiles[slots.start + tc as usize];
+                    *slot = line[c0..=c1].iter().fold(*slot, |[lo, hi], &h| {
+                        [if h < lo { h } else { lo }, if h > hi { h } else { hi }]
+                    });
                 }
-                self.tiles[(tr * self.tile_cols + tc) as usize] = m;
             }
         }
         self.range = self
