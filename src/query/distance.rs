@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
-use super::{implicit, mesh_distance};
+use super::{heightfield, implicit, mesh_distance};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -115,6 +115,13 @@ fn piece_closest_points(
     }
     if let Some(c) = rescaled_mesh_closest_points((a, pose_a), (b, pose_b), pieces) {
         return c;
+    }
+    if a.heightfield().is_some() || b.heightfield().is_some() {
+        let c = heightfield::closest_points((a, pose_a), (b, pose_b), pieces, flipped);
+        return c.ok_or(QueryError::Unsupported {
+            a: a.kind_name(),
+            b: b.kind_name(),
+        });
     }
     if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
         let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());

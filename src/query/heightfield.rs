@@ -28,18 +28,20 @@ use std::ops::ControlFlow;
 use glam::{Quat, Vec3};
 
 use super::cache::{PairCache, QueryScratch};
+use super::distance::{ClosestPoints, support_map};
 use super::inside::{INSIDE_SOLID, box_meets_region};
 use super::mesh_walk::touched_triangles_by;
 use super::pair::{PairResult, PairSide};
 use super::{implicit, rounded};
 use crate::bounds::support_box;
 use crate::bvh::{BoxNode, MeshSide, TreeRef};
+use crate::collider::ShapeData;
 use crate::collider::ShapeKind;
-use crate::geometry::gjk::GjkCache;
-use crate::geometry::support::{NO_HINT, SupportMap};
+use crate::geometry::gjk::{GjkCache, gjk_distance};
+use crate::geometry::support::{NO_HINT, PointSetSupport, SupportMap};
 use crate::geometry::tritri::{orient3, triangles_intersect};
-use crate::math::Aabb;
-use crate::shape::{ConvexPolytope, HeightField, TriMesh};
+use crate::math::{Aabb, Pose};
+use crate::shape::{ConvexPolytope, Feature, HeightField, TriMesh};
 
 /// [`shape_heightfield`] with the pair's cache (made a mesh cache: its
 /// triangle pairs) and the shared scratch.
@@ -243,4 +245,100 @@ fn box_meets_plane((rotation, center, half): (Quat, Vec3, Vec3), (n, p): (Vec3, 
     let reach = local.abs().dot(half);
     let size = half.max_element() + center.abs().max_element() + p.abs().max_element();
     n.dot(center - p).abs() <= reach + 1e-5 * n.length() * size
+}
+
+/// Closest points of a convex shape (a polytope, sphere, capsule,
+/// cylinder or cone) and a height field, either side (`flip` turns the
+/// answer around when the field is side A); `None` for other kinds.
+///
+/// Branch and bound over cells, nearest first: the cells under the
+/// shape's box (every height) give a first distance, their footprint
+/// grown until they hold a triangle; then every triangle within that
+/// distance of the shape's box (its cells, its tiles and heights culled
+/// by the box grown by it), each skipped when its box is farther than the
+/// best distance so far, GJK shape–triangle on the rest (the same leaf
+/// measure as a mesh's). Features: `[Vertex(0), Face(triangle)]`.
+pub(super) fn closest_points(
+    (a, pose_a): (&ShapeData, &Pose),
+    (b, pose_b): (&ShapeData, &Pose),
+    pieces: [u32; 2],
+    flip: fn(ClosestPoints) -> ClosestPoints,
+) -> Option<ClosestPoints> {
+    match (a.heightfield(), b.heightfield()) {
+        (None, Some(f)) => nearest((a, pose_a), (f, pose_b), pieces),
+        (Some(f), None) => nearest((b, pose_b), (f, pose_a), [pieces[1], pieces[0]]).map(flip),
+        _ => None,
+    }
+}
+
+/// [`closest_points`] with the shape `s` as side A.
+fn nearest(
+    (s, ps): (&ShapeData, &Pose),
+    (f, pf): (&HeightField, &Pose),
+    pieces: [u32; 2],
+) -> Option<ClosestPoints> {
+    let map = support_map(s)?;
+    let pose = pf.inverse().mul(ps);
+    let shape_box = support_box(map, &pose, s.reach());
+    let mut cache = GjkCache::default();
+    let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
+    let mut visit = |region: &Aabb, best: &mut Option<(f32, Vec3, Vec3, u32)>| {
+        let _ = f.for_each_triangle_in(region, |id, tri| {
+            if best.is_some_and(|b| box_distance(&Aabb::from_points(tri), &shape_box) > b.0) {
+                return ControlFlow::Continue(());
+            }
+            cache.reset();
+            let g = gjk_distance(
+                map,
+                &pose,
+                &PointSetSupport(&tri),
+                &Pose::IDENTITY,
+                &mut cache,
+            );
+            if best.is_none_or(|b| g.distance < b.0 || (g.distance == b.0 && id < b.3)) {
+                *best = Some((g.distance, g.point_a, g.point_b, id));
+            }
+            if g.distance == 0.0 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+    };
+    let all = f.local_aabb();
+    let cell = (all.max - all.min).max_element() / (f.nrows().min(f.ncols()) - 1) as f32;
+    let mut grow = 0.0f32;
+    loop {
+        let g = Vec3::new(grow, 0.0, grow);
+        let (lo, hi) = (shape_box.min - g, shape_box.max + g);
+        let probe = Aabb::new(
+            Vec3::new(lo.x, all.min.y, lo.z),
+            Vec3::new(hi.x, all.max.y, hi.z),
+        );
+        visit(&probe, &mut best);
+        if best.is_some() || probe.contains(&all) {
+            break;
+        }
+        grow = (2.0 * grow).max(cell);
+    }
+    let d = best?.0;
+    if d > 0.0 {
+        let pad = 1e-5 * (shape_box.reach() + d);
+        visit(&shape_box.padded(d + pad), &mut best);
+    }
+    let (d, on_shape, on_field, t) = best?;
+    Some(ClosestPoints {
+        distance: d,
+        point_a: pf.transform_point(on_shape),
+        point_b: pf.transform_point(on_field),
+        features: [Feature::Vertex(0), Feature::Face(t)],
+        intersecting: d == 0.0,
+        pieces,
+    })
+}
+
+/// The distance between two boxes (0 when they overlap): a lower bound
+/// on the distance between anything inside them.
+fn box_distance(a: &Aabb, b: &Aabb) -> f32 {
+    (a.min - b.max).max(b.min - a.max).max(Vec3::ZERO).length()
 }

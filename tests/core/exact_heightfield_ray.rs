@@ -363,3 +363,90 @@ fn edits_on_tile_boundaries_reach_both_tiles() {
         }
     }
 }
+
+/// The distance from convex shapes to terrains with holes, against every
+/// triangle in `f64` (spheres and capsules: segment–triangle distances
+/// less the radius; polytopes: vertex–triangle and edge–edge distances to
+/// each triangle), to `1e-4` of the size (GJK's tolerance); shapes from
+/// touching to far above, beside the grid, over holes, field posed or
+/// not, and the flipped query.
+#[test]
+fn distances_to_the_terrain() {
+    use bevy_icollide::testkit::{Poly, distance as poly_distance, segment_triangle_distance};
+    let mut rng = Rng::new(4315);
+    let mut apart = 0;
+    for round in 0..4 * long_factor() {
+        let dims = (rng.usize(2, 20), rng.usize(2, 20));
+        let scale = rng.vec(2.0, 8.0);
+        let t = Terrain::random(&mut rng, dims, scale, 0.25);
+        let field = t.shape();
+        let pf = if round % 2 == 0 {
+            Pose::IDENTITY
+        } else {
+            Pose::new(rng.rotation(), rng.in_cube(5.0))
+        };
+        for k in 0..25 {
+            let size = rng.range(0.2, 1.0);
+            let s = match k % 3 {
+                0 => SharedShape::sphere(size).expect("sphere"),
+                1 => SharedShape::capsule(size * 0.5, size).expect("capsule"),
+                _ => sphere_hull(&mut rng, 20, size),
+            };
+            let lift = [0.0, 0.05, 0.5, 3.0][rng.below(4)];
+            let base = t.vertex(rng.below(dims.0), rng.below(dims.1));
+            let side = if k % 7 == 0 {
+                Vec3::X * scale.x
+            } else {
+                Vec3::ZERO
+            };
+            let local = base + side + Vec3::Y * (lift + size) + rng.in_cube(0.3);
+            let ps = Pose::new(rng.rotation(), pf.transform_point(local));
+            let got = query::distance(&s, &ps, &field, &pf).expect("distance");
+            let back = query::distance(&field, &pf, &s, &ps).expect("distance");
+            assert_eq!(got, back, "flipped");
+            // The reference, in the field's frame (the shape mapped by the
+            // f32 relative pose, as the query maps it).
+            let rel = pf.inverse().mul(&ps);
+            let tris = t.triangles();
+            let want = if let Some(r) = s.rounded() {
+                let [p, q] = r.core().map(|v| rel.transform_point(v).as_dvec3());
+                let d = tris
+                    .iter()
+                    .map(|(_, tri)| segment_triangle_distance(p, q, tri.map(|v| v.as_dvec3())))
+                    .fold(f64::INFINITY, f64::min);
+                (d - f64::from(r.radius)).max(0.0)
+            } else {
+                let hull = s.hull().expect("hull");
+                let ph = Poly::new(hull.vertices(), hull.triangles(), &rel);
+                let touching = crate::exact_heightfield::check(&s, &ps, &t, &field, &pf) > 0;
+                if touching {
+                    0.0
+                } else {
+                    // Both orientations: `Poly` lists each edge once per
+                    // pair of opposite half-edges.
+                    tris.iter()
+                        .map(|(_, tri)| {
+                            poly_distance(
+                                &ph,
+                                &Poly::new(tri, &[[0, 1, 2], [0, 2, 1]], &Pose::IDENTITY),
+                            )
+                        })
+                        .fold(f64::INFINITY, f64::min)
+                }
+            };
+            if want.is_infinite() {
+                continue;
+            }
+            let tol = 1e-4 * (f64::from(size) + f64::from(scale.max_element()));
+            let cp = query::closest_points(&s, &ps, &field, &pf).expect("closest");
+            assert!(
+                (f64::from(got) - want).abs() <= tol,
+                "{} at {ps:?} on field at {pf:?}: {got} vs {want}; {cp:?}; field triangles {:?}",
+                s.kind_name(),
+                cp.features[1]
+            );
+            apart += usize::from(want > 0.0);
+        }
+    }
+    assert!(apart > 30, "{apart} apart");
+}
