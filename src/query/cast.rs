@@ -213,6 +213,11 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
+    if a.shape.heightfield().is_some() || b.shape.heightfield().is_some() {
+        // Not yet: an error, not a cast that silently passes through.
+        let (a, b) = (a.shape.kind_name(), b.shape.kind_name());
+        return Err(QueryError::Unsupported { a, b });
+    }
     let boxes = [side_box(a), side_box(b)];
     let frame = CastFrame::new([motion_a, motion_b], [&boxes[0], &boxes[1]], options)?;
     let Some(frame) = frame else {

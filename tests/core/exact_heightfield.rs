@@ -32,7 +32,7 @@ use bevy_icollide::math::Pose;
 use bevy_icollide::query::{self, INSIDE_SOLID};
 use bevy_icollide::shape::HeightField;
 use bevy_icollide::testkit::{
-    Rng, long_factor, o3, segment_triangle_distance, sphere_hull, touching_pairs,
+    Rng, long_factor, o3, segment_triangle_distance, sphere_hull, torus, touching_pairs,
 };
 use glam::{DVec3, Quat, Vec3};
 
@@ -125,9 +125,19 @@ fn pairs_of(a: &SharedShape, pa: &Pose, b: &SharedShape, pb: &Pose) -> BTreeSet<
 
 /// A convex polytope (`a`) on the terrain: the exact pairs.
 fn polytope_reference(a: &SharedShape, pa: &Pose, t: &Terrain, pf: &Pose) -> BTreeSet<[u32; 2]> {
-    let hull = a.hull().expect("hull");
-    let hv = |i: u32| hull.vertices()[i as usize].as_dvec3();
-    let ha: Vec<[DVec3; 3]> = hull.triangles().iter().map(|t| t.map(hv)).collect();
+    // A polytope's hull triangles, or a mesh's own (a surface: no inside).
+    let ha: Vec<[DVec3; 3]> = match a.hull().filter(|_| a.polytope().is_some()) {
+        Some(hull) => {
+            let hv = |i: u32| hull.vertices()[i as usize].as_dvec3();
+            hull.triangles().iter().map(|t| t.map(hv)).collect()
+        }
+        None => {
+            let m = a.surface().expect("a mesh").mesh;
+            (0..m.triangles().len())
+                .map(|k| m.triangle(k).map(|v| v.as_dvec3()))
+                .collect()
+        }
+    };
     let rel = pa.inverse().mul(pf);
     let tris = t.triangles();
     let mapped: Vec<[DVec3; 3]> = tris
@@ -138,7 +148,7 @@ fn polytope_reference(a: &SharedShape, pa: &Pose, t: &Terrain, pf: &Pose) -> BTr
         .into_iter()
         .map(|[h, k]| [h, tris[k as usize].0])
         .collect();
-    if !crossing.is_empty() {
+    if !crossing.is_empty() || a.polytope().is_none() {
         return crossing;
     }
     // Inside or on the surface: on no face's outer side (exact).
@@ -210,7 +220,8 @@ fn implicit_reference(
 pub fn check(a: &SharedShape, pa: &Pose, t: &Terrain, field: &SharedShape, pf: &Pose) -> usize {
     let got = pairs_of(a, pa, field, pf);
     let what = format!("{} at {pa:?}, field at {pf:?}", a.kind_name());
-    let (must, may) = if a.hull().is_some() && a.polytope().is_some() {
+    let surface = a.polytope().is_some() || a.surface().is_some_and(|_| a.rounded().is_none());
+    let (must, may) = if surface {
         let want = polytope_reference(a, pa, t, pf);
         (want.clone(), want)
     } else if a.rounded().is_some() {
@@ -243,9 +254,13 @@ pub fn check(a: &SharedShape, pa: &Pose, t: &Terrain, field: &SharedShape, pf: &
     got.len()
 }
 
-/// A random convex shape of about `size`.
+/// A random convex shape of about `size`, or a small torus mesh.
 fn any_convex(rng: &mut Rng, size: f32) -> SharedShape {
-    match rng.below(6) {
+    match rng.below(7) {
+        6 => {
+            let (v, t) = torus(size, 0.3 * size, 12, 8);
+            SharedShape::trimesh(v, t).expect("torus")
+        }
         0 => SharedShape::cuboid(rng.vec(0.3, 1.0) * size).expect("cuboid"),
         1 => sphere_hull(rng, 40, size),
         2 => SharedShape::sphere(size * rng.range(0.3, 1.0)).expect("sphere"),

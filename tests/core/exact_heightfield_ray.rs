@@ -450,3 +450,35 @@ fn distances_to_the_terrain() {
     }
     assert!(apart > 30, "{apart} apart");
 }
+
+/// What is not there yet says so: shape casts with a height field, and
+/// distances from a mesh, are errors, not silent misses.
+#[test]
+fn missing_height_field_queries_are_errors() {
+    use bevy_icollide::query::{QueryError, ShapeCastOptions};
+    let field = SharedShape::heightfield(vec![0.0; 9], 3, 3, Vec3::ONE).expect("field");
+    let ball = SharedShape::sphere(0.1).expect("ball");
+    let above = Pose::new(Quat::IDENTITY, Vec3::Y);
+    let cast = query::cast_shapes(
+        (&ball, &above, -Vec3::Y),
+        (&field, &Pose::IDENTITY, Vec3::ZERO),
+        &ShapeCastOptions::default(),
+    );
+    assert!(
+        matches!(cast, Err(QueryError::Unsupported { .. })),
+        "{cast:?}"
+    );
+    let mesh =
+        SharedShape::trimesh(vec![Vec3::ZERO, Vec3::X, Vec3::Z], vec![[0, 1, 2]]).expect("mesh");
+    let d = query::distance(&mesh, &above, &field, &Pose::IDENTITY);
+    assert!(matches!(d, Err(QueryError::Unsupported { .. })), "{d:?}");
+    // Mesh contacts are exact (the same tree walk as a polytope's).
+    let pairs = query::intersecting_triangles(
+        &mesh,
+        &Pose::IDENTITY,
+        &field,
+        &Pose::IDENTITY,
+        ContactMode::All,
+    );
+    assert!(!pairs.expect("pairs").is_empty());
+}
