@@ -279,27 +279,40 @@ impl HeightField {
     }
 
     /// Re-measures the min/max of the tiles in the given ranges, then the
-    /// field's range from all tiles. Row by row, each row's samples in
-    /// runs of one tile's width (its `TILE + 1` samples, shared edges
-    /// included), by compare-and-select (the heights are finite).
+    /// field's range from all tiles. Per row of tiles, the min/max of each
+    /// column of its `TILE + 1` sample rows (shared edges included)
+    /// elementwise over whole rows, then each tile's `TILE + 1` columns of
+    /// those: compare-and-select on finite heights, which vectorizes.
     fn measure_tiles(&mut self, rows: std::ops::Range<u32>, cols: std::ops::Range<u32>) {
         let n = self.ncols as usize;
+        let first = (cols.start * TILE) as usize;
+        let last = ((cols.end * TILE) as usize).min(n - 1);
+        let (mut lo, mut hi) = (
+            vec![0.0f32; last - first + 1],
+            vec![0.0f32; last - first + 1],
+        );
         for tr in rows {
-            let slots = (tr * self.tile_cols) as usize..;
-            for tc in cols.clone() {
-                self.tiles[slots.start + tc as usize] = [f32::INFINITY, f32::NEG_INFINITY];
-            }
-            let last_row = ((tr + 1) * TILE).min(self.nrows - 1);
-            for i in tr * TILE..=last_row {
-                let line = &self.heights[i as usize * n..(i as usize + 1) * n];
-                for tc in cols.clone() {
-                    let c0 = (tc * TILE) as usize;
-                    let c1 = (c0 + TILE as usize).min(n - 1);
-                    let slot = &mut self.tiles[slots.start + tc as usize];
-                    *slot = line[c0..=c1].iter().fold(*slot, |[lo, hi], &h| {
-                        [if h < lo { h } else { lo }, if h > hi { h } else { hi }]
-                    });
+            let r0 = (tr * TILE) as usize;
+            let r1 = (((tr + 1) * TILE).min(self.nrows - 1)) as usize;
+            let line = |i: usize| &self.heights[i * n + first..=i * n + last];
+            lo.copy_from_slice(line(r0));
+            hi.copy_from_slice(line(r0));
+            for i in r0 + 1..=r1 {
+                for ((l, h), &x) in lo.iter_mut().zip(hi.iter_mut()).zip(line(i)) {
+                    *l = if x < *l { x } else { *l };
+                    *h = if x > *h { x } else { *h };
                 }
+            }
+            for tc in cols.clone() {
+                let a = (tc * TILE) as usize - first;
+                let b = (((tc + 1) * TILE) as usize).min(n - 1) - first;
+                let m = lo[a..=b]
+                    .iter()
+                    .zip(&hi[a..=b])
+                    .fold([f32::INFINITY, f32::NEG_INFINITY], |[m0, m1], (&l, &h)| {
+                        [m0.min(l), m1.max(h)]
+                    });
+                self.tiles[(tr * self.tile_cols + tc) as usize] = m;
             }
         }
         self.range = self
