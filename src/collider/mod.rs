@@ -21,7 +21,7 @@
 //!   ([`Implicit`]), exact (its support mapping: GJK and EPA need nothing
 //!   else).
 //! - [`ShapeKind::HeightField`]: terrain, a grid of heights with holes
-//!   ([`HeightField`]); the grid is its own tree, its bounds its box.
+//!   ([`HeightField`](crate::shape::HeightField)), the grid its own tree.
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
