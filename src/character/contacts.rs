@@ -97,13 +97,25 @@ fn piece_parts<'a>(
             });
             return;
         }
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => None,
+        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) | ShapeKind::HeightField(_) => None,
     };
     if let Some(map) = convex {
         out.push(Part {
             shape: Shape::Convex(map, pose),
             piece,
             triangle: None,
+        });
+        return;
+    }
+    if let Some(field) = shape.heightfield() {
+        let local = mesh_region(region, &pose, Vec3::ONE);
+        let _ = field.for_each_triangle_in(&local, |t, tri| {
+            out.push(Part {
+                shape: Shape::Triangle(tri.map(|v| pose.transform_point(v))),
+                piece,
+                triangle: Some(t),
+            });
+            std::ops::ControlFlow::Continue(())
         });
         return;
     }

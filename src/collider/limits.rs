@@ -251,6 +251,16 @@ pub(super) fn check_round_radius(
     Ok(())
 }
 
+/// A height field's box (every vertex) within [`MAX_COORDINATE`].
+pub(super) fn check_heightfield(local: &Aabb) -> Result<(), ShapeError> {
+    if !box_within(local, Vec3::ONE) {
+        return Err(ShapeError::InvalidParameter(
+            "height field beyond MAX_COORDINATE (2^28): a scaled height or half extent is too large",
+        ));
+    }
+    Ok(())
+}
+
 /// A segment's (2) or a triangle's (3) corners: finite, within
 /// [`MAX_COORDINATE`]; a segment of non-zero length; a triangle whose
 /// longest edge is at most [`MAX_ASPECT`] times its smallest height

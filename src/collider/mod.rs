@@ -27,6 +27,8 @@
 //! - [`ShapeKind::HalfSpace`]: everything below a plane through the
 //!   body's origin ([`HalfSpace`]), a ground; its box is the part within
 //!   the world's limits (see [`limits`]).
+//! - [`ShapeKind::HeightField`]: terrain, a grid of heights with holes
+//!   ([`HeightField`](crate::shape::HeightField)), the grid its own tree.
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -38,6 +40,7 @@
 
 mod compound;
 mod half_space;
+mod heightfield;
 pub mod limits;
 mod primitives;
 mod round;
@@ -128,6 +131,8 @@ pub enum ShapeKind {
     RoundConvex(RoundConvex),
     /// Everything below a plane.
     HalfSpace(HalfSpace),
+    /// A height field (terrain).
+    HeightField(crate::shape::HeightField),
 }
 
 /// How the broad phase bounds a shape.
@@ -225,6 +230,7 @@ impl ShapeData {
             }),
             ShapeKind::RoundConvex(s) => SharedShape::round_scaled(s, factor),
             ShapeKind::HalfSpace(h) => SharedShape::half_space(h.normal),
+            ShapeKind::HeightField(h) => SharedShape::heightfield_from(h.scaled(factor)?),
         }
     }
 
@@ -245,7 +251,7 @@ impl ShapeData {
     }
 
     /// The kind's name, for messages: "convex", "triangle mesh", "compound",
-    /// "sphere", "capsule", "cylinder" or "cone".
+    /// "sphere", "capsule", "cylinder", "cone" or "height field".
     pub fn kind_name(&self) -> &'static str {
         match &self.kind {
             ShapeKind::Convex(_) => "convex",
@@ -256,6 +262,7 @@ impl ShapeData {
             ShapeKind::Implicit(s) => s.name(),
             ShapeKind::RoundConvex(s) => s.name(),
             ShapeKind::HalfSpace(_) => "half-space",
+            ShapeKind::HeightField(_) => "height field",
         }
     }
 
@@ -394,7 +401,8 @@ impl ShapeData {
             | ShapeKind::Rounded(_)
             | ShapeKind::Implicit(_)
             | ShapeKind::RoundConvex(_)
-            | ShapeKind::HalfSpace(_) => None,
+            | ShapeKind::HalfSpace(_)
+            | ShapeKind::HeightField(_) => None,
         };
         let tree = surface.map_or_else(SurfaceTree::default, |m| SurfaceTree::build(m, tree_kind));
         Self {
@@ -411,7 +419,7 @@ impl ShapeData {
 
     /// The surface as triangles with its tree: the mesh itself, or the
     /// convex hull's triangles. `None` for compounds (their pieces have one)
-    /// and spheres, capsules, cylinders and cones.
+    /// and spheres, capsules, cylinders, cones and height fields.
     pub fn surface(&self) -> Option<Surface<'_>> {
         let mesh = match &self.kind {
             ShapeKind::TriMesh(m) => Some(m),
@@ -420,7 +428,8 @@ impl ShapeData {
             | ShapeKind::Rounded(_)
             | ShapeKind::Implicit(_)
             | ShapeKind::RoundConvex(_)
-            | ShapeKind::HalfSpace(_) => None,
+            | ShapeKind::HalfSpace(_)
+            | ShapeKind::HeightField(_) => None,
         };
         mesh.map(|mesh| Surface::new(mesh, self.tree.as_ref()))
     }

@@ -90,7 +90,7 @@ fn c3(p: Vec3) -> Coord3D<f32> {
 /// lies on the side the normal of triangle `abc` (counter-clockwise seen from that side) points
 /// to. Shewchuk's `orient3d(a, b, c, d)` is `det[a − d; b − d; c − d]`, which is the negation.
 #[inline]
-fn orient3(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> i8 {
+pub(crate) fn orient3(a: Vec3, b: Vec3, c: Vec3, d: Vec3) -> i8 {
     -sign(orient3d(c3(a), c3(b), c3(c), c3(d)))
 }
 

@@ -290,7 +290,7 @@ pub(super) fn cast_body(
         None => &body.shape,
     };
     let (mesh, convex) = match shape.kind() {
-        ShapeKind::TriMesh(_) => (true, false),
+        ShapeKind::TriMesh(_) | ShapeKind::HeightField(_) => (true, false),
         ShapeKind::Convex(_) => (false, hit.feature != u32::MAX),
         ShapeKind::Rounded(_)
         | ShapeKind::Implicit(_)

@@ -128,6 +128,33 @@ impl Collider {
         SharedShape::cylinder(radius, height).map(Self::new)
     }
 
+    /// A height field (terrain): `nrows × ncols` samples, row-major, rows
+    /// along local Z, spanning `scale.x × scale.z` centred on the entity,
+    /// heights times `scale.y` (parry's layout; holes and triangle ids:
+    /// [`HeightField`](crate::shape::HeightField)).
+    ///
+    /// # Panics
+    ///
+    /// On the errors of [`SharedShape::heightfield`];
+    /// [`Collider::try_heightfield`] returns them instead.
+    #[track_caller]
+    pub fn heightfield(heights: Vec<f32>, nrows: usize, ncols: usize, scale: Vec3) -> Self {
+        literal(
+            "heightfield",
+            Self::try_heightfield(heights, nrows, ncols, scale),
+        )
+    }
+
+    /// [`Collider::heightfield`] for data: the reason as an error.
+    pub fn try_heightfield(
+        heights: Vec<f32>,
+        nrows: usize,
+        ncols: usize,
+        scale: Vec3,
+    ) -> Result<Self, ShapeError> {
+        SharedShape::heightfield(heights, nrows, ncols, scale).map(Self::new)
+    }
+
     /// A solid cone along local Y: its base of `radius` at `-height / 2`,
     /// its apex at `+height / 2`, centered on the entity (as avian3d's
     /// `Collider::cone`). Exact: its support mapping.

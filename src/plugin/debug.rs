@@ -279,6 +279,7 @@ fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, vi
         ShapeKind::Implicit(s) => implicit_lines(gizmos, s, &view.pose, color),
         ShapeKind::RoundConvex(s) => round_convex_lines(gizmos, s, &view.pose, color),
         ShapeKind::HalfSpace(h) => half_space_lines(gizmos, h, &view.pose, color),
+        ShapeKind::HeightField(h) => heightfield_lines(gizmos, h, &view.pose, color),
         ShapeKind::TriMesh(_) | ShapeKind::Rounded(_) => {}
     }
 }
@@ -330,6 +331,33 @@ fn round_convex_lines(
                     );
                 }
             }
+        }
+    }
+}
+
+/// A height field's outline: its border and up to 17 rows and 17 columns
+/// of its grid, each a polyline through every `step`-th sample (a
+/// 1024 × 1024 terrain stays about 2 000 segments; nothing allocated).
+fn heightfield_lines(
+    gizmos: &mut Gizmos<CollisionGizmos>,
+    h: &crate::shape::HeightField,
+    pose: &Pose,
+    color: Color,
+) {
+    let (n, m) = (h.nrows() as u32, h.ncols() as u32);
+    let picks = |count: u32| {
+        let step = ((count - 1).div_ceil(16)).max(1) as usize;
+        (0..count - 1).step_by(step).chain([count - 1])
+    };
+    let at = |i: u32, j: u32| pose.transform_point(h.vertex(i, j));
+    for i in picks(n) {
+        for (j0, j1) in picks(m).zip(picks(m).skip(1)) {
+            gizmos.line(at(i, j0), at(i, j1), color);
+        }
+    }
+    for j in picks(m) {
+        for (i0, i1) in picks(n).zip(picks(n).skip(1)) {
+            gizmos.line(at(i0, j), at(i1, j), color);
         }
     }
 }

@@ -136,4 +136,6 @@ pub struct QueryScratch {
     pub(super) pieces: [Vec<PieceAt>; 2],
     /// Continuous detection's casts.
     pub(super) cast: CastScratch,
+    /// One height-field triangle's touched surface triangles.
+    pub(super) triangles: Vec<[u32; 2]>,
 }

@@ -214,6 +214,11 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
+    if a.shape.heightfield().is_some() || b.shape.heightfield().is_some() {
+        // Not yet: an error, not a cast that silently passes through.
+        let (a, b) = (a.shape.kind_name(), b.shape.kind_name());
+        return Err(QueryError::Unsupported { a, b });
+    }
     if let Some(hit) = half_space_cast((a, motion_a), (b, motion_b), options) {
         return Ok(hit);
     }

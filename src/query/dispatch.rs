@@ -7,7 +7,7 @@ use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
-use super::{compound, half_space, implicit, rounded};
+use super::{compound, half_space, heightfield, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
@@ -31,6 +31,12 @@ pub fn test_pair(
                 PairCache::Compound(c) => compound::compound_pair(a, b, c, scratch),
                 _ => PairResult::default(),
             }
+        }
+        // A height field goes second (before the half-space: a half-space
+        // against a field is the field's arm).
+        (_, ShapeKind::HeightField(h)) => heightfield::pair(a, (h, b), cache, scratch),
+        (ShapeKind::HeightField(h), _) => {
+            flipped(heightfield::pair(b, (h, a), cache, scratch), cache)
         }
         (ShapeKind::HalfSpace(h), _) => half_space_pair(h, a, b, cache, scratch),
         // A half-space goes first.
@@ -139,9 +145,11 @@ fn support_pair<S: SupportShape>(
                 _ => PairResult::default(),
             }
         }
-        // `test_pair` sends compound and half-space pairs to their arms
-        // first.
-        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) => test_pair(a, b, cache, scratch),
+        // `test_pair` sends compound, half-space and height-field pairs to
+        // their arms first.
+        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) | ShapeKind::HeightField(_) => {
+            test_pair(a, b, cache, scratch)
+        }
     }
 }
 
@@ -177,10 +185,12 @@ fn rounded_pair(
                 _ => PairResult::default(),
             }
         }
-        // `test_pair` sends compound and half-space pairs to their arms
-        // before this one; kept so that the match is exhaustive and the
+        // `test_pair` sends compound, half-space and height-field pairs to
+        // their arms before this one; kept so that the match is exhaustive and the
         // answer right.
-        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) => test_pair(a, b, cache, scratch),
+        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) | ShapeKind::HeightField(_) => {
+            test_pair(a, b, cache, scratch)
+        }
     }
 }
 
@@ -209,8 +219,9 @@ fn half_space_pair(
                 _ => PairResult::default(),
             }
         }
-        // `test_pair` sends compound pairs to the compound arm first.
-        ShapeKind::Compound(_) => test_pair(a, b, cache, scratch),
+        // `test_pair` sends compound and height-field pairs to their arms
+        // first.
+        ShapeKind::Compound(_) | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),
     }
 }
 

@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
-use super::{half_space, implicit, mesh_distance};
+use super::{half_space, heightfield, implicit, mesh_distance};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -56,7 +56,10 @@ pub(super) fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
         ShapeKind::Rounded(r) => Some(r),
         ShapeKind::Implicit(s) => Some(s),
         ShapeKind::RoundConvex(s) => Some(s),
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) => None,
+        ShapeKind::TriMesh(_)
+        | ShapeKind::Compound(_)
+        | ShapeKind::HalfSpace(_)
+        | ShapeKind::HeightField(_) => None,
     }
 }
 
@@ -126,6 +129,13 @@ fn piece_closest_points(
     }
     if let Some(c) = rescaled_mesh_closest_points((a, pose_a), (b, pose_b), pieces) {
         return c;
+    }
+    if a.heightfield().is_some() || b.heightfield().is_some() {
+        let c = heightfield::closest_points((a, pose_a), (b, pose_b), pieces, flipped);
+        return c.ok_or(QueryError::Unsupported {
+            a: a.kind_name(),
+            b: b.kind_name(),
+        });
     }
     if let (Some(ca), Some(cb)) = (a.polytope(), b.polytope()) {
         let r = lin_canny::closest_features(ca, pose_a, cb, pose_b, &mut ConvexCache::default());

@@ -106,9 +106,30 @@ fn touched_triangles<S: SupportShape, N: BoxNode>(
     let mut cache = GjkCache::default();
     let near = |node_box| near_box(s, pose, node_box);
     touched_triangles_by(side, first_only, pairs, near, |tri| {
-        cache.reset();
-        gjk_intersect(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, &mut cache)
+        touches_triangle((s, pose), tri, &mut cache)
     })
+}
+
+/// The per-triangle test of a support-mapped shape against a surface's
+/// triangles (a mesh's, a height field's): GJK shape–triangle from a
+/// fresh simplex.
+#[inline]
+pub(super) fn touches_triangle<S: SupportMap + ?Sized>(
+    (s, pose): (&S, &Pose),
+    tri: [Vec3; 3],
+    cache: &mut GjkCache,
+) -> bool {
+    cache.reset();
+    gjk_intersect(s, pose, &PointSetSupport(&tri), &Pose::IDENTITY, cache)
+}
+
+/// The box of `s` at `pose` (six supports), grown by the same relative
+/// pad as the tree's box test ([`near_box`]): no triangle
+/// [`touches_triangle`] finds lies outside it.
+pub(super) fn shape_region<S: SupportShape>(s: &S, pose: &Pose) -> Aabb {
+    let b = support_box(s, pose, s.reach());
+    let size = s.reach() + pose.translation.abs().max_element();
+    b.padded(1e-5 * size)
 }
 
 /// Conservative: the shape's box in the node's frame (six supports)

@@ -101,7 +101,11 @@ fn descend<N: BoxNode>(
 /// axis-aligned box, mesh frame): no separating axis among the six face
 /// normals of the two boxes, with a relative pad against rounding
 /// (conservative: a meeting pair is never culled).
-fn box_meets_region((rotation, center, half): (Quat, Vec3, Vec3), rc: Vec3, rh: Vec3) -> bool {
+pub(super) fn box_meets_region(
+    (rotation, center, half): (Quat, Vec3, Vec3),
+    rc: Vec3,
+    rh: Vec3,
+) -> bool {
     let r = Mat3::from_quat(rotation);
     let abs = Mat3::from_cols(r.x_axis.abs(), r.y_axis.abs(), r.z_axis.abs());
     let d = rc - center;

@@ -48,6 +48,10 @@ pub(crate) fn intersects_side(a: &PairSide<'_>, b: &PairSide<'_>) -> bool {
 
 /// The intersecting triangle pairs `[of a, of b]` of two surfaces (a mesh's
 /// triangles, or a convex shape's hull triangles), by traversing their trees.
+/// With a height field on either side, its touching triangles (ids as in
+/// [`HeightField`](crate::shape::HeightField)) against the other's feature:
+/// a hull or mesh triangle, [`INSIDE_SOLID`](super::INSIDE_SOLID), or `0`
+/// for spheres, capsules, cylinders and cones.
 pub fn intersecting_triangles(
     a: &SharedShape,
     pose_a: &Pose,
@@ -61,6 +65,9 @@ pub fn intersecting_triangles(
         a: a.kind_name(),
         b: b.kind_name(),
     };
+    if a.heightfield().is_some() || b.heightfield().is_some() {
+        return heightfield_triangles((a, pose_a), (b, pose_b), mode).ok_or_else(unsupported);
+    }
     let sa = a.surface().ok_or_else(unsupported)?;
     let sb = b.surface().ok_or_else(unsupported)?;
     let mut out = Vec::new();
@@ -76,4 +83,29 @@ pub fn intersecting_triangles(
         &mut out,
     );
     Ok(out)
+}
+
+/// [`intersecting_triangles`] with a height field: the pair test's own
+/// triangle pairs (`None`: two height fields, answered by boxes only).
+fn heightfield_triangles(
+    (a, pose_a): (&SharedShape, &Pose),
+    (b, pose_b): (&SharedShape, &Pose),
+    mode: ContactMode,
+) -> Option<Vec<[u32; 2]>> {
+    let all = mode == ContactMode::All;
+    let side = |s, p| PairSide {
+        boolean_only: !all,
+        ..PairSide::of(s, p)
+    };
+    let mut cache = PairCache::None;
+    let r = test_pair(
+        &side(a, pose_a),
+        &side(b, pose_b),
+        &mut cache,
+        &mut QueryScratch::default(),
+    );
+    match cache {
+        PairCache::Mesh(pairs) if r.exact => Some(pairs),
+        _ => None,
+    }
 }

@@ -17,6 +17,7 @@
 //! | a triangle mesh with a mesh or a convex shape | simultaneous OBB-tree traversal, exact triangle–triangle tests (the convex shape's hull triangles); with a convex shape and no crossing, the mesh triangles inside it ([`INSIDE_SOLID`]) | the intersecting triangle pairs |
 //! | a sphere or capsule with anything but a compound | core distance against the radius: closed form with another rounded shape, GJK with margin (EPA for the depth) with a convex polytope, a cylinder or a cone, OBB-tree descent and segment–triangle distances with a mesh (`rounded.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the triangles within reach (`[0, triangle]`) |
 //! | a cylinder or cone with anything but a sphere, capsule or compound | GJK through its support map (EPA for the depth) with a convex polytope or another cylinder or cone; with a mesh, the tree descended with the shape's box in each node's frame (six supports), GJK shape–triangle at the leaves (`implicit.rs`) | distance or depth, normal, points (features are `Vertex(0)`); with a mesh, the touched triangles (`[0, triangle]`) |
+//! | a height field with anything but a compound or a height field | the other shape's box in the field's frame gives the cells under it (the grid is the tree), each of their triangles measured by the test a mesh triangle gets: core–triangle distance against the radius, GJK shape–triangle, or the field triangle against a hull's or mesh's tree with exact triangle–triangle tests and the exact inside test for polytopes (`heightfield.rs`) | the touched field triangles `[feature of the other, field triangle]` |
 //! | a compound with anything | the piece trees descended to the piece pairs whose boxes overlap, each tested by the rows above from its own cache (`compound.rs`) | per piece pair, what its row gives; the pair's contact is the deepest (or closest) convex piece pair's, with its piece indices |
 //!
 //! The match has one arm per kind pair; a pair with a compound on either
@@ -48,11 +49,12 @@
 //! | with a triangle mesh | the trees, exact triangle tests (a mesh is a surface, a convex shape solid) | branch and bound over the trees, exact triangle distances (a polytope by its hull's triangles, 0 with a mesh triangle inside it) | [`QueryError::Unsupported`] (no depth for non-convex shapes) |
 //! | with a sphere or capsule (not a mesh) | the pair test | GJK with margins | EPA on the cores plus the radii |
 //! | with a cylinder or cone | the pair test | GJK (with a mesh: branch and bound over its tree, GJK at the leaves) | EPA (not with a mesh) |
+//! | with a height field | the pair test (cells under the other's box) | convex kinds: branch and bound over cells, GJK at the triangles; a mesh: [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
 //! | with a compound | the pair test's piece recursion | over all piece pairs | deepest piece pair (all pieces convex) |
 //!
 //! [`ray_cast`] works on every kind: Cyrus–Beck clipping against a convex
 //! polytope's faces, the OBB tree with Möller–Trumbore at the leaves for a
-//! mesh, closed form for spheres, capsules, cylinders and cones, the nearest piece's hit for
+//! mesh, a grid walk over tiles and cells for a height field, closed form for spheres, capsules, cylinders and cones, the nearest piece's hit for
 //! a compound.
 //!
 //! [`cast_shapes`] and [`cast_shapes_nonlinear`] work on every pair of
@@ -68,6 +70,7 @@ mod distance;
 mod features;
 mod half_space;
 mod half_space_cast;
+mod heightfield;
 mod implicit;
 mod inside;
 mod intersect;

@@ -67,6 +67,7 @@ pub(crate) fn ray_cast_side(
         ShapeKind::Implicit(s) => s.ray_cast(&local, max_toi),
         ShapeKind::RoundConvex(s) => s.ray_cast(&local, max_toi),
         ShapeKind::HalfSpace(h) => h.ray_cast(&local, max_toi),
+        ShapeKind::HeightField(h) => h.ray_cast(&local, max_toi),
         ShapeKind::TriMesh(_) | ShapeKind::Compound(_) => side
             .surface()
             .and_then(|s| ray_cast_surface(s, &local, max_toi, &mut Vec::new())),

@@ -26,7 +26,7 @@ use crate::math::Pose;
 use crate::shape::{Feature, Rounded};
 
 /// The core segment in world space.
-fn world_core(r: &Rounded, pose: &Pose) -> [Vec3; 2] {
+pub(super) fn world_core(r: &Rounded, pose: &Pose) -> [Vec3; 2] {
     r.core().map(|p| pose.transform_point(p))
 }
 
@@ -108,8 +108,24 @@ fn near_triangles<N: BoxNode>(
     pairs: &mut Vec<[u32; 2]>,
 ) -> bool {
     let near = |node_box| segment_near_box(core, radius, node_box);
-    let touches = |tri| segment_triangle_distance(core, tri) <= radius;
+    let touches = |tri| core_touches(core, radius, tri);
     touched_triangles_by(side, first_only, pairs, near, touches)
+}
+
+/// The per-triangle test of a sphere or capsule against a surface's
+/// triangles (a mesh's, a height field's): the core segment within
+/// `radius` of the triangle.
+#[inline]
+pub(super) fn core_touches(core: [Vec3; 2], radius: f32, tri: [Vec3; 3]) -> bool {
+    segment_triangle_distance(core, tri) <= radius
+}
+
+/// A box (in the core's frame) holding every point within `radius` of
+/// the segment `core`, grown by the same relative pad as the tree's box
+/// test, so that no triangle [`core_touches`] is outside it.
+pub(super) fn core_region([p, q]: [Vec3; 2], radius: f32) -> crate::math::Aabb {
+    let size = p.abs().max(q.abs()).max_element();
+    crate::math::Aabb::new(p.min(q), p.max(q)).padded(radius + 1e-5 * (size + radius))
 }
 
 /// Conservative: the box of the segment in the node's frame overlaps the

@@ -12,6 +12,8 @@
 //! - [`RoundConvex`]: a polytope, a segment or a triangle swept by a ball
 //!   (the core's support mapping plus the radius), exact;
 //! - [`HalfSpace`]: everything below a plane.
+//! - [`HeightField`]: terrain, a grid of heights with holes, the grid its
+//!   own tree ([`heightfield`]).
 //!
 //! Convex shapes implement [`SupportMap`](crate::geometry::support::SupportMap),
 //! so GJK and EPA work on them directly. Builders return an error for bad
@@ -19,6 +21,7 @@
 
 pub mod build;
 mod half_space;
+pub mod heightfield;
 mod implicit;
 mod lanes;
 mod polytope;
@@ -30,6 +33,7 @@ mod trimesh;
 
 pub use build::{ConvexHull, HullError};
 pub use half_space::{HALF_SPACE_EXTENT, HalfSpace, Lowest};
+pub use heightfield::{HeightField, HeightFieldError};
 pub use implicit::{Implicit, ImplicitKind};
 pub use polytope::{ConvexPolytope, FaceSlot, Feature, PolyEdge, PolyFace, VertexLink};
 pub use round_convex::{RoundConvex, RoundCore};

@@ -14,7 +14,9 @@ fn sign(x: f64) -> i8 {
     (x > 0.0) as i8 - (x < 0.0) as i8
 }
 
-fn o3(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
+/// The exact sign of Shewchuk's `orient3d(a, b, c, d)`: negative when `d`
+/// lies on the side the normal of `abc` (counter-clockwise) points to.
+pub fn o3(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> i8 {
     let k = |p: DVec3| Coord3D {
         x: p.x,
         y: p.y,

@@ -11,6 +11,7 @@ mod bevy_app;
 mod ccd;
 mod debug_render;
 mod examples;
+mod heightfield;
 mod implicit;
 mod move_and_slide;
 mod picking;

@@ -20,6 +20,8 @@ mod exact_bounds;
 mod exact_casts;
 mod exact_ccd;
 mod exact_half_space;
+mod exact_heightfield;
+mod exact_heightfield_ray;
 mod exact_implicit;
 mod exact_inputs;
 mod exact_round_kinds;

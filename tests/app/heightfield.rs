@@ -1,0 +1,84 @@
+//! Terrain in the plugin: `Collider::heightfield` (and `try_heightfield`)
+//! as parry/avian lay it out, events as a ball lands on it and leaves,
+//! a ray from the `SpatialQuery` reporting the triangle, bad data refused.
+
+use bevy_app::prelude::*;
+use bevy_ecs::prelude::*;
+use bevy_ecs::system::RunSystemOnce;
+use bevy_icollide::prelude::*;
+use bevy_transform::prelude::*;
+use glam::Vec3;
+
+#[derive(Resource, Default)]
+struct Events(usize, usize);
+
+fn record(
+    mut log: ResMut<Events>,
+    mut s: MessageReader<CollisionStart>,
+    mut e: MessageReader<CollisionEnd>,
+) {
+    log.0 += s.read().count();
+    log.1 += e.read().count();
+}
+
+/// A 5 × 5 terrain, 4 wide, flat at height 0 but for a bump of 1 at its
+/// centre sample (the origin); a ball of radius 0.25 above the bump.
+#[test]
+fn a_ball_lands_on_the_terrain_and_leaves() {
+    let mut app = App::new();
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default().with_messages_for_all_pairs(),
+    ))
+    .init_resource::<Events>()
+    .add_systems(Last, record);
+    let mut heights = vec![0.0; 25];
+    heights[12] = 1.0;
+    app.world_mut().spawn((
+        Collider::heightfield(heights, 5, 5, Vec3::new(4.0, 1.0, 4.0)),
+        Transform::from_xyz(10.0, 0.0, 0.0),
+    ));
+    let ball = app
+        .world_mut()
+        .spawn((Collider::sphere(0.25), Transform::from_xyz(10.0, 1.3, 0.0)))
+        .id();
+    app.update();
+    assert_eq!(app.world().resource::<Events>().0, 0, "above the bump");
+    let place = |app: &mut App, y: f32| {
+        app.world_mut()
+            .get_mut::<Transform>(ball)
+            .expect("ball")
+            .translation
+            .y = y;
+        app.update();
+    };
+    place(&mut app, 1.2);
+    assert_eq!(app.world().resource::<Events>().0, 1, "on the bump's tip");
+    place(&mut app, 1.3);
+    assert_eq!(app.world().resource::<Events>().1, 1, "left it");
+    let hit = app
+        .world_mut()
+        .run_system_once(|q: SpatialQuery| {
+            q.cast_ray(
+                Vec3::new(10.7, 5.0, 0.7),
+                -Vec3::Y,
+                100.0,
+                &SpatialQueryFilter::default(),
+            )
+        })
+        .expect("system runs")
+        .expect("the terrain is hit");
+    // Cell (row 2, col 2) of the 4 × 4 cells: the point (0.7, 0.7) is past
+    // the cell's diagonal, in its triangle 1.
+    assert_eq!(hit.triangle, Some(2 * (2 * 4 + 2) + 1));
+    assert!((hit.distance - 5.0).abs() < 1e-5, "{hit:?}");
+}
+
+#[test]
+fn bad_terrain_data_is_refused() {
+    assert!(Collider::try_heightfield(vec![0.0; 3], 2, 2, Vec3::ONE).is_err());
+    assert!(Collider::try_heightfield(vec![f32::NAN; 4], 2, 2, Vec3::ONE).is_err());
+    assert!(Collider::try_heightfield(vec![0.0; 4], 2, 2, Vec3::ZERO).is_err());
+    let e = std::panic::catch_unwind(|| Collider::heightfield(vec![0.0; 2], 1, 2, Vec3::ONE));
+    assert!(e.is_err(), "the literal form panics with the reason");
+}
