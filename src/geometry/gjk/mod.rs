@@ -333,7 +333,11 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         let prev = s;
         s.push(sp);
         let mut nv = s.reduce();
-        if !s.consistent(nv, tol) {
+        if s.len < 4 && !(nv.length_squared() < dist2) {
+            // No progress: the f32 solver may have rounded wrongly on a
+            // near-degenerate simplex; retry in f64 before giving up.
+            s = prev;
+            s.push(sp);
             nv = s.reduce_exhaustive();
         }
         if s.len == 4 {

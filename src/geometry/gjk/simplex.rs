@@ -99,15 +99,16 @@ impl Simplex {
             3 => s2d(&w, 0, 1, 2),
             _ => s3d(&w),
         };
-        let mut out = Simplex::default();
+        // Compact in place (slot order is kept, so `n <= i`).
+        let mut n = 0;
         for i in 0..self.len {
             if sub.mask & (1 << i) != 0 {
-                out.pts[out.len] = self.pts[i];
-                out.lambda[out.len] = sub.lambda[i];
-                out.len += 1;
+                self.pts[n] = self.pts[i];
+                self.lambda[n] = sub.lambda[i];
+                n += 1;
             }
         }
-        *self = out;
+        self.len = n;
         sub.point(&w)
     }
 }
