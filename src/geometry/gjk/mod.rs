@@ -288,6 +288,7 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut intersecting = s.len == 4;
     let mut iterations = 0u32;
     let mut exhausted = false;
+    let mut lower = f32::NEG_INFINITY;
 
     while !intersecting && iterations < GJK_MAX_ITERATIONS {
         let zero = REL_ZERO * scale;
@@ -313,11 +314,14 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if mode == Mode::Intersect && vw > 0.0 && vw * vw > margin * margin * dist2 {
             break; // `v` is a separating axis (with the margins)
         }
-        // Lower bound vw/|v| within REL_GAP * scale of the upper bound |v|.
-        if dist2 - vw <= dist2.sqrt() * (REL_GAP * scale) {
+        // The best lower bound so far within REL_GAP * scale of the upper
+        // bound |v| (every support gives a lower bound vw/|v|).
+        let len = dist2.sqrt();
+        lower = lower.max(vw / len);
+        if len - lower <= REL_GAP * scale {
             break;
         }
-        let tol = REL_GAP * scale * dist2.sqrt();
+        let tol = REL_GAP * scale * len;
         if s.contains(sp.w, REL_DUP2 * scale * scale) {
             // The support is already in the simplex: done, unless rounding
             // made `v` wrong (a simplex point on the origin's side of it).

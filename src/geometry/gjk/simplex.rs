@@ -103,7 +103,9 @@ impl Simplex {
         let mut n = 0;
         for i in 0..self.len {
             if sub.mask & (1 << i) != 0 {
-                self.pts[n] = self.pts[i];
+                if n != i {
+                    self.pts[n] = self.pts[i];
+                }
                 self.lambda[n] = sub.lambda[i];
                 n += 1;
             }
