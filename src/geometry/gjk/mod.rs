@@ -12,8 +12,9 @@
 //! implementation for collision detection of convex objects", JGT 4(2), 1999;
 //! "Collision Detection in Interactive 3D Environments", 2003, §4.3):
 //!
-//! * **termination**: stop when the gap `|v|² - v·w ≤ ε·|v|·scale`
-//!   (distance known to a relative accuracy `ε` of the CSO scale), when `w` is
+//! * **termination**: stop when the gap `|v| - μ ≤ ε·scale`, `μ` the best
+//!   lower bound `v·w/|v|` seen so far (§4.3.4; the distance is then known
+//!   to a relative accuracy `ε` of the CSO scale), when `w` is
 //!   already in `W`, when `|v|` stops decreasing (numerical stall), when `W`
 //!   encloses the origin (a non-degenerate tetrahedron: intersection), when
 //!   `|v| ≤ ε₀·scale` (touching, reported as intersecting) or after
@@ -45,6 +46,13 @@
 //! keep the closest. Near-degenerate simplices (relative volume/area below a
 //! threshold) are handled by recursing into all their faces, which keeps the
 //! iteration well-defined with duplicated or coplanar support points.
+//!
+//! The `f32` result need not be exact for the answer to be: `v` is a convex
+//! combination of CSO points (an upper bound on the distance) and the
+//! termination uses the support's lower bound. Only where rounding would stop
+//! the iteration early — the new support is already in the simplex while `v`
+//! is inconsistent with it, or `|v|` does not decrease — is the simplex solved
+//! again in `f64` by exhaustive search over its sub-simplices.
 //!
 //! Shapes with a [`SupportMap::margin`] (spheres, rounded shapes) are handled
 //! as `core ⊕ ball(margin)`: GJK runs on the cores and the margins are

@@ -48,7 +48,8 @@ impl Simplex {
 
     /// [`Simplex::reduce`] by exhaustive search in `f64` over all 15
     /// sub-simplices (Johnson's method, solving each affine projection
-    /// directly): slower, immune to the rounding of slivers.
+    /// directly): slower, immune to the rounding of slivers. Used only when
+    /// the `f32` result would stall the iteration.
     pub(super) fn reduce_exhaustive(&mut self) -> Vec3 {
         let n = self.len;
         let w: [DVec3; 4] = std::array::from_fn(|i| self.pts[i].w.as_dvec3());
@@ -103,9 +104,7 @@ impl Simplex {
         let mut n = 0;
         for i in 0..self.len {
             if sub.mask & (1 << i) != 0 {
-                if n != i {
-                    self.pts[n] = self.pts[i];
-                }
+                self.pts[n] = self.pts[i];
                 self.lambda[n] = sub.lambda[i];
                 n += 1;
             }
