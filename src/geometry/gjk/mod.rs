@@ -12,8 +12,9 @@
 //! implementation for collision detection of convex objects", JGT 4(2), 1999;
 //! "Collision Detection in Interactive 3D Environments", 2003, §4.3):
 //!
-//! * **termination**: stop when the gap `|v|² - v·w ≤ ε·|v|·scale`
-//!   (distance known to a relative accuracy `ε` of the CSO scale), when `w` is
+//! * **termination**: stop when the gap `|v| - μ ≤ ε·scale`, `μ` the best
+//!   lower bound `v·w/|v|` seen so far (§4.3.4; the distance is then known
+//!   to a relative accuracy `ε` of the CSO scale), when `w` is
 //!   already in `W`, when `|v|` stops decreasing (numerical stall), when `W`
 //!   encloses the origin (a non-degenerate tetrahedron: intersection), when
 //!   `|v| ≤ ε₀·scale` (touching, reported as intersecting) or after
@@ -45,6 +46,13 @@
 //! keep the closest. Near-degenerate simplices (relative volume/area below a
 //! threshold) are handled by recursing into all their faces, which keeps the
 //! iteration well-defined with duplicated or coplanar support points.
+//!
+//! The `f32` result need not be exact for the answer to be: `v` is a convex
+//! combination of CSO points (an upper bound on the distance) and the
+//! termination uses the support's lower bound. Only where rounding would stop
+//! the iteration early — the new support is already in the simplex while `v`
+//! is inconsistent with it, or `|v|` does not decrease — is the simplex solved
+//! again in `f64` by exhaustive search over its sub-simplices.
 //!
 //! Shapes with a [`SupportMap::margin`] (spheres, rounded shapes) are handled
 //! as `core ⊕ ball(margin)`: GJK runs on the cores and the margins are
@@ -288,6 +296,7 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut intersecting = s.len == 4;
     let mut iterations = 0u32;
     let mut exhausted = false;
+    let mut lower = f32::NEG_INFINITY;
 
     while !intersecting && iterations < GJK_MAX_ITERATIONS {
         let zero = REL_ZERO * scale;
@@ -313,11 +322,14 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if mode == Mode::Intersect && vw > 0.0 && vw * vw > margin * margin * dist2 {
             break; // `v` is a separating axis (with the margins)
         }
-        // Lower bound vw/|v| within REL_GAP * scale of the upper bound |v|.
-        if dist2 - vw <= dist2.sqrt() * (REL_GAP * scale) {
+        // The best lower bound so far within REL_GAP * scale of the upper
+        // bound |v| (every support gives a lower bound vw/|v|).
+        let len = dist2.sqrt();
+        lower = lower.max(vw / len);
+        if len - lower <= REL_GAP * scale {
             break;
         }
-        let tol = REL_GAP * scale * dist2.sqrt();
+        let tol = REL_GAP * scale * len;
         if s.contains(sp.w, REL_DUP2 * scale * scale) {
             // The support is already in the simplex: done, unless rounding
             // made `v` wrong (a simplex point on the origin's side of it).
@@ -333,7 +345,11 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         let prev = s;
         s.push(sp);
         let mut nv = s.reduce();
-        if !s.consistent(nv, tol) {
+        if s.len < 4 && !(nv.length_squared() < dist2) {
+            // No progress: the f32 solver may have rounded wrongly on a
+            // near-degenerate simplex; retry in f64 before giving up.
+            s = prev;
+            s.push(sp);
             nv = s.reduce_exhaustive();
         }
         if s.len == 4 {

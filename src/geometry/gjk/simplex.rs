@@ -48,7 +48,8 @@ impl Simplex {
 
     /// [`Simplex::reduce`] by exhaustive search in `f64` over all 15
     /// sub-simplices (Johnson's method, solving each affine projection
-    /// directly): slower, immune to the rounding of slivers.
+    /// directly): slower, immune to the rounding of slivers. Used only when
+    /// the `f32` result would stall the iteration.
     pub(super) fn reduce_exhaustive(&mut self) -> Vec3 {
         let n = self.len;
         let w: [DVec3; 4] = std::array::from_fn(|i| self.pts[i].w.as_dvec3());
@@ -99,15 +100,16 @@ impl Simplex {
             3 => s2d(&w, 0, 1, 2),
             _ => s3d(&w),
         };
-        let mut out = Simplex::default();
+        // Compact in place (slot order is kept, so `n <= i`).
+        let mut n = 0;
         for i in 0..self.len {
             if sub.mask & (1 << i) != 0 {
-                out.pts[out.len] = self.pts[i];
-                out.lambda[out.len] = sub.lambda[i];
-                out.len += 1;
+                self.pts[n] = self.pts[i];
+                self.lambda[n] = sub.lambda[i];
+                n += 1;
             }
         }
-        *self = out;
+        self.len = n;
         sub.point(&w)
     }
 }
