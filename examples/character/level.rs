@@ -42,11 +42,16 @@ pub fn profile() -> Vec<(f32, f32)> {
 
 /// The level: each profile segment a quad from `z = −W` to `W`.
 pub fn mesh() -> (Vec<Vec3>, Vec<[u32; 3]>) {
+    mesh_of_width(HALF_WIDTH)
+}
+
+/// The level from `z = −half_width` to `half_width`.
+pub fn mesh_of_width(half_width: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
     let p = profile();
     let mut vertices = Vec::with_capacity(2 * p.len());
     for &(x, y) in &p {
-        vertices.push(Vec3::new(x, y, -HALF_WIDTH));
-        vertices.push(Vec3::new(x, y, HALF_WIDTH));
+        vertices.push(Vec3::new(x, y, -half_width));
+        vertices.push(Vec3::new(x, y, half_width));
     }
     let mut triangles = Vec::with_capacity(2 * p.len());
     for k in 0..p.len() as u32 - 1 {

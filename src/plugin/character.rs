@@ -165,7 +165,8 @@ type CharacterItem = (
 );
 
 /// Moves every [`KinematicCharacter`] by its desired motion against the
-/// collision world of the last collision frame: carried by the body it
+/// collision world of the last collision frame (one that is not in it yet,
+/// spawned since, waits: so does the level spawned with it): carried by the body it
 /// stood on if that body moved, then walked (the core's
 /// [`CharacterController::move_character`]); the touches reported, the
 /// pushes on non-static bodies written as [`CharacterPush`] messages.
@@ -176,6 +177,11 @@ pub fn move_characters(
     mut pushes: MessageWriter<CharacterPush>,
 ) {
     for (entity, collider, mut transform, mut character, mut out) in &mut characters {
+        // Not in the collision world yet (spawned this frame): neither is
+        // what was spawned with it, so it waits for the next frame.
+        if !state.entity_body.contains_key(&entity) {
+            continue;
+        }
         let c = &mut *character;
         let motion = std::mem::take(&mut c.desired_motion);
         move_one(
