@@ -329,8 +329,12 @@ impl Slider {
     }
 
     /// One cast along `v` from `at`, to `min(skin, min_gap) / 2` of the
-    /// bodies, backed up along `v` to `skin` from the plane hit (at most
-    /// `skin`, and not behind the start).
+    /// bodies, backed up along `v` to the skin less the cast's tolerance
+    /// from the plane hit (not behind the start): inside the skin wherever
+    /// within its tolerance the cast stopped, so that the next step from
+    /// there takes the plane as a clip plane at once (backed up to a full
+    /// skin, the shape rested just outside it, and every step of a
+    /// character walking on a floor first cast into the floor again).
     fn cast_step<B: BroadPhase>(
         &self,
         world: &CollisionWorld<B>,
@@ -354,7 +358,10 @@ impl Slider {
         let t = hit.hit.time_of_impact.clamp(0.0, 1.0);
         let normal = hit.hit.normal;
         let cos = dir.dot(normal).max(0.5);
-        let travel = t * len - ((s - target) / cos).min(t * len);
+        // To the skin less the cast's tolerance (and a little more): inside
+        // the skin wherever in its tolerance the cast stopped.
+        let back = (s - target - 1.25 * options.tolerance) / cos;
+        let travel = t * len - back.min(t * len);
         let n = -(if normal == Vec3::ZERO { dir } else { normal }).normalize();
         if travel > 0.0 {
             return Ok(Step::Moved(dir * travel, n));

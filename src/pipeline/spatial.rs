@@ -209,7 +209,12 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// The bodies passing `filter` whose broad-phase box overlaps `region`,
     /// into `out` (cleared first): gathered once for many queries inside
     /// it ([`Self::visit_sides_among`], `cast_shape_among`).
-    pub(crate) fn gather(&self, region: &Aabb, filter: &QueryFilter<'_>, out: &mut Vec<BodyHandle>) {
+    pub(crate) fn gather(
+        &self,
+        region: &Aabb,
+        filter: &QueryFilter<'_>,
+        out: &mut Vec<BodyHandle>,
+    ) {
         out.clear();
         self.visit_boxes(region, filter, |id, _| out.push(id));
     }
