@@ -301,7 +301,8 @@ impl Slider {
     fn clip_planes(&self, hits: &[Vec3]) -> SmallVec<[Vec3; 16]> {
         let s = self.options.skin;
         let inside = self.touches.iter().filter(|t| t.gap < s);
-        let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
+        let mut planes: SmallVec<[Vec3; 16]> =
+            inside.map(|t| seam_normal(t, &self.touches, s)).collect();
         planes.extend_from_slice(hits);
         if let Some((up, cos_max)) = self.steep_walls {
             let walls: SmallVec<[Vec3; 8]> = planes
@@ -407,6 +408,25 @@ fn sort_touches(touches: &mut [Touch]) {
         let key = |t: &Touch| (t.body, t.piece, t.triangle);
         key(a).cmp(&key(b))
     });
+}
+
+/// The plane of touch `t`: its normal, unless `t` is on a seam — its
+/// point lies on the plane of a closer touch `u` (of another part: the
+/// next box of a row, the next triangle of a floor), within a thousandth
+/// of the skin and the rounding of the points' coordinates — where its
+/// slanted normal (from an edge of a surface flush with `u`'s) would
+/// lift the shape over the seam: `u`'s normal then. A real edge (a step,
+/// a ledge) stands off `u`'s plane and keeps its normal.
+fn seam_normal(t: &Touch, touches: &[Touch], skin: f32) -> Vec3 {
+    let flush = |u: &&Touch| {
+        let tol = 1e-3 * skin + 4.0 * f32::EPSILON * t.point.abs().max(u.point.abs()).max_element();
+        u.gap < t.gap && (t.point - u.point).dot(u.normal).abs() <= tol
+    };
+    touches
+        .iter()
+        .filter(flush)
+        .min_by(|a, b| a.gap.total_cmp(&b.gap))
+        .map_or(t.normal, |u| u.normal)
 }
 
 /// The wall a steep slope (normal `n` facing up, but less than

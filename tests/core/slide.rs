@@ -30,7 +30,7 @@
 //!   jitter); a ball resting on a slope does not drift; a capsule walking a
 //!   bumpy 4608-triangle mesh floor stays on it without entering it; a
 //!   cube slides over the seams of a row of boxes (identity poses, tops
-//!   2⁻²⁴ apart); scaled and deformed mesh floors are slid on as they are
+//!   2⁻²⁴ apart) without being lifted; scaled and deformed mesh floors are slid on as they are
 //!   (= a mesh built at that size); a ball wedged between two walls is
 //!   stuck and stays.
 //! - Bad input (pose, motion, skin) is refused; the filter is kept.
@@ -689,15 +689,16 @@ fn a_cube_slides_over_the_seams_of_a_row_of_boxes() {
         let gap = scene.gap(&cube, &out.pose);
         // Inside the skin by at most the casts' tolerance, along a motion
         // slanted into the floor (the back-up is along the motion: 0.81
-        // skins here), never at the cast's target (half a skin); lifted a
-        // little over the seams (a slanted edge plane from the next box,
-        // hit by a cast).
-        assert!((0.0075..=0.025).contains(&gap), "gap {gap} at {p}");
+        // skins here), never at the cast's target (half a skin), and not
+        // lifted over the seams: the next box's edge, flush with the box
+        // under the cube, is not a slanted plane (was lifted up to 2.4
+        // skins by it).
+        assert!((0.0075..=0.0101).contains(&gap), "gap {gap} at {p}");
         highest = highest.max(gap);
     }
     eprintln!("seams: largest gap {highest} (skin 0.01)");
-    // The horizontal motion kept, but for a millimetre lost at the seams.
-    assert!((p.x - 8.0).abs() < 0.02, "{p}");
+    // The horizontal motion kept.
+    assert!((p.x - 8.0).abs() < 1e-3, "{p}");
 }
 
 #[test]
