@@ -129,9 +129,14 @@ pub mod testkit;
 /// system parameters (feature `bevy`), and the shapes.
 pub mod prelude {
     pub use crate::bounds::BoundsMode;
-    pub use crate::character::SlideOptions;
+    pub use crate::character::{ControllerOptions, SlideOptions};
     pub use crate::collider::{CompoundPiece, ShapeError, SharedShape};
     pub use crate::math::{Aabb, Pose, RigidMotion, WorldPose};
+    #[cfg(feature = "bevy_transform")]
+    pub use crate::plugin::{
+        CharacterGround, CharacterHit, CharacterPlugin, CharacterPush, KinematicCharacter,
+        KinematicCharacterOutput,
+    };
     #[cfg(feature = "bevy")]
     pub use crate::plugin::{
         Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionDiagnostics,

@@ -14,10 +14,16 @@
 //! The hand has continuous detection (`SweptCcd`): it cannot pass through
 //! a thin object between two frames.
 //! While held, the hand–object pair is deactivated (I-COLLIDE's pair
-//! configuration). The hand follows a scripted path; at the end the example
+//! configuration). The hand follows a scripted path by move and slide
+//! (`MoveAndSlide`, `motion.rs`): it slides along the table and the shelves
+//! instead of entering them, and what it holds is stopped by the room too;
+//! what stops them is logged (`Blocked`), and they never touch the
+//! furniture (no contact event between them). At the end the example
 //! prints the per-stage timings and a summary, and writes a picture (top
 //! and side views, the hand's path, touched objects in red).
 
+#[path = "motion.rs"]
+mod motion;
 #[path = "picture.rs"]
 mod picture;
 #[path = "scene.rs"]
@@ -34,6 +40,7 @@ use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
+use motion::{Obstacles, move_hand};
 use scene::{Role, Script};
 
 /// How to run.
@@ -55,6 +62,17 @@ pub enum Happening {
     Grab(&'static str),
     /// The hand let an object go.
     Release(&'static str),
+    /// The first (moving) came within two skins of the second and was
+    /// stopped or slid along it (the first frame of a run of such frames).
+    Blocked(&'static str, &'static str),
+}
+
+/// Where a moving part (the hand, or what it holds) was after a frame.
+pub struct Track {
+    pub frame: u32,
+    pub name: &'static str,
+    pub shape: SharedShape,
+    pub pose: Pose,
 }
 
 /// What a run produced.
@@ -64,6 +82,10 @@ pub struct Summary {
     pub touched: BTreeSet<&'static str>,
     pub timings: StageTimes,
     pub worst: StageTimes,
+    /// The hand's and the held object's poses, every frame.
+    pub tracks: Vec<Track>,
+    /// What they may not enter: the furniture and the room's shell.
+    pub furniture: Vec<(&'static str, SharedShape, Pose)>,
 }
 
 #[derive(Component)]
@@ -97,6 +119,11 @@ struct Journal {
     /// Grabbable objects the hand touches now, from the events, in the
     /// order it touched them.
     in_hand_reach: Vec<Entity>,
+    /// `(mover, obstacle)` pairs within two skins this frame and the last.
+    blocked: Vec<(Entity, Entity)>,
+    blocked_before: Vec<(Entity, Entity)>,
+    /// `(frame, entity, pose)` of the hand and what it holds.
+    tracks: Vec<(u32, Entity, Pose)>,
 }
 
 impl Journal {
@@ -151,15 +178,21 @@ pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
         verbose: config.verbose,
         ..Default::default()
     })
-    .add_systems(Update, (drive_hand, on_contacts, grab, release).chain());
-    let cup = spawn_room(app.world_mut())?;
+    .add_systems(
+        Update,
+        (drive_hand, move_hand, on_contacts, grab, release).chain(),
+    );
+    let (cup, grabbable) = spawn_room(app.world_mut())?;
     let script = Script::new(cup);
     let hand = Collider::new(scene::hand()?);
     // Continuous detection: a fast hand cannot pass through a thin shelf
     // between two frames.
-    app.world_mut()
-        .spawn((hand, script.transform(0), Label("hand"), Hand, SweptCcd));
+    let hand = app
+        .world_mut()
+        .spawn((hand, script.transform(0), Label("hand"), Hand, SweptCcd))
+        .id();
     app.insert_resource(script);
+    app.insert_resource(Obstacles::new(grabbable.into_iter().chain([hand])));
     let frames = app.world().resource::<Script>().last_frame();
     for _ in 0..frames {
         app.update();
@@ -176,18 +209,54 @@ pub fn run(config: &Config) -> Result<Summary, Box<dyn std::error::Error>> {
         .world_mut()
         .remove_resource::<Journal>()
         .unwrap_or_default();
+    let (tracks, furniture) = shapes_of(app.world_mut(), &journal.tracks);
     Ok(Summary {
         happenings: journal.happenings,
         frames,
         touched: journal.touched,
         timings,
         worst,
+        tracks,
+        furniture,
     })
 }
 
-/// Spawns the room's models; returns where the cup stands.
-fn spawn_room(world: &mut World) -> Result<Vec3, Box<dyn std::error::Error>> {
+/// The tracked poses with their shapes, and the furniture.
+type Shapes = (Vec<Track>, Vec<(&'static str, SharedShape, Pose)>);
+
+fn shapes_of(world: &mut World, tracks: &[(u32, Entity, Pose)]) -> Shapes {
+    let mut q = world.query::<(&Label, &Collider)>();
+    let tracks = tracks
+        .iter()
+        .filter_map(|&(frame, e, pose)| {
+            let (label, collider) = q.get(world, e).ok()?;
+            let shape = collider.shape().clone();
+            Some(Track {
+                frame,
+                name: label.0,
+                shape,
+                pose,
+            })
+        })
+        .collect();
+    let mut q =
+        world.query_filtered::<(&Label, &Collider, &GlobalTransform), With<StaticCollider>>();
+    let furniture = q
+        .iter(world)
+        .map(|(label, c, g)| (label.0, c.shape().clone(), pose_of(&g.compute_transform())))
+        .collect();
+    (tracks, furniture)
+}
+
+fn pose_of(t: &Transform) -> Pose {
+    Pose::new(t.rotation, t.translation)
+}
+
+/// Spawns the room's models; returns where the cup stands and the
+/// grabbable objects.
+fn spawn_room(world: &mut World) -> Result<(Vec3, Vec<Entity>), Box<dyn std::error::Error>> {
     let mut cup = None;
+    let mut grabbable = Vec::new();
     for model in scene::models() {
         let path = model.path();
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
@@ -201,27 +270,22 @@ fn spawn_room(world: &mut World) -> Result<Vec3, Box<dyn std::error::Error>> {
         let mut e = world.spawn((collider, transform, Label(model.name)));
         match model.role {
             Role::Furniture => e.insert(StaticCollider),
-            Role::Grabbable => e.insert(Grabbable),
+            Role::Grabbable => {
+                grabbable.push(e.id());
+                e.insert(Grabbable)
+            }
         };
     }
-    Ok(cup.ok_or("the scene has no cup_1")?)
+    Ok((cup.ok_or("the scene has no cup_1")?, grabbable))
 }
 
+/// The script's next frame: its grab and release requests.
 fn drive_hand(
     mut script: ResMut<Script>,
-    mut journal: ResMut<Journal>,
-    mut hand: Query<&mut Transform, With<Hand>>,
     mut grabs: MessageWriter<Grab>,
     mut releases: MessageWriter<Release>,
 ) {
     script.frame += 1;
-    let at = script.transform(script.frame);
-    for mut t in &mut hand {
-        *t = at;
-    }
-    if script.frame.is_multiple_of(4) {
-        journal.hand_path.push(at.translation);
-    }
     if script.frame == script.grab_at {
         grabs.write(Grab);
     }

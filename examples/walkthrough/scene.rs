@@ -168,17 +168,27 @@ pub struct Script {
 
 impl Script {
     /// The script around the cup at `cup` (its anchor, Y-up).
+    ///
+    /// First the hand is pressed down onto the free side of the table
+    /// (keys 6 cm below its top, z = 0.2: clear of the teapot and the
+    /// cup) and dragged along it: with move and slide it glides on the
+    /// tabletop. Then it reaches the cup, takes it and pushes it into the
+    /// bookshelf, which stops them both.
     pub fn new(cup: Vec3) -> Self {
         // The palm 13 cm beyond the cup, fingers pointing back over it.
         let above = Vec3::new(cup.x + 0.13, 1.05, cup.z);
         let low = Vec3::new(above.x, 0.895, above.z);
         let lifted = Vec3::new(above.x, 1.1, above.z);
         let shelf = |x| Vec3::new(x, 0.99, 1.07);
+        let pressed = |x| Vec3::new(x, 0.74, 0.2);
         Self {
             frame: 0,
             keys: vec![
                 (0, Vec3::new(-2.4, 1.2, 0.4), 180.0),
-                (150, above, 180.0),
+                (90, Vec3::new(0.55, 0.95, 0.2), 180.0),
+                (110, pressed(0.55), 180.0),
+                (140, pressed(1.2), 180.0),
+                (170, above, 180.0),
                 (200, low, 180.0),
                 (230, low, 180.0),
                 (260, lifted, 180.0),

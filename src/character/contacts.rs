@@ -16,13 +16,14 @@ use smallvec::SmallVec;
 use crate::bvh::collide::BoxNode;
 use crate::bvh::{Bvh, Surface, TreeRef};
 use crate::collider::{ShapeData, ShapeKind};
+use crate::geometry::closest::{point_triangle, segment_triangle};
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_distance};
 use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, Pose};
 use crate::pipeline::BodyHandle;
 use crate::query::PairSide;
-use crate::shape::HalfSpace;
+use crate::shape::{HalfSpace, Rounded};
 
 /// One touch of the sliding shape: a part of a body within reach.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,6 +47,9 @@ pub struct Touch {
 #[derive(Clone, Copy)]
 enum Shape<'a> {
     Convex(&'a dyn SupportMap, Pose),
+    /// A sphere or capsule (its core segment and radius: closed forms
+    /// against a triangle).
+    Rounded(&'a Rounded, Pose),
     Triangle([Vec3; 3]),
     HalfSpace(&'a HalfSpace, Pose),
 }
@@ -84,6 +88,14 @@ fn piece_parts<'a>(
     region: &Aabb,
     out: &mut SmallVec<[Part<'a>; 16]>,
 ) {
+    if let ShapeKind::Rounded(r) = shape.kind() {
+        out.push(Part {
+            shape: Shape::Rounded(r, pose),
+            piece,
+            triangle: None,
+        });
+        return;
+    }
     let convex: Option<&'a dyn SupportMap> = match shape.kind() {
         ShapeKind::Convex(p) => Some(p),
         ShapeKind::Rounded(r) => Some(r),
@@ -206,37 +218,6 @@ fn part_contact(
     (body, reach): (BodyHandle, f32),
     cache: &mut GjkCache,
 ) -> Option<Touch> {
-    let (tri_a, tri_b);
-    let (ma, pa): (&dyn SupportMap, Pose) = match &a.shape {
-        Shape::Convex(m, p) => (*m, *p),
-        Shape::Triangle(t) => {
-            tri_a = PointSetSupport(t);
-            (&tri_a, Pose::IDENTITY)
-        }
-        // A sliding half-space touches nothing it could slide along.
-        Shape::HalfSpace(..) => return None,
-    };
-    let (mb, pb): (&dyn SupportMap, Pose) = match &b.shape {
-        Shape::Convex(m, p) => (*m, *p),
-        Shape::Triangle(t) => {
-            tri_b = PointSetSupport(t);
-            (&tri_b, Pose::IDENTITY)
-        }
-        Shape::HalfSpace(h, ph) => {
-            // The part's deepest point along the inward normal.
-            let l = h.lowest(ph, (ma, &pa));
-            return (l.d < reach).then_some(Touch {
-                body,
-                gap: l.d,
-                normal: l.normal,
-                point: l.on_plane,
-                piece: b.piece,
-                triangle: None,
-            });
-        }
-    };
-    cache.reset();
-    let r = gjk_distance(ma, &pa, mb, &pb, cache);
     let contact = |gap: f32, normal: Vec3, point: Vec3| Touch {
         body,
         gap,
@@ -245,6 +226,22 @@ fn part_contact(
         piece: b.piece,
         triangle: b.triangle,
     };
+    if let (Shape::Rounded(r, pose), Shape::Triangle(t)) = (&a.shape, &b.shape)
+        && let Some((d, x, y)) = rounded_triangle(r, pose, t, reach)
+    {
+        return (d - r.radius < reach).then(|| contact(d - r.radius, (x - y) / d, y));
+    }
+    let (mut tri_a, mut tri_b) = (None, None);
+    // A sliding half-space touches nothing it could slide along.
+    let (ma, pa) = support_of(&a.shape, &mut tri_a)?;
+    if let Shape::HalfSpace(h, ph) = &b.shape {
+        // The part's deepest point along the inward normal.
+        let l = h.lowest(ph, (ma, &pa));
+        return (l.d < reach).then(|| contact(l.d, l.normal, l.on_plane));
+    }
+    let (mb, pb) = support_of(&b.shape, &mut tri_b)?;
+    cache.reset();
+    let r = gjk_distance(ma, &pa, mb, &pb, cache);
     if r.distance >= reach {
         return None;
     }
@@ -264,4 +261,39 @@ fn part_contact(
         Some(p) => Some(contact(-p.depth, -p.normal.normalize(), p.point_b)),
         None => from_points,
     }
+}
+
+/// A part as a support map at a pose (`tri` holds a triangle's); `None`
+/// for a half-space (no support map).
+fn support_of<'a>(
+    shape: &'a Shape<'a>,
+    tri: &'a mut Option<PointSetSupport<'a>>,
+) -> Option<(&'a dyn SupportMap, Pose)> {
+    Some(match shape {
+        Shape::Convex(m, p) => (*m, *p),
+        Shape::Rounded(r, p) => (*r, *p),
+        Shape::Triangle(t) => (tri.insert(PointSetSupport(t)), Pose::IDENTITY),
+        Shape::HalfSpace(..) => return None,
+    })
+}
+
+/// The closest points of a sphere's or capsule's core and a triangle,
+/// `(distance, on the core, on the triangle)`, in closed form (the
+/// narrow phase's rounded–mesh measure): `None` when the core comes
+/// within a thousandth of `reach` of the triangle (the direction between
+/// the points is then rounding: EPA's is used).
+fn rounded_triangle(
+    r: &Rounded,
+    pose: &Pose,
+    t: &[Vec3; 3],
+    reach: f32,
+) -> Option<(f32, Vec3, Vec3)> {
+    let [p, q] = r.core().map(|v| pose.transform_point(v));
+    let (d, x, y) = if r.half_height > 0.0 {
+        segment_triangle(p, q, *t)
+    } else {
+        let y = point_triangle(p, *t);
+        (p.distance(y), p, y)
+    };
+    (d > 1e-3 * reach && d.is_finite()).then_some((d, x, y))
 }

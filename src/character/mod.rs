@@ -32,10 +32,13 @@
 //!    creases of two planes, corners of three). The world's exact shape
 //!    cast ([`CollisionWorld::cast_shape`](crate::pipeline::CollisionWorld::cast_shape)) then moves the shape along it
 //!    until it comes within `t = min(s / 2, g / 2)` of a body (`g` the
-//!    nearest touch's gap), and the shape backs up along the motion until
-//!    it is `s` from the plane it hit (at most `s`): the cast's target is
-//!    under the skin, so the next cast does not start in contact with the
-//!    plane it slides along (avian's PR #949: a cast that ignores the skin).
+//!    nearest touch's gap; the cast's tolerance is `t / 4`), and the shape
+//!    backs up along the motion to between `s − 5 t / 16` and `s − t / 16`
+//!    from the plane it hit (`27 s / 32` to `31 s / 32` for `t = s / 2`): the
+//!    cast's target is under the skin, so the next cast does not start in
+//!    contact with the plane it slides along (avian's PR #949: a cast that
+//!    ignores the skin), and the shape rests inside the skin, so the next
+//!    step slides along the plane at once.
 //!    What the backing-up returns of the motion is projected again at the
 //!    next iteration: sliding keeps the tangential motion.
 //!

@@ -80,6 +80,11 @@ pub struct Slider {
     /// The settings.
     pub options: SlideOptions,
     touches: Vec<Touch>,
+    /// The bodies near the slide (one broad-phase query per slide).
+    nearby: Vec<BodyHandle>,
+    /// Where `touches` are the slide's (within two skins, among `nearby`):
+    /// the depenetration's last ones serve the first leg.
+    touches_at: Option<Vec3>,
     reported: Vec<(BodyHandle, u32, Option<u32>)>,
     path: Vec<Vec3>,
     gjk: GjkCache,
@@ -113,7 +118,13 @@ impl Slider {
         reach: f32,
         filter: QueryFilter<'_>,
     ) -> &[Touch] {
-        let Slider { touches, gjk, .. } = self;
+        let Slider {
+            touches,
+            gjk,
+            touches_at,
+            ..
+        } = self;
+        *touches_at = None;
         touches.clear();
         let shape_box = shape.local_aabb().transformed(pose);
         world.visit_sides(&shape_box.padded(reach), &filter, |id, side| {
@@ -125,11 +136,67 @@ impl Slider {
                 touches,
             );
         });
-        touches.sort_by(|a, b| {
-            let key = |t: &Touch| (t.body, t.piece, t.triangle);
-            key(a).cmp(&key(b))
-        });
+        sort_touches(touches);
         touches
+    }
+
+    /// [`Self::touches`] among the bodies gathered for this slide
+    /// ([`Self::gather`]), which hold every pose it reaches.
+    fn touches_near<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, pose): (&SharedShape, &Pose),
+        reach: f32,
+    ) -> &[Touch] {
+        let Slider {
+            touches,
+            gjk,
+            nearby,
+            ..
+        } = self;
+        touches.clear();
+        let shape_box = shape.local_aabb().transformed(pose);
+        world.visit_sides_among(nearby, &shape_box.padded(reach), |id, side| {
+            body_contacts(
+                (shape, pose),
+                (id, &side),
+                (&shape_box, reach),
+                gjk,
+                touches,
+            );
+        });
+        sort_touches(touches);
+        touches
+    }
+
+    /// The slide's touches at `pose` (within two skins, among the
+    /// gathered bodies), computed unless they already are.
+    fn slide_touches<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, pose): (&SharedShape, &Pose),
+    ) -> &[Touch] {
+        if self.touches_at != Some(pose.translation) {
+            self.touches_near(world, (shape, pose), 2.0 * self.options.skin);
+            self.touches_at = Some(pose.translation);
+        }
+        &self.touches
+    }
+
+    /// The bodies `filter` passes within `pad` of `shape` at `pose`: the
+    /// candidates of every touch and cast of a slide from there by at most
+    /// `pad − 2 skins` (a slide's path is no longer than its motion: each
+    /// leg moves at most by what the last left of it).
+    fn gather<B: BroadPhase>(
+        &mut self,
+        world: &CollisionWorld<B>,
+        (shape, pose): (&SharedShape, &Pose),
+        pad: f32,
+        filter: QueryFilter<'_>,
+    ) {
+        let region = shape.local_aabb().transformed(pose).padded(pad);
+        world.gather(&region, &filter, &mut self.nearby);
+        self.touches_at = None;
     }
 
     /// Moves `shape` from `pose` by `motion` (world translation; the
@@ -154,7 +221,11 @@ impl Slider {
         self.path.clear();
         self.reported.clear();
         let start = pose.translation;
-        let pos = self.depenetrate(world, (shape, pose), filter);
+        // Everything the legs reach: within the motion (and the touches'
+        // reach, the casts' target and tolerance: under 2 skins) of the
+        // start after depenetration.
+        let pad = motion.length() + 2.5 * self.options.skin;
+        let pos = self.depenetrate(world, (shape, pose), (pad, filter));
         self.path.push(pos);
         let mut out = SlideOutput {
             pose,
@@ -165,13 +236,7 @@ impl Slider {
             stopped: false,
             stuck: false,
         };
-        let end = self.slide_legs(
-            world,
-            (shape, pose.rotation),
-            pos,
-            (filter, &mut out),
-            on_touch,
-        )?;
+        let end = self.slide_legs(world, (shape, pose.rotation), pos, &mut out, on_touch)?;
         out.pose = Pose::new(pose.rotation, end);
         out.translation = end - start;
         Ok(out)
@@ -186,13 +251,13 @@ impl Slider {
         world: &CollisionWorld<B>,
         (shape, rotation): (&SharedShape, glam::Quat),
         mut pos: Vec3,
-        (filter, out): (QueryFilter<'_>, &mut SlideOutput),
+        out: &mut SlideOutput,
         mut on_touch: impl FnMut(&Touch) -> bool,
     ) -> Result<Vec3, QueryError> {
         let mut hits: SmallVec<[Vec3; 8]> = SmallVec::new();
         loop {
             let at = Pose::new(rotation, pos);
-            self.touches(world, (shape, &at), 2.0 * self.options.skin, filter);
+            self.slide_touches(world, (shape, &at));
             if !self.report(&mut on_touch) {
                 out.stopped = true;
                 break;
@@ -213,7 +278,7 @@ impl Slider {
             if v == Vec3::ZERO {
                 break;
             }
-            match self.cast_step(world, (shape, at), v, min_gap, filter)? {
+            match self.cast_step(world, (shape, at), v, min_gap)? {
                 Step::Free => {
                     pos += v;
                     out.remaining = Vec3::ZERO;
@@ -236,7 +301,8 @@ impl Slider {
     fn clip_planes(&self, hits: &[Vec3]) -> SmallVec<[Vec3; 16]> {
         let s = self.options.skin;
         let inside = self.touches.iter().filter(|t| t.gap < s);
-        let mut planes: SmallVec<[Vec3; 16]> = inside.map(|t| t.normal).collect();
+        let mut planes: SmallVec<[Vec3; 16]> =
+            inside.map(|t| seam_normal(t, &self.touches, s)).collect();
         planes.extend_from_slice(hits);
         if let Some((up, cos_max)) = self.steep_walls {
             let walls: SmallVec<[Vec3; 8]> = planes
@@ -264,15 +330,18 @@ impl Slider {
     }
 
     /// One cast along `v` from `at`, to `min(skin, min_gap) / 2` of the
-    /// bodies, backed up along `v` to `skin` from the plane hit (at most
-    /// `skin`, and not behind the start).
+    /// bodies, backed up along `v` to the skin less the cast's tolerance
+    /// from the plane hit (not behind the start): inside the skin wherever
+    /// within its tolerance the cast stopped, so that the next step from
+    /// there takes the plane as a clip plane at once (backed up to a full
+    /// skin, the shape rested just outside it, and every step of a
+    /// character walking on a floor first cast into the floor again).
     fn cast_step<B: BroadPhase>(
         &self,
         world: &CollisionWorld<B>,
         (shape, at): (&SharedShape, Pose),
         v: Vec3,
         min_gap: f32,
-        filter: QueryFilter<'_>,
     ) -> Result<Step, QueryError> {
         let s = self.options.skin;
         let target = 0.5 * s.min(min_gap);
@@ -281,8 +350,8 @@ impl Slider {
             target_distance: target,
             tolerance: 0.25 * target,
         };
-        let Some(hit) = world.cast_shape(shape, &RigidMotion::linear(at, v), &options, filter)?
-        else {
+        let motion = RigidMotion::linear(at, v);
+        let Some(hit) = world.cast_shape_among(shape, &motion, &options, &self.nearby)? else {
             return Ok(Step::Free);
         };
         let len = v.length();
@@ -290,7 +359,10 @@ impl Slider {
         let t = hit.hit.time_of_impact.clamp(0.0, 1.0);
         let normal = hit.hit.normal;
         let cos = dir.dot(normal).max(0.5);
-        let travel = t * len - ((s - target) / cos).min(t * len);
+        // To the skin less the cast's tolerance (and a little more): inside
+        // the skin wherever in its tolerance the cast stopped.
+        let back = (s - target - 1.25 * options.tolerance) / cos;
+        let travel = t * len - back.min(t * len);
         let n = -(if normal == Vec3::ZERO { dir } else { normal }).normalize();
         if travel > 0.0 {
             return Ok(Step::Moved(dir * travel, n));
@@ -300,25 +372,61 @@ impl Slider {
 
     /// The start moved out of every body closer than `skin / 2`, each
     /// touch within `skin` put `skin` away along its normal (Gauss–Seidel
-    /// over all of them at once), measured again each round.
+    /// over all of them at once), measured again each round. The bodies
+    /// within `pad` of where it ends are gathered ([`Self::gather`]).
     fn depenetrate<B: BroadPhase>(
         &mut self,
         world: &CollisionWorld<B>,
         (shape, pose): (&SharedShape, Pose),
-        filter: QueryFilter<'_>,
+        (pad, filter): (f32, QueryFilter<'_>),
     ) -> Vec3 {
         let s = self.options.skin;
         let mut pos = pose.translation;
+        let mut gathered = None;
         for _ in 0..self.options.depenetration_iterations {
             let at = Pose::new(pose.rotation, pos);
-            let touches = self.touches(world, (shape, &at), s, filter);
+            if gathered != Some(pos) {
+                self.gather(world, (shape, &at), pad, filter);
+                gathered = Some(pos);
+            }
+            let touches = self.slide_touches(world, (shape, &at));
             if touches.iter().all(|t| t.gap >= 0.5 * s) {
                 break;
             }
-            pos += push_out(touches, s);
+            pos += push_out(touches.iter().filter(|t| t.gap < s), s);
+        }
+        if gathered != Some(pos) {
+            self.gather(world, (shape, &Pose::new(pose.rotation, pos)), pad, filter);
         }
         pos
     }
+}
+
+/// Touches in the order they are reported: by body, piece and triangle.
+fn sort_touches(touches: &mut [Touch]) {
+    touches.sort_by(|a, b| {
+        let key = |t: &Touch| (t.body, t.piece, t.triangle);
+        key(a).cmp(&key(b))
+    });
+}
+
+/// The plane of touch `t`: its normal, unless `t` is on a seam — its
+/// point lies on the plane of a closer touch `u` (of another part: the
+/// next box of a row, the next triangle of a floor), within a thousandth
+/// of the skin and the rounding of the points' coordinates — where its
+/// slanted normal (from an edge of a surface flush with `u`'s) would
+/// lift the shape over the seam: `u`'s normal then. A real edge (a step,
+/// a ledge) stands off `u`'s plane and keeps its normal.
+fn seam_normal(t: &Touch, touches: &[Touch], skin: f32) -> Vec3 {
+    let flush = |u: &&Touch| {
+        let tol = 1e-3 * skin + 4.0 * f32::EPSILON * t.point.abs().max(u.point.abs()).max_element();
+        u.gap < t.gap && (t.point - u.point).dot(u.normal).abs() <= tol
+    };
+    touches
+        .iter()
+        .filter(flush)
+        .min_by(|a, b| a.gap.total_cmp(&b.gap))
+        .map_or(t.normal, |u| u.normal)
 }
 
 /// The wall a steep slope (normal `n` facing up, but less than
@@ -346,11 +454,11 @@ enum Step {
 /// A translation putting every touch at least `skin` away along its normal
 /// (linearized: `gap + d·n ≥ skin`), by Gauss–Seidel sweeps over the
 /// touches until they agree within `10⁻³ skin`.
-fn push_out(touches: &[Touch], skin: f32) -> Vec3 {
+fn push_out<'t>(touches: impl Iterator<Item = &'t Touch> + Clone, skin: f32) -> Vec3 {
     let mut d = Vec3::ZERO;
     for _ in 0..32 {
         let mut worst = 0.0f32;
-        for t in touches {
+        for t in touches.clone() {
             let err = skin - (t.gap + d.dot(t.normal));
             if err > 0.0 {
                 d += err * t.normal;

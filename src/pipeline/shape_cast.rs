@@ -21,7 +21,9 @@
 //! the advancement could not pass): it ranks by its time like the others.
 
 use glam::DVec3;
+use smallvec::SmallVec;
 
+use super::body::Body;
 use super::spatial::{QueryFilter, shape_box};
 use super::{BodyHandle, CollisionWorld};
 use crate::broad_phase::BroadPhase;
@@ -71,9 +73,37 @@ impl<B: BroadPhase> CollisionWorld<B> {
         options: &ShapeCastOptions,
         filter: QueryFilter<'_>,
     ) -> Result<Option<WorldShapeHit>, QueryError> {
+        let visit = Candidates::Broad(&filter);
+        self.first_hit(shape, (origin, motion), options, visit)
+    }
+
+    /// [`Self::cast_shape`] among `bodies` only (gathered beforehand, by
+    /// [`Self::gather`] with a box holding this cast's swept box: the
+    /// filter was applied then): the move and slide's casts, which share
+    /// one broad-phase query per slide.
+    pub(crate) fn cast_shape_among(
+        &self,
+        shape: &SharedShape,
+        motion: &RigidMotion,
+        options: &ShapeCastOptions,
+        bodies: &[BodyHandle],
+    ) -> Result<Option<WorldShapeHit>, QueryError> {
+        let visit = Candidates::Among(bodies);
+        self.first_hit(shape, (DVec3::ZERO, motion), options, visit)
+    }
+
+    /// The earliest hit among the bodies `visit` gives for the swept box
+    /// (`motion` in the frame at `origin`).
+    fn first_hit(
+        &self,
+        shape: &SharedShape,
+        (origin, motion): (DVec3, &RigidMotion),
+        options: &ShapeCastOptions,
+        visit: Candidates<'_, '_>,
+    ) -> Result<Option<WorldShapeHit>, QueryError> {
         let mut limit = *options;
         let mut best: Option<WorldShapeHit> = None;
-        self.cast_candidates(shape, (origin, motion), (options, &filter), |body, side| {
+        self.cast_candidates(shape, (origin, motion), options, visit, |body, side| {
             let hit = cast_one((shape, motion), side, &limit)?;
             if let Some(hit) = hit {
                 let earlier = best.is_none_or(|b| {
@@ -102,10 +132,12 @@ impl<B: BroadPhase> CollisionWorld<B> {
         out: &mut Vec<WorldShapeHit>,
     ) -> Result<(), QueryError> {
         out.clear();
+        let visit = Candidates::Broad(&filter);
         self.cast_candidates(
             shape,
             (DVec3::ZERO, motion),
-            (options, &filter),
+            options,
+            visit,
             |body, side| {
                 if let Some(hit) = cast_one((shape, motion), side, options)? {
                     out.push(WorldShapeHit { body, hit });
@@ -120,17 +152,18 @@ impl<B: BroadPhase> CollisionWorld<B> {
         Ok(())
     }
 
-    /// Checks the input, then calls `f` on every body passing `filter`
-    /// whose box overlaps the box `shape` sweeps, with its pair side in
-    /// the frame at `origin` (where `motion` is given), in
-    /// the order of the time their boxes can first meet (then handle);
-    /// stops at the first body whose boxes cannot meet before `f`'s answer
-    /// (the earliest contact so far, or the cast's limit).
-    fn cast_candidates(
-        &self,
+    /// Checks the input, then calls `f` on every body `visit` gives for
+    /// the box `shape` sweeps (those passing the filter whose box overlaps
+    /// it), with its pair side in the frame at `origin` (where `motion` is
+    /// given), in the order of the time their boxes can first meet (then
+    /// handle); stops at the first body whose boxes cannot meet before
+    /// `f`'s answer (the earliest contact so far, or the cast's limit).
+    fn cast_candidates<'s>(
+        &'s self,
         shape: &SharedShape,
         (origin, motion): (DVec3, &RigidMotion),
-        (options, filter): (&ShapeCastOptions, &QueryFilter<'_>),
+        options: &ShapeCastOptions,
+        visit: Candidates<'_, '_>,
         mut f: impl FnMut(BodyHandle, &PairSide<'_>) -> Result<f32, QueryError>,
     ) -> Result<(), QueryError> {
         motion.start.validate().map_err(QueryError::InvalidPose)?;
@@ -151,8 +184,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
                 * shape.local_aabb().max_distance_from(motion.local_center),
             within,
         };
-        let mut candidates = Vec::new();
-        self.visit_boxes(&swept, filter, |id, body| {
+        let mut candidates: SmallVec<[(f32, BodyHandle, &'s Body); 16]> = SmallVec::new();
+        let mut push = |id, body: &'s Body| {
             let standing = body.pose.is_some_and(|p| within_cast_limit(&p, origin));
             if let (true, Some(tight)) = (standing, body.current_box()) {
                 let tight = tight.shifted_out(-origin);
@@ -162,7 +195,19 @@ impl<B: BroadPhase> CollisionWorld<B> {
                     body,
                 ));
             }
-        });
+        };
+        match visit {
+            Candidates::Broad(filter) => self.visit_boxes(&swept, filter, &mut push),
+            Candidates::Among(bodies) => {
+                for &id in bodies {
+                    if let Ok(body) = self.body(id)
+                        && body.current_box().is_some_and(|b| b.overlaps(&swept))
+                    {
+                        push(id, body);
+                    }
+                }
+            }
+        }
         candidates.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let mut limit = options.max_time_of_impact;
         for (bound, id, body) in candidates {
@@ -173,6 +218,15 @@ impl<B: BroadPhase> CollisionWorld<B> {
         }
         Ok(())
     }
+}
+
+/// Where a cast's candidates come from.
+#[derive(Clone, Copy)]
+enum Candidates<'a, 'f> {
+    /// The broad phase, with this filter.
+    Broad(&'a QueryFilter<'f>),
+    /// These bodies (gathered beforehand, filtered then).
+    Among(&'a [BodyHandle]),
 }
 
 /// The cast of `shape` against one standing body.

@@ -199,6 +199,39 @@ impl<B: BroadPhase> CollisionWorld<B> {
         });
     }
 
+    /// The bodies passing `filter` whose broad-phase box overlaps `region`,
+    /// into `out` (cleared first): gathered once for many queries inside
+    /// it ([`Self::visit_sides_among`], `cast_shape_among`).
+    pub(crate) fn gather(
+        &self,
+        region: &Aabb,
+        filter: &QueryFilter<'_>,
+        out: &mut Vec<BodyHandle>,
+    ) {
+        out.clear();
+        self.visit_boxes(region, filter, |id, _| out.push(id));
+    }
+
+    /// [`Self::visit_sides`] among `bodies` (gathered by [`Self::gather`]
+    /// with a region holding `aabb`).
+    pub(crate) fn visit_sides_among(
+        &self,
+        bodies: &[BodyHandle],
+        aabb: &Aabb,
+        mut f: impl FnMut(BodyHandle, query::PairSide<'_>),
+    ) {
+        for &id in bodies {
+            if let Ok(body) = self.body(id)
+                && let (Some(tight), Some(_)) = (body.current_box(), body.pose)
+                && tight.overlaps(aabb)
+            {
+                let mut side = body.side(false);
+                side.tight = tight;
+                f(id, side);
+            }
+        }
+    }
+
     /// Calls `f` once for each body passing `filter` whose broad-phase box
     /// (fresh for bodies moved since the last bounds update) overlaps `aabb`.
     pub(super) fn visit_boxes<'s>(

@@ -32,6 +32,8 @@
 
 #[cfg(feature = "bevy_asset")]
 mod assets;
+#[cfg(feature = "bevy_transform")]
+mod character;
 mod collider_kinds;
 mod components;
 #[cfg(feature = "debug-render")]
@@ -54,6 +56,11 @@ mod systems;
 #[cfg(feature = "bevy_asset")]
 pub use assets::{
     ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy, DeformableMesh,
+};
+#[cfg(feature = "bevy_transform")]
+pub use character::{
+    CharacterGround, CharacterHit, CharacterPlugin, CharacterPush, KinematicCharacter,
+    KinematicCharacterOutput, move_characters,
 };
 pub use components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,

@@ -2,6 +2,8 @@
 //! `main` plays a scripted scene and asserts what it demonstrates (the same
 //! files `cargo run --example <name>` compiles).
 
+#[path = "../../examples/character/main.rs"]
+mod character;
 #[path = "../../examples/continuous.rs"]
 mod continuous;
 #[path = "../../examples/deforming_mesh.rs"]
@@ -45,4 +47,9 @@ fn deforming_mesh_example() {
 #[test]
 fn continuous_example() {
     continuous::main();
+}
+
+#[test]
+fn character_example() {
+    character::main();
 }

@@ -75,3 +75,83 @@ fn move_and_slide_param_in_an_app() {
     );
     assert_eq!(touched, vec![floor]);
 }
+
+/// A capsule character walking by +x into a movable crate (not static)
+/// on a static floor: both are reported as hits, the crate's push is the
+/// motion into it along its normal (a `CharacterPush` message), the
+/// floor's is the fall into it (no message: it is static); the character
+/// stays on the floor, a skin from the crate.
+#[test]
+fn a_character_reports_the_push_on_a_movable_crate() {
+    let mut app = App::new();
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default(),
+        CharacterPlugin::default(),
+    ));
+    let floor = app
+        .world_mut()
+        .spawn((
+            Collider::cuboid(20.0, 1.0, 20.0),
+            Transform::from_xyz(0.0, -0.5, 0.0),
+            StaticCollider,
+        ))
+        .id();
+    let crate_ = app
+        .world_mut()
+        .spawn((
+            Collider::cuboid(1.0, 1.0, 1.0),
+            Transform::from_xyz(1.5, 0.5, 0.0),
+        ))
+        .id();
+    let skin = ControllerOptions::default().slide.skin;
+    let character = app
+        .world_mut()
+        .spawn((
+            Collider::capsule(0.3, 0.8),
+            Transform::from_xyz(0.0, 0.7 + skin, 0.0),
+            KinematicCharacter::new(ControllerOptions::default()),
+        ))
+        .id();
+    app.update();
+    let mut pushes = Vec::new();
+    for _ in 0..30 {
+        let mut c = app.world_mut().get_mut::<KinematicCharacter>(character);
+        c.as_mut().expect("character").desired_motion = Vec3::new(0.1, -0.05, 0.0);
+        app.update();
+        let messages = app.world().resource::<Messages<CharacterPush>>();
+        pushes.extend(messages.iter_current_update_messages().copied());
+    }
+    let at = app
+        .world()
+        .get::<Transform>(character)
+        .expect("t")
+        .translation;
+    let out = app
+        .world()
+        .get::<KinematicCharacterOutput>(character)
+        .expect("out");
+    // A skin from the crate's face at x = 1, on the floor.
+    assert!((at.x - (1.0 - 0.3 - skin)).abs() < 2.0 * skin, "{at}");
+    assert!((at.y - (0.7 + skin)).abs() < 2.0 * skin, "{at}");
+    assert_eq!(out.ground.map(|g| g.entity), Some(floor));
+    let on_crate = out
+        .hits
+        .iter()
+        .find(|h| h.entity == crate_)
+        .expect("crate hit");
+    assert!(!on_crate.is_static && (on_crate.normal - Vec3::NEG_X).length() < 1e-3);
+    assert!(
+        (on_crate.push - Vec3::new(0.1, 0.0, 0.0)).length() < 1e-3,
+        "{on_crate:?}"
+    );
+    let on_floor = out
+        .hits
+        .iter()
+        .find(|h| h.entity == floor)
+        .expect("floor hit");
+    assert!(on_floor.is_static && (on_floor.push - Vec3::new(0.0, -0.05, 0.0)).length() < 1e-3);
+    // Messages only for the crate, once per frame it was touched.
+    assert!(!pushes.is_empty() && pushes.iter().all(|p| p.hit.entity == crate_));
+    assert!(pushes.iter().all(|p| p.character == character));
+}

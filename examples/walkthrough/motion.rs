@@ -1,0 +1,167 @@
+//! The hand's collision response: it moves toward the script's pose by
+//! move and slide ([`MoveAndSlide`]) against the furniture, so it slides
+//! along the table and the shelves instead of entering them, and what it
+//! holds is stopped by the room too.
+//!
+//! The hand and the object it holds move as one rigid body: the hand
+//! slides by the desired motion, the object slides by what the hand got,
+//! the hand by what the object got, until both agree (within a hundredth
+//! of the skin). A motion on which they do not agree after a few rounds is
+//! not taken (nor the turn of that frame): the last pose was clear, so it
+//! is kept. Grabbable objects are not obstacles for the hand (it reaches
+//! into the cup to take it), and the hand–object pair stays deactivated
+//! while held (the pipeline's pair configuration), so neither stops the
+//! other.
+
+use bevy_ecs::prelude::*;
+use bevy_icollide::prelude::*;
+use bevy_transform::prelude::*;
+use glam::Vec3;
+
+use super::scene::Script;
+use super::{Hand, Happening, Held, Journal, Label, pose_of};
+
+/// What the hand and what it holds may not enter: everything but the
+/// hand and the grabbable objects (the furniture and the room's shell).
+#[derive(Resource)]
+pub struct Obstacles {
+    pub filter: SpatialQueryFilter,
+    pub options: SlideOptions,
+}
+
+impl Obstacles {
+    /// The skin: the hand stops this far from the furniture (3 mm).
+    pub const SKIN: f32 = 0.003;
+
+    pub fn new(excluded: impl IntoIterator<Item = Entity>) -> Self {
+        Obstacles {
+            filter: SpatialQueryFilter::default().with_excluded_entities(excluded),
+            options: SlideOptions {
+                skin: Self::SKIN,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// A moving part: its entity, collider and pose at the start of the move.
+pub struct Mover<'a> {
+    pub entity: Entity,
+    pub collider: &'a Collider,
+    pub at: Transform,
+}
+
+/// Rounds of hand-then-object slides before a motion is given up.
+const ROUNDS: usize = 4;
+
+/// The translation the hand (and what it holds, `held`) can take toward
+/// `motion` from its start, or `None` if no agreement was found.
+/// `blocked` receives `(mover, obstacle)` for everything the slides came
+/// within two skins of.
+pub fn rigid_slide(
+    slide: &mut MoveAndSlide,
+    obstacles: &Obstacles,
+    (hand, held): (&Mover, Option<&Mover>),
+    motion: Vec3,
+    blocked: &mut Vec<(Entity, Entity)>,
+) -> Option<Vec3> {
+    let mut d = motion;
+    for _ in 0..ROUNDS {
+        let dh = slide_part(slide, obstacles, hand, d, blocked)?;
+        let Some(held) = held else {
+            return Some(dh);
+        };
+        let dk = slide_part(slide, obstacles, held, dh, blocked)?;
+        if (dk - dh).length() <= 0.01 * obstacles.options.skin {
+            // The hand at `dk` is within a hundredth of the skin of where
+            // its slide left it.
+            return Some(dk);
+        }
+        d = dk;
+    }
+    None
+}
+
+/// One part's slide by `d`: its translation (`None` if it is stuck or the
+/// input is refused).
+fn slide_part(
+    slide: &mut MoveAndSlide,
+    obstacles: &Obstacles,
+    part: &Mover,
+    d: Vec3,
+    blocked: &mut Vec<(Entity, Entity)>,
+) -> Option<Vec3> {
+    let start = (part.collider, part.at.translation, part.at.rotation);
+    let out = slide
+        .move_and_slide(start, d, &obstacles.options, &obstacles.filter, |hit| {
+            let pair = (part.entity, hit.entity);
+            if !blocked.contains(&pair) {
+                blocked.push(pair);
+            }
+            true
+        })
+        .ok()?;
+    (!out.stuck).then_some(out.translation)
+}
+
+/// A held object: its entity, transform relative to the hand, collider.
+type HeldPart = (Entity, &'static Transform, &'static Collider);
+
+/// Moves the hand (and what it holds) toward the script's pose, turned to
+/// its heading, by move and slide against the furniture (`motion.rs`);
+/// logs what newly stops them.
+pub fn move_hand(
+    script: Res<Script>,
+    mut journal: ResMut<Journal>,
+    mut hand: Query<(Entity, &mut Transform, &Collider), With<Hand>>,
+    held: Query<HeldPart, (With<Held>, Without<Hand>)>,
+    labels: Query<&Label>,
+    obstacles: Res<Obstacles>,
+    mut slide: MoveAndSlide,
+) {
+    let target = script.transform(script.frame);
+    let Ok((h, mut t, collider)) = hand.single_mut() else {
+        return;
+    };
+    let turned = Transform {
+        rotation: target.rotation,
+        ..*t
+    };
+    let held = held.iter().next();
+    let held_mover = held.map(|(e, local, c)| Mover {
+        entity: e,
+        collider: c,
+        at: turned.mul_transform(*local),
+    });
+    let mover = Mover {
+        entity: h,
+        collider,
+        at: turned,
+    };
+    let j = &mut *journal;
+    std::mem::swap(&mut j.blocked, &mut j.blocked_before);
+    j.blocked.clear();
+    let motion = target.translation - t.translation;
+    let parts = (&mover, held_mover.as_ref());
+    let moved = rigid_slide(&mut slide, &obstacles, parts, motion, &mut j.blocked);
+    if let Some(d) = moved {
+        *t = Transform::from_translation(turned.translation + d).with_rotation(turned.rotation);
+    }
+    let frame = script.frame;
+    j.tracks.push((frame, h, pose_of(&t)));
+    if let Some((e, local, _)) = held {
+        j.tracks.push((frame, e, pose_of(&t.mul_transform(*local))));
+    }
+    if frame.is_multiple_of(4) {
+        j.hand_path.push(t.translation);
+    }
+    for k in 0..j.blocked.len() {
+        let (a, b) = j.blocked[k];
+        if j.blocked_before.contains(&(a, b)) {
+            continue;
+        }
+        if let (Ok(x), Ok(y)) = (labels.get(a), labels.get(b)) {
+            j.log(frame, Happening::Blocked(x.0, y.0));
+        }
+    }
+}
