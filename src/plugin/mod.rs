@@ -37,6 +37,7 @@ mod components;
 mod debug;
 mod events;
 mod pair_config;
+mod parallel;
 #[cfg(feature = "picking")]
 mod picking;
 #[cfg(feature = "bevy_transform")]
@@ -94,6 +95,7 @@ pub struct CollisionPlugin {
     schedule: InternedScheduleLabel,
     config: WorldConfig,
     all_pair_messages: bool,
+    parallel_tasks: Option<usize>,
 }
 
 impl Default for CollisionPlugin {
@@ -110,6 +112,7 @@ impl CollisionPlugin {
             schedule: schedule.intern(),
             config: WorldConfig::default(),
             all_pair_messages: false,
+            parallel_tasks: None,
         }
     }
 
@@ -120,6 +123,17 @@ impl CollisionPlugin {
     /// Observer events stay opt-in.
     pub fn with_messages_for_all_pairs(mut self) -> Self {
         self.all_pair_messages = true;
+        self
+    }
+
+    /// Splits the parallel stages (pose conversion, bounds update, narrow
+    /// phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
+    /// runs them on the calling thread. Default: four tasks per compute
+    /// thread, serial on a one-thread pool. Each split is into fixed
+    /// shares whose results are applied serially in one order: the events
+    /// (content and order) do not depend on this number nor on the threads.
+    pub fn with_parallel_tasks(mut self, tasks: usize) -> Self {
+        self.parallel_tasks = Some(tasks);
         self
     }
 
@@ -197,6 +211,7 @@ impl Plugin for CollisionPlugin {
         app.insert_resource(CollisionState {
             world,
             all_pair_messages: self.all_pair_messages,
+            parallel_tasks: self.parallel_tasks,
             ..Default::default()
         })
         .init_resource::<CollisionDiagnostics>()

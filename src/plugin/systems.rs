@@ -78,6 +78,8 @@ pub(crate) struct SyncParams<'w, 's> {
     transforms: Query<'w, 's, TransformItem, TransformChanged>,
     poses: Query<'w, 's, (Entity, &'static ColliderPose), PoseChanged>,
     scratch: Local<'s, Vec<(Entity, Collider)>>,
+    #[cfg(feature = "bevy_transform")]
+    staging: Local<'s, PoseStaging>,
     colliding: Query<'w, 's, &'static mut CollidingEntities>,
 }
 
@@ -200,27 +202,66 @@ fn set_speed_bound(
     }
 }
 
+/// Changed transforms into the world: converted to poses (on the compute
+/// pool when there are many, each conversion reading its transform alone),
+/// then applied in query order on this thread.
 #[cfg(feature = "bevy_transform")]
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
-        state, transforms, ..
+        state,
+        transforms,
+        staging,
+        ..
     } = p;
-    for (e, global, mut pose) in transforms.iter_mut() {
-        let converted = super::pose::pose_and_scale(global);
-        if let Ok((new, _)) = converted
-            && pose.0 != new
-        {
-            pose.0 = new;
-        }
-        let Some(&body) = state.entity_body.get(&e) else {
-            continue;
+    let tasks = super::parallel::task_count(state.parallel_tasks);
+    let PoseStaging { globals, converted } = &mut **staging;
+    globals.clear();
+    globals.extend(transforms.iter().map(|(e, g, _)| (e, *g)));
+    super::parallel::convert_poses(globals, converted, tasks);
+    for ((e, global, mut pose), (&(staged, _), &c)) in transforms
+        .iter_mut()
+        .zip(globals.iter().zip(converted.iter()))
+    {
+        // The same query, iterated twice in one run: the same order.
+        let c = if staged == e {
+            c
+        } else {
+            super::pose::pose_and_scale(global)
         };
-        // A mesh takes the scale; another shape refuses a scale other than 1
-        // (and the pose is skipped with a warning, as for a bad pose).
-        let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
-        let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
-        apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
+        sync_transform(state, e, c, &mut pose);
     }
+}
+
+/// The changed transforms of the last sync and their conversions (kept for
+/// their capacity).
+#[cfg(feature = "bevy_transform")]
+#[derive(Default)]
+pub(crate) struct PoseStaging {
+    globals: Vec<(Entity, Global)>,
+    converted: Vec<super::parallel::Converted>,
+}
+
+/// One converted transform into `ColliderPose` and the world.
+#[cfg(feature = "bevy_transform")]
+fn sync_transform(
+    state: &mut CollisionState,
+    e: Entity,
+    converted: super::parallel::Converted,
+    pose: &mut Mut<ColliderPose>,
+) {
+    if let Ok((new, _)) = converted
+        && pose.0 != new
+    {
+        pose.0 = new;
+    }
+    let Some(&body) = state.entity_body.get(&e) else {
+        return;
+    };
+    // A mesh takes the scale; another shape refuses a scale other than 1
+    // (and the pose is skipped with a warning, as for a bad pose).
+    let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
+    let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
+    apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
 }
 
 /// Sets a body's pose, or warns once and keeps the last valid pose.
@@ -239,7 +280,8 @@ fn apply_pose(
     }
 }
 
-/// Stage 2: boxes of moved colliders.
+/// Stage 2: boxes of moved colliders (on Bevy's compute task pool when
+/// there are many; the boxes go to the broad phase in one serial order).
 pub(crate) fn update_bounds(
     mut state: ResMut<CollisionState>,
     mut aabbs: Query<&mut ColliderAabb>,
@@ -250,7 +292,8 @@ pub(crate) fn update_bounds(
     for (e, vertices) in &deformed {
         refit(&mut state, e, &vertices.0);
     }
-    state.world.update_bounds();
+    let tasks = super::parallel::task_count(state.parallel_tasks);
+    super::parallel::update_bounds(&mut state.world, tasks);
     for body in state.world.moved_bodies() {
         let (Some(e), Some(aabb)) = (state.entity(body), state.world.aabb(body)) else {
             continue;
@@ -287,10 +330,6 @@ pub(crate) fn broad_phase(
     diagnostics.last.broad = start.elapsed();
 }
 
-/// Below this many active pairs the narrow phase runs on the calling
-/// thread: spawning tasks would cost more than it saves.
-const PARALLEL_MIN_PAIRS: usize = 256;
-
 /// Stage 4: pair tests, spread over Bevy's compute task pool when there are
 /// enough pairs (results are applied and events sorted serially afterwards,
 /// so the events do not depend on the thread count).
@@ -299,19 +338,8 @@ pub(crate) fn narrow_phase(
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) {
     let start = Instant::now();
-    let pool = bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
-    let threads = pool.thread_num();
-    if threads <= 1 || state.world.stats().box_pairs < PARALLEL_MIN_PAIRS as u32 {
-        state.world.update_narrow_phase();
-    } else {
-        state.world.update_narrow_phase_with(threads * 4, |tasks| {
-            pool.scope(|scope| {
-                for task in tasks {
-                    scope.spawn(async move { task.run() });
-                }
-            });
-        });
-    }
+    let tasks = super::parallel::task_count(state.parallel_tasks);
+    super::parallel::update_narrow_phase(&mut state.world, tasks);
     diagnostics.last.narrow = start.elapsed();
 }
 

@@ -13,6 +13,7 @@ mod debug_render;
 mod examples;
 mod implicit;
 mod move_and_slide;
+mod parallel;
 mod picking;
 mod reflect;
 mod scaled_app;
