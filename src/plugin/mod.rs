@@ -17,6 +17,14 @@
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
 //!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
 //!
+//! The pose conversion (stage 1), the box computations (stage 2) and the
+//! pair tests (stage 4) run on Bevy's compute task pool when there are
+//! many (see [`CollisionPlugin::with_parallel_tasks`]): each is split into
+//! fixed shares whose results are applied on the system's thread in one
+//! order, so the events, their order and every component written are the
+//! same whatever the number of threads. The broad phase's update stays
+//! serial (its output is one ordered list of pair changes).
+//!
 //! Each system calls the matching stage of the world's driver
 //! ([`crate::pipeline::driver`]), which catches up on any stage skipped
 //! before it and drains each stage's output once: a set disabled or run
