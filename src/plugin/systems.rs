@@ -202,9 +202,10 @@ fn set_speed_bound(
     }
 }
 
-/// Changed transforms into the world: converted to poses (on the compute
-/// pool when there are many, each conversion reading its transform alone),
-/// then applied in query order on this thread.
+/// Changed transforms into the world: converted to poses (with several
+/// tasks, staged and converted on the compute pool when there are many,
+/// each conversion reading its transform alone), then applied in query
+/// order on this thread.
 #[cfg(feature = "bevy_transform")]
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
@@ -214,6 +215,12 @@ fn sync_transforms(p: &mut SyncParams) {
         ..
     } = p;
     let tasks = super::parallel::task_count(state.parallel_tasks);
+    if tasks <= 1 {
+        for (e, global, mut pose) in transforms.iter_mut() {
+            sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
+        }
+        return;
+    }
     let PoseStaging { globals, converted } = &mut **staging;
     globals.clear();
     globals.extend(transforms.iter().map(|(e, g, _)| (e, *g)));
