@@ -17,12 +17,12 @@
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
 //!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
 //!
-//! The pose conversion (stage 1), the box computations (stage 2) and the
-//! pair tests (stage 4) run on Bevy's compute task pool when there are
-//! many (see [`CollisionPlugin::with_parallel_tasks`]): each is split into
-//! fixed shares whose results are applied on the system's thread in one
-//! order, so the events, their order and every component written are the
-//! same whatever the number of threads. The broad phase's update stays
+//! The box computations (stage 2) and the pair tests (stage 4) run on
+//! Bevy's compute task pool when there are many (see
+//! [`CollisionPlugin::with_parallel_tasks`]): each is split into fixed
+//! shares whose results are applied on the system's thread in one order,
+//! so the events, their order and every component written are the same
+//! whatever the number of threads. The broad phase's update stays
 //! serial (its output is one ordered list of pair changes).
 //!
 //! Each system calls the matching stage of the world's driver
@@ -134,9 +134,9 @@ impl CollisionPlugin {
         self
     }
 
-    /// Splits the parallel stages (pose conversion, bounds update, narrow
-    /// phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
-    /// runs them on the calling thread. Default: four tasks per compute
+    /// Splits the parallel stages (bounds update, narrow phase) into
+    /// `tasks` tasks each on Bevy's compute task pool; 0 or 1 runs them on
+    /// the calling thread. Default: four tasks per compute
     /// thread, serial on a one-thread pool. Each split is into fixed
     /// shares whose results are applied serially in one order: the events
     /// (content and order) do not depend on this number nor on the threads.

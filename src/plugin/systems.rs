@@ -78,8 +78,6 @@ pub(crate) struct SyncParams<'w, 's> {
     transforms: Query<'w, 's, TransformItem, TransformChanged>,
     poses: Query<'w, 's, (Entity, &'static ColliderPose), PoseChanged>,
     scratch: Local<'s, Vec<(Entity, Collider)>>,
-    #[cfg(feature = "bevy_transform")]
-    staging: Local<'s, PoseStaging>,
     colliding: Query<'w, 's, &'static mut CollidingEntities>,
 }
 
@@ -202,50 +200,17 @@ fn set_speed_bound(
     }
 }
 
-/// Changed transforms into the world: converted to poses (with several
-/// tasks, staged and converted on the compute pool when there are many,
-/// each conversion reading its transform alone), then applied in query
-/// order on this thread.
+/// Changed transforms into the world, in query order. (Converting them
+/// on the compute pool in chunks, then applying them here, was slower on
+/// two threads at 10k and 50k colliders: docs/notes/EXPERIMENTS.md.)
 #[cfg(feature = "bevy_transform")]
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
-        state,
-        transforms,
-        staging,
-        ..
+        state, transforms, ..
     } = p;
-    let tasks = super::parallel::task_count(state.parallel_tasks);
-    if tasks <= 1 {
-        for (e, global, mut pose) in transforms.iter_mut() {
-            sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
-        }
-        return;
+    for (e, global, mut pose) in transforms.iter_mut() {
+        sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
     }
-    let PoseStaging { globals, converted } = &mut **staging;
-    globals.clear();
-    globals.extend(transforms.iter().map(|(e, g, _)| (e, *g)));
-    super::parallel::convert_poses(globals, converted, tasks);
-    for ((e, global, mut pose), (&(staged, _), &c)) in transforms
-        .iter_mut()
-        .zip(globals.iter().zip(converted.iter()))
-    {
-        // The same query, iterated twice in one run: the same order.
-        let c = if staged == e {
-            c
-        } else {
-            super::pose::pose_and_scale(global)
-        };
-        sync_transform(state, e, c, &mut pose);
-    }
-}
-
-/// The changed transforms of the last sync and their conversions (kept for
-/// their capacity).
-#[cfg(feature = "bevy_transform")]
-#[derive(Default)]
-pub(crate) struct PoseStaging {
-    globals: Vec<(Entity, Global)>,
-    converted: Vec<super::parallel::Converted>,
 }
 
 /// One converted transform into `ColliderPose` and the world.
@@ -253,7 +218,7 @@ pub(crate) struct PoseStaging {
 fn sync_transform(
     state: &mut CollisionState,
     e: Entity,
-    converted: super::parallel::Converted,
+    converted: Result<(Pose, glam::Vec3), crate::math::PoseError>,
     pose: &mut Mut<ColliderPose>,
 ) {
     if let Ok((new, _)) = converted
