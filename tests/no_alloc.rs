@@ -1,8 +1,10 @@
 //! No allocation per frame in steady state: a counting global allocator
-//! watches `CollisionWorld::step` on a coherent multi-body scene.
+//! watches `CollisionWorld::step` on a coherent multi-body scene; and no
+//! growth of the memory in use when bodies are removed and added every
+//! frame (churn).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 use bevy_icollide::bounds::BoundsMode;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
@@ -15,6 +17,8 @@ struct Counting;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static ALLOCS: AtomicU64 = AtomicU64::new(0);
+/// Bytes allocated and not freed (always counted).
+static LIVE: AtomicI64 = AtomicI64::new(0);
 static ONE_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 unsafe impl GlobalAlloc for Counting {
@@ -22,10 +26,12 @@ unsafe impl GlobalAlloc for Counting {
         if COUNTING.load(Ordering::Relaxed) {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
+        LIVE.fetch_add(layout.size() as i64, Ordering::Relaxed);
         // SAFETY: forwarding the caller's layout to the system allocator.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size() as i64, Ordering::Relaxed);
         // SAFETY: `ptr` came from `System.alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
@@ -33,6 +39,7 @@ unsafe impl GlobalAlloc for Counting {
         if COUNTING.load(Ordering::Relaxed) {
             ALLOCS.fetch_add(1, Ordering::Relaxed);
         }
+        LIVE.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
         // SAFETY: forwarding a block that came from `System.alloc`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -235,5 +242,56 @@ fn a_crowd_sorted_from_scratch_every_frame_does_not_allocate() {
     assert!(
         frames_with_allocs <= 2,
         "{frames_with_allocs} of 40 frames allocated"
+    );
+}
+
+/// Churn (procedural levels, projectiles): every frame a tenth of 1 000
+/// moving hulls is removed and added again (new handles, reused slots).
+/// After warm-up the memory in use stops growing: its peak over the second
+/// half of the counted frames is no higher than over the first half.
+#[test]
+fn churn_does_not_grow_the_memory_in_use() {
+    let _one_at_a_time = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let params = MultiBodyParams {
+        count: 1000,
+        ..Default::default()
+    };
+    let mut scene = MultiBodyScene::new(&params);
+    let mut world = CollisionWorld::new(WorldConfig::default()).expect("valid config");
+    let add = |world: &mut CollisionWorld, scene: &MultiBodyScene, i: usize| {
+        let id = world.add_body(BodyDesc::new(scene.shape_of(i).clone()));
+        world.set_pose(id, scene.bodies[i].pose).expect("valid");
+        id
+    };
+    let mut ids: Vec<_> = (0..params.count)
+        .map(|i| add(&mut world, &scene, i))
+        .collect();
+    let (warm_up, counted) = (200, 400 * bevy_icollide::testkit::long_factor());
+    let (mut peaks, mut events) = ([0i64; 2], 0);
+    for frame in 0..warm_up + counted {
+        scene.step();
+        for i in (frame % 10..params.count).step_by(10) {
+            world.remove_body(ids[i]).expect("live body");
+            ids[i] = add(&mut world, &scene, i);
+        }
+        for (i, &id) in ids.iter().enumerate() {
+            world.set_pose(id, scene.bodies[i].pose).expect("valid");
+        }
+        events += world.step().len();
+        if frame >= warm_up {
+            let half = usize::from(frame - warm_up >= counted / 2);
+            peaks[half] = peaks[half].max(LIVE.load(Ordering::Relaxed));
+        }
+    }
+    eprintln!("churn: peak bytes in use {peaks:?}, {events} events");
+    assert!(
+        events > 10_000,
+        "{events} events: bodies must start and end pairs"
+    );
+    assert!(
+        peaks[1] <= peaks[0],
+        "the memory in use grew: peak {} then {} bytes",
+        peaks[0],
+        peaks[1]
     );
 }

@@ -65,9 +65,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         if self.dirty.is_empty() {
             return;
         }
-        self.stats.bounds_updated = 0;
-        self.stats.hill_climb_visits = 0;
-        self.stats.refit_nodes = std::mem::take(&mut self.refits_pending);
+        self.begin_bounds_update();
         let dirty = std::mem::take(&mut self.dirty);
         for (k, &i) in dirty.iter().enumerate() {
             // Cache hints for bodies a little ahead: their shapes' hull
@@ -84,6 +82,13 @@ impl<B: BroadPhase> CollisionWorld<B> {
         }
         self.dirty = dirty;
         self.dirty.clear();
+    }
+
+    /// Resets the bounds update's counters.
+    pub(super) fn begin_bounds_update(&mut self) {
+        self.stats.bounds_updated = 0;
+        self.stats.hill_climb_visits = 0;
+        self.stats.refit_nodes = std::mem::take(&mut self.refits_pending);
     }
 
     /// Stage 2: the broad phase applies the new boxes (after stage 1 if it
@@ -219,29 +224,23 @@ impl<B: BroadPhase> CollisionWorld<B> {
         }
     }
 
-    fn update_body_bounds(&mut self, i: u32) {
+    /// The serial half of a body's bounds update, after
+    /// [`refresh_box`]: counts it, marks it moved and hands its padded box
+    /// to the broad phase. A body without a box (removed, or without a
+    /// valid pose) is skipped.
+    pub(super) fn publish_box(&mut self, i: u32, visits: u32) {
         let margin = self.config.margin;
         let body = &mut self.bodies[i as usize];
-        body.dirty = false;
-        if !body.alive {
+        if !body.alive || body.pose.is_none() {
             return;
         }
-        let Some((tight, visits)) = body.compute_tight_box() else {
-            return;
-        };
         self.stats.bounds_updated += 1;
         self.stats.hill_climb_visits += u64::from(visits);
-        body.unswept = tight;
-        if self.config.time_to_collision {
-            body.measure_travel();
-        }
-        let tight = body.swept_box(tight);
-        body.tight = tight;
         if !body.moved {
             body.moved = true;
             self.moved.push(i);
         }
-        let padded = tight.padded(margin);
+        let padded = body.tight.padded(margin);
         // Boxes of valid poses are finite; a refused box keeps the old one.
         let ok = if body.in_broad {
             self.broad.set_aabb(i, padded).is_ok()
@@ -252,6 +251,33 @@ impl<B: BroadPhase> CollisionWorld<B> {
         };
         self.broad_pending |= ok;
     }
+
+    fn update_body_bounds(&mut self, i: u32) {
+        let ttc = self.config.time_to_collision;
+        if let Some(visits) = refresh_box(&mut self.bodies[i as usize], ttc) {
+            self.publish_box(i, visits);
+        }
+    }
+}
+
+/// The half of a body's bounds update that reads and writes the body
+/// alone (so bodies may be refreshed on several threads at once): clears
+/// its dirty flag and, if it is alive with a pose, computes its tight box
+/// (swept for continuous detection) and, with time-to-collision
+/// scheduling, its travel. Returns the hill-climbing visits, or `None`
+/// when it has no box.
+pub(super) fn refresh_box(body: &mut Body, time_to_collision: bool) -> Option<u32> {
+    body.dirty = false;
+    if !body.alive {
+        return None;
+    }
+    let (tight, visits) = body.compute_tight_box()?;
+    body.unswept = tight;
+    if time_to_collision {
+        body.measure_travel();
+    }
+    body.tight = body.swept_box(tight);
+    Some(visits)
 }
 
 /// The bodies as the narrow phase sees them.

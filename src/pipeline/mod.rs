@@ -60,6 +60,7 @@
 //! the broad phase's own data: no second world.
 
 mod body;
+mod bounds_tasks;
 mod ccd;
 mod checks;
 mod deform;
@@ -72,6 +73,7 @@ pub mod spatial;
 mod ttc;
 
 pub use body::{BodyDesc, Layers};
+pub use bounds_tasks::BoundsTask;
 pub use handle::BodyHandle;
 pub use scale::UNIT_SCALE_TOLERANCE;
 pub use shape_cast::WorldShapeHit;
@@ -284,6 +286,9 @@ pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
     pending_free: Vec<u32>,
     /// Bodies whose pose or shape changed since the last bounds update.
     dirty: Vec<u32>,
+    /// The dirty slots in ascending order, for the parallel bounds update
+    /// (kept for its capacity).
+    bounds_order: Vec<u32>,
     /// Bodies whose box changed since the last narrow phase.
     moved: Vec<u32>,
     /// Deactivated pairs, by body slots.
@@ -329,6 +334,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             free: Vec::new(),
             pending_free: Vec::new(),
             dirty: Vec::new(),
+            bounds_order: Vec::new(),
             moved: Vec::new(),
             disabled_pairs: PairSet::default(),
             broad,

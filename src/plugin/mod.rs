@@ -17,6 +17,14 @@
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
 //!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
 //!
+//! The box computations (stage 2) and the pair tests (stage 4) run on
+//! Bevy's compute task pool when there are many (see
+//! [`CollisionPlugin::with_parallel_tasks`]): each is split into fixed
+//! shares whose results are applied on the system's thread in one order,
+//! so the events, their order and every component written are the same
+//! whatever the number of threads. The broad phase's update stays
+//! serial (its output is one ordered list of pair changes).
+//!
 //! Each system calls the matching stage of the world's driver
 //! ([`crate::pipeline::driver`]), which catches up on any stage skipped
 //! before it and drains each stage's output once: a set disabled or run
@@ -40,6 +48,7 @@ mod components;
 mod debug;
 mod events;
 mod pair_config;
+mod parallel;
 #[cfg(feature = "picking")]
 mod picking;
 #[cfg(feature = "bevy_transform")]
@@ -102,6 +111,7 @@ pub struct CollisionPlugin {
     schedule: InternedScheduleLabel,
     config: WorldConfig,
     all_pair_messages: bool,
+    parallel_tasks: Option<usize>,
 }
 
 impl Default for CollisionPlugin {
@@ -118,6 +128,7 @@ impl CollisionPlugin {
             schedule: schedule.intern(),
             config: WorldConfig::default(),
             all_pair_messages: false,
+            parallel_tasks: None,
         }
     }
 
@@ -128,6 +139,17 @@ impl CollisionPlugin {
     /// Observer events stay opt-in.
     pub fn with_messages_for_all_pairs(mut self) -> Self {
         self.all_pair_messages = true;
+        self
+    }
+
+    /// Splits the parallel stages (bounds update, narrow phase) into
+    /// `tasks` tasks each on Bevy's compute task pool; 0 or 1 runs them on
+    /// the calling thread. Default: four tasks per compute
+    /// thread, serial on a one-thread pool. Each split is into fixed
+    /// shares whose results are applied serially in one order: the events
+    /// (content and order) do not depend on this number nor on the threads.
+    pub fn with_parallel_tasks(mut self, tasks: usize) -> Self {
+        self.parallel_tasks = Some(tasks);
         self
     }
 
@@ -205,6 +227,7 @@ impl Plugin for CollisionPlugin {
         app.insert_resource(CollisionState {
             world,
             all_pair_messages: self.all_pair_messages,
+            parallel_tasks: self.parallel_tasks,
             ..Default::default()
         })
         .init_resource::<CollisionDiagnostics>()

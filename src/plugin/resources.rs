@@ -37,6 +37,10 @@ pub struct CollisionState {
     /// whose `CollisionEnd` is owed (written even if the opted-in entity is
     /// gone by then).
     pub(crate) reported: HashSet<(Entity, Entity)>,
+    /// Tasks per parallel stage
+    /// ([`CollisionPlugin::with_parallel_tasks`](super::CollisionPlugin::with_parallel_tasks));
+    /// `None`: four per compute thread.
+    pub(crate) parallel_tasks: Option<usize>,
 }
 
 /// Entities warned about, each once until what failed works again.

@@ -200,27 +200,40 @@ fn set_speed_bound(
     }
 }
 
+/// Changed transforms into the world, in query order. (Converting them
+/// on the compute pool in chunks, then applying them here, was slower on
+/// two threads at 10k and 50k colliders: docs/notes/EXPERIMENTS.md.)
 #[cfg(feature = "bevy_transform")]
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
         state, transforms, ..
     } = p;
     for (e, global, mut pose) in transforms.iter_mut() {
-        let converted = super::pose::pose_and_scale(global);
-        if let Ok((new, _)) = converted
-            && pose.0 != new
-        {
-            pose.0 = new;
-        }
-        let Some(&body) = state.entity_body.get(&e) else {
-            continue;
-        };
-        // A mesh takes the scale; another shape refuses a scale other than 1
-        // (and the pose is skipped with a warning, as for a bad pose).
-        let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
-        let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
-        apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
+        sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
     }
+}
+
+/// One converted transform into `ColliderPose` and the world.
+#[cfg(feature = "bevy_transform")]
+fn sync_transform(
+    state: &mut CollisionState,
+    e: Entity,
+    converted: Result<(Pose, glam::Vec3), crate::math::PoseError>,
+    pose: &mut Mut<ColliderPose>,
+) {
+    if let Ok((new, _)) = converted
+        && pose.0 != new
+    {
+        pose.0 = new;
+    }
+    let Some(&body) = state.entity_body.get(&e) else {
+        return;
+    };
+    // A mesh takes the scale; another shape refuses a scale other than 1
+    // (and the pose is skipped with a warning, as for a bad pose).
+    let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
+    let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
+    apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
 }
 
 /// Sets a body's pose, or warns once and keeps the last valid pose.
@@ -239,7 +252,8 @@ fn apply_pose(
     }
 }
 
-/// Stage 2: boxes of moved colliders.
+/// Stage 2: boxes of moved colliders (on Bevy's compute task pool when
+/// there are many; the boxes go to the broad phase in one serial order).
 pub(crate) fn update_bounds(
     mut state: ResMut<CollisionState>,
     mut aabbs: Query<&mut ColliderAabb>,
@@ -250,7 +264,8 @@ pub(crate) fn update_bounds(
     for (e, vertices) in &deformed {
         refit(&mut state, e, &vertices.0);
     }
-    state.world.update_bounds();
+    let tasks = super::parallel::task_count(state.parallel_tasks);
+    super::parallel::update_bounds(&mut state.world, tasks);
     for body in state.world.moved_bodies() {
         let (Some(e), Some(aabb)) = (state.entity(body), state.world.aabb(body)) else {
             continue;
@@ -287,10 +302,6 @@ pub(crate) fn broad_phase(
     diagnostics.last.broad = start.elapsed();
 }
 
-/// Below this many active pairs the narrow phase runs on the calling
-/// thread: spawning tasks would cost more than it saves.
-const PARALLEL_MIN_PAIRS: usize = 256;
-
 /// Stage 4: pair tests, spread over Bevy's compute task pool when there are
 /// enough pairs (results are applied and events sorted serially afterwards,
 /// so the events do not depend on the thread count).
@@ -299,19 +310,8 @@ pub(crate) fn narrow_phase(
     mut diagnostics: ResMut<CollisionDiagnostics>,
 ) {
     let start = Instant::now();
-    let pool = bevy_tasks::ComputeTaskPool::get_or_init(bevy_tasks::TaskPool::default);
-    let threads = pool.thread_num();
-    if threads <= 1 || state.world.stats().box_pairs < PARALLEL_MIN_PAIRS as u32 {
-        state.world.update_narrow_phase();
-    } else {
-        state.world.update_narrow_phase_with(threads * 4, |tasks| {
-            pool.scope(|scope| {
-                for task in tasks {
-                    scope.spawn(async move { task.run() });
-                }
-            });
-        });
-    }
+    let tasks = super::parallel::task_count(state.parallel_tasks);
+    super::parallel::update_narrow_phase(&mut state.world, tasks);
     diagnostics.last.narrow = start.elapsed();
 }
 

@@ -14,6 +14,7 @@ mod examples;
 mod heightfield;
 mod implicit;
 mod move_and_slide;
+mod parallel;
 mod picking;
 mod reflect;
 mod round_kinds;

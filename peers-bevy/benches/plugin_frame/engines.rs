@@ -15,6 +15,19 @@ use bevy_icollide::testkit::MultiBodyScene;
 use bevy_rapier3d::prelude as ra;
 use cpu_time::ProcessTime;
 
+use crate::spawn::{Churn, Mover, Spawner, churn_bodies};
+
+/// What the scene does besides moving (knobs `ICOLLIDE_BENCH_STATIC`,
+/// `ICOLLIDE_BENCH_CHURN`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Scenario {
+    /// The bodies that do not move are static bodies (else the movers'
+    /// body type, never moved).
+    pub static_rest: bool,
+    /// Percent of the bodies despawned and respawned every frame.
+    pub churn: usize,
+}
+
 /// The engines compared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
@@ -81,10 +94,6 @@ pub fn init_threads(threads: usize) {
 #[derive(Resource)]
 struct Movers(MultiBodyScene);
 
-/// A moving body's index in [`Movers`].
-#[derive(Component, Clone, Copy)]
-struct Mover(u32);
-
 /// Steps the movers and writes their transforms (only theirs: the other
 /// bodies' transforms are not touched, so change detection sees them
 /// still).
@@ -148,12 +157,15 @@ pub struct Harness {
 
 impl Harness {
     /// The app of `engine` with the bodies of `scene` at their poses, the
-    /// bodies of `moving` (indices `moving_index` in `scene`) moving.
+    /// bodies of `moving` (indices `moving_index` in `scene`) moving; the
+    /// others static bodies if `scenario.static_rest`; `scenario.churn` %
+    /// of the bodies despawned and respawned every frame.
     pub fn new(
         engine: Engine,
         scene: &MultiBodyScene,
         (moving, moving_index): (&MultiBodyScene, &[u32]),
         threads: usize,
+        scenario: Scenario,
     ) -> Self {
         let mut app = App::new();
         app.add_plugins((MinimalPlugins, TransformPlugin))
@@ -171,41 +183,28 @@ impl Harness {
         // `App::run` would do this; plugins register resources in `finish`.
         app.finish();
         app.cleanup();
-        let rapier = if engine == Engine::Rapier {
-            rapier_hulls(scene)
-        } else {
-            Vec::new()
-        };
-        let avian = if engine == Engine::Avian {
-            avian_hulls(scene)
-        } else {
-            Vec::new()
-        };
-        let mut index = HashMap::with_capacity(scene.bodies.len());
-        let mut entities = Vec::with_capacity(scene.bodies.len());
-        for (i, body) in scene.bodies.iter().enumerate() {
-            let t = Transform::from_translation(body.pose.translation)
-                .with_rotation(body.pose.rotation);
-            let mut e = app.world_mut().spawn(t);
-            match engine {
-                Engine::Bare => {}
-                Engine::Icollide => {
-                    e.insert(ic::Collider::new(scene.shape_of(i).clone()));
-                }
-                Engine::Rapier => {
-                    e.insert(rapier_body(&rapier[body.shape]));
-                }
-                Engine::Avian => {
-                    e.insert(avian_body(&avian[body.shape]));
-                }
-            }
-            index.insert(e.id(), i as u32);
-            entities.push(e.id());
-        }
-        for (k, &i) in moving_index.iter().enumerate() {
-            app.world_mut()
-                .entity_mut(entities[i as usize])
-                .insert(Mover(k as u32));
+        let spawner = Spawner::new(engine, scene, moving_index, scenario.static_rest);
+        let world = app.world_mut();
+        let mut commands = world.commands();
+        let entities: Vec<Entity> = scene
+            .bodies
+            .iter()
+            .enumerate()
+            .map(|(i, body)| {
+                let t = Transform::from_translation(body.pose.translation)
+                    .with_rotation(body.pose.rotation);
+                spawner.spawn(&mut commands, i, t)
+            })
+            .collect();
+        world.flush();
+        let index = entities
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (e, i as u32))
+            .collect();
+        if scenario.churn > 0 {
+            app.insert_resource(Churn::new(spawner, entities, scenario.churn))
+                .add_systems(Update, churn_bodies.after(move_bodies));
         }
         Self {
             engine,
@@ -229,8 +228,12 @@ impl Harness {
         })
     }
 
-    /// Applies the start and end messages written since the last call.
+    /// Applies the start and end messages written since the last call
+    /// (and notes the entities the churn spawned).
     pub fn read_events(&mut self) {
+        if let Some(mut churn) = self.app.world_mut().get_resource_mut::<Churn>() {
+            self.index.extend(churn.spawned.drain(..));
+        }
         let world = self.app.world();
         let index = &self.index;
         let key = |a: Entity, b: Entity| pair_key(index[&a], index[&b]);
@@ -366,45 +369,5 @@ fn add_avian(app: &mut App) -> Reader {
     Reader::Avian(
         w.resource::<Messages<av::CollisionStart>>().get_cursor(),
         w.resource::<Messages<av::CollisionEnd>>().get_cursor(),
-    )
-}
-
-/// The scene's distinct hulls' vertices.
-fn hull_points(scene: &MultiBodyScene) -> impl Iterator<Item = Vec<Vec3>> + '_ {
-    scene.shapes.iter().map(|s| {
-        s.polytope()
-            .expect("the scene's shapes are convex polytopes")
-            .vertices()
-            .to_vec()
-    })
-}
-
-fn rapier_hulls(scene: &MultiBodyScene) -> Vec<ra::Collider> {
-    hull_points(scene)
-        .map(|p| ra::Collider::convex_hull(&p).expect("a hull"))
-        .collect()
-}
-
-fn avian_hulls(scene: &MultiBodyScene) -> Vec<av::Collider> {
-    hull_points(scene)
-        .map(|p| av::Collider::convex_hull(&p).expect("a hull"))
-        .collect()
-}
-
-fn rapier_body(hull: &ra::Collider) -> impl Bundle {
-    (
-        ra::RigidBody::KinematicPositionBased,
-        hull.clone(),
-        ra::Sensor,
-        ra::ActiveEvents::COLLISION_EVENTS,
-        ra::ActiveCollisionTypes::KINEMATIC_KINEMATIC,
-    )
-}
-
-fn avian_body(hull: &av::Collider) -> impl Bundle {
-    (
-        av::RigidBody::Kinematic,
-        hull.clone(),
-        av::CollisionEventsEnabled,
     )
 }

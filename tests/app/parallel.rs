@@ -1,0 +1,111 @@
+//! The plugin's parallel stages (bounds update and narrow phase on Bevy's
+//! compute pool) give the events of the serial plugin, in
+//! the same order, whatever the split: 1, 2, 4 and 8 tasks per stage on a
+//! pool of (at most) 4 threads, with colliders despawned and spawned while
+//! the scene moves.
+
+use bevy_app::prelude::*;
+use bevy_ecs::prelude::*;
+use bevy_icollide::prelude::*;
+use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
+use bevy_tasks::{ComputeTaskPool, TaskPoolBuilder};
+use bevy_transform::prelude::*;
+
+/// A message: start (`true`) or end, and its two entities.
+type Message = (bool, Entity, Entity);
+
+/// What a frame's messages said, in the order written.
+#[derive(Resource, Default)]
+struct Log(Vec<Message>);
+
+fn record(
+    mut log: ResMut<Log>,
+    mut s: MessageReader<CollisionStart>,
+    mut e: MessageReader<CollisionEnd>,
+) {
+    log.0
+        .extend(s.read().map(|m| (true, m.collider1, m.collider2)));
+    log.0
+        .extend(e.read().map(|m| (false, m.collider1, m.collider2)));
+}
+
+fn transform(scene: &MultiBodyScene, i: usize) -> Transform {
+    let pose = scene.bodies[i].pose;
+    Transform::from_translation(pose.translation).with_rotation(pose.rotation)
+}
+
+/// Each frame's messages of 1 200 moving hulls (enough for every stage to
+/// split), one body in 50 despawned and spawned again every 5th frame;
+/// with `tasks` tasks per parallel stage. Also each frame's
+/// `CollidingEntities` of a few bodies.
+fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>) {
+    let params = MultiBodyParams {
+        count: 1200,
+        density: 0.1,
+        seed: 5,
+        ..Default::default()
+    };
+    let mut scene = MultiBodyScene::new(&params);
+    let mut app = App::new();
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default()
+            .with_messages_for_all_pairs()
+            .with_penetration(false)
+            .with_parallel_tasks(tasks),
+    ))
+    .init_resource::<Log>()
+    .add_systems(Last, record);
+    let spawn = |app: &mut App, scene: &MultiBodyScene, i: usize| {
+        let collider = Collider::new(scene.shape_of(i).clone());
+        let bundle = (collider, transform(scene, i), CollidingEntities::default());
+        app.world_mut().spawn(bundle).id()
+    };
+    let mut ids: Vec<Entity> = (0..params.count)
+        .map(|i| spawn(&mut app, &scene, i))
+        .collect();
+    let (mut frames, mut colliding) = (Vec::new(), Vec::new());
+    for frame in 0..40 {
+        if frame % 5 == 2 {
+            for i in (frame..params.count).step_by(50) {
+                app.world_mut().despawn(ids[i]);
+                ids[i] = spawn(&mut app, &scene, i);
+            }
+        }
+        for (i, &e) in ids.iter().enumerate() {
+            *app.world_mut().get_mut::<Transform>(e).expect("a body") = transform(&scene, i);
+        }
+        app.update();
+        frames.push(std::mem::take(&mut app.world_mut().resource_mut::<Log>().0));
+        colliding.push(
+            ids.iter()
+                .step_by(97)
+                .flat_map(|&e| {
+                    app.world()
+                        .get::<CollidingEntities>(e)
+                        .expect("a body")
+                        .iter()
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        );
+        scene.step();
+    }
+    (frames, colliding)
+}
+
+#[test]
+fn events_do_not_depend_on_the_task_split() {
+    ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
+    let serial = run(1);
+    let events: usize = serial.0.iter().map(Vec::len).sum();
+    assert!(events > 500, "{events} events");
+    for tasks in [2, 4, 8] {
+        let parallel = run(tasks);
+        assert!(
+            parallel.0 == serial.0,
+            "{tasks} tasks: the same messages in the same order"
+        );
+        assert_eq!(parallel.1, serial.1, "{tasks} tasks: CollidingEntities");
+    }
+}
