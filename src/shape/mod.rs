@@ -15,7 +15,7 @@
 //! - [`HeightField`]: terrain, a grid of heights with holes, the grid its
 //!   own tree ([`heightfield`]).
 //!
-//! Convex shapes implement [`SupportMap`](crate::geometry::support::SupportMap),
+//! Convex shapes implement [`SupportMap`],
 //! so GJK and EPA work on them directly. Builders return an error for bad
 //! input ([`HullError`], [`MeshError`]), never panic.
 
