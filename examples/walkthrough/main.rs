@@ -22,6 +22,8 @@
 //! prints the per-stage timings and a summary, and writes a picture (top
 //! and side views, the hand's path, touched objects in red).
 
+#[path = "hand.rs"]
+mod hand;
 #[path = "motion.rs"]
 mod motion;
 #[path = "picture.rs"]
@@ -40,7 +42,8 @@ use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
-use motion::{Obstacles, move_hand};
+use hand::move_hand;
+use motion::Obstacles;
 use scene::{Role, Script};
 
 /// How to run.

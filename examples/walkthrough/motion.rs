@@ -18,9 +18,6 @@ use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
-use super::scene::Script;
-use super::{Hand, Happening, Held, Journal, Label, pose_of};
-
 /// What the hand and what it holds may not enter: everything but the
 /// hand and the grabbable objects (the furniture and the room's shell).
 #[derive(Resource)]
@@ -104,64 +101,37 @@ fn slide_part(
     (!out.stuck).then_some(out.translation)
 }
 
-/// A held object: its entity, transform relative to the hand, collider.
-type HeldPart = (Entity, &'static Transform, &'static Collider);
-
-/// Moves the hand (and what it holds) toward the script's pose, turned to
-/// its heading, by move and slide against the furniture (`motion.rs`);
-/// logs what newly stops them.
-pub fn move_hand(
-    script: Res<Script>,
-    mut journal: ResMut<Journal>,
-    mut hand: Query<(Entity, &mut Transform, &Collider), With<Hand>>,
-    held: Query<HeldPart, (With<Held>, Without<Hand>)>,
-    labels: Query<&Label>,
-    obstacles: Res<Obstacles>,
-    mut slide: MoveAndSlide,
-) {
-    let target = script.transform(script.frame);
-    let Ok((h, mut t, collider)) = hand.single_mut() else {
-        return;
-    };
+/// The hand's transform after moving toward `target` (turned to its
+/// rotation first) by [`rigid_slide`], with what it holds (`held`: its
+/// entity, transform relative to the hand, collider); `at` unchanged if
+/// the motion is not taken.
+pub fn slide_toward(
+    slide: &mut MoveAndSlide,
+    obstacles: &Obstacles,
+    (entity, at, collider): (Entity, Transform, &Collider),
+    held: Option<(Entity, &Transform, &Collider)>,
+    target: Transform,
+    blocked: &mut Vec<(Entity, Entity)>,
+) -> Transform {
     let turned = Transform {
         rotation: target.rotation,
-        ..*t
+        ..at
     };
-    let held = held.iter().next();
-    let held_mover = held.map(|(e, local, c)| Mover {
+    let held = held.map(|(e, local, c)| Mover {
         entity: e,
         collider: c,
         at: turned.mul_transform(*local),
     });
-    let mover = Mover {
-        entity: h,
+    let hand = Mover {
+        entity,
         collider,
         at: turned,
     };
-    let j = &mut *journal;
-    std::mem::swap(&mut j.blocked, &mut j.blocked_before);
-    j.blocked.clear();
-    let motion = target.translation - t.translation;
-    let parts = (&mover, held_mover.as_ref());
-    let moved = rigid_slide(&mut slide, &obstacles, parts, motion, &mut j.blocked);
-    if let Some(d) = moved {
-        *t = Transform::from_translation(turned.translation + d).with_rotation(turned.rotation);
-    }
-    let frame = script.frame;
-    j.tracks.push((frame, h, pose_of(&t)));
-    if let Some((e, local, _)) = held {
-        j.tracks.push((frame, e, pose_of(&t.mul_transform(*local))));
-    }
-    if frame.is_multiple_of(4) {
-        j.hand_path.push(t.translation);
-    }
-    for k in 0..j.blocked.len() {
-        let (a, b) = j.blocked[k];
-        if j.blocked_before.contains(&(a, b)) {
-            continue;
+    let motion = target.translation - at.translation;
+    match rigid_slide(slide, obstacles, (&hand, held.as_ref()), motion, blocked) {
+        Some(d) => {
+            Transform::from_translation(turned.translation + d).with_rotation(turned.rotation)
         }
-        if let (Ok(x), Ok(y)) = (labels.get(a), labels.get(b)) {
-            j.log(frame, Happening::Blocked(x.0, y.0));
-        }
+        None => at,
     }
 }

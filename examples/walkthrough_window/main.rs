@@ -16,12 +16,18 @@
 //! around. Touched objects turn red. The line at the top gives the
 //! collision stages' times.
 //!
+//! The hand moves by the headless walkthrough's move and slide
+//! (`motion.rs`): it and what it holds stop at the furniture.
 //! `--script` plays the headless walkthrough's path instead of the keys;
 //! `--screenshot FILE` plays it, saves the window at the moment the hand
 //! touches the cup, and exits (see `scripts/screenshot.sh`).
 
+#[path = "camera.rs"]
+mod camera;
 #[path = "meshes.rs"]
 mod meshes;
+#[path = "../walkthrough/motion.rs"]
+mod motion;
 #[path = "../walkthrough/scene.rs"]
 #[allow(dead_code)]
 mod scene;
@@ -29,11 +35,11 @@ mod scene;
 use std::path::PathBuf;
 
 use bevy_full::color::palettes::css;
-use bevy_full::gizmos::config::GizmoConfigStore;
-use bevy_full::input::mouse::AccumulatedMouseMotion;
 use bevy_full::prelude::*;
 use bevy_full::render::view::screenshot::{Screenshot, ScreenshotCaptured, save_to_disk};
 use bevy_icollide::prelude::*;
+use camera::{fly_camera, toggle_debug};
+use motion::{Obstacles, slide_toward};
 use scene::{Role, Script};
 
 /// How the hand is driven and whether a screenshot ends the run.
@@ -136,14 +142,15 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    let cup = spawn_room(&mut commands, &mut meshes, &mut materials).unwrap_or_else(|e| {
-        eprintln!("walkthrough_window: {e}");
-        std::process::exit(1);
-    });
+    let (cup, grabbable) =
+        spawn_room(&mut commands, &mut meshes, &mut materials).unwrap_or_else(|e| {
+            eprintln!("walkthrough_window: {e}");
+            std::process::exit(1);
+        });
     let script = Script::new(cup);
     let hand_shape = scene::hand().expect("the hand builds");
     let skin = materials.add(Color::srgb(0.87, 0.68, 0.55));
-    commands
+    let hand = commands
         .spawn((
             Collider::new(hand_shape.clone()),
             script.transform(0),
@@ -160,7 +167,9 @@ fn setup(
                     Transform::from_translation(pose.translation).with_rotation(pose.rotation),
                 ));
             }
-        });
+        })
+        .id();
+    commands.insert_resource(Obstacles::new(grabbable.into_iter().chain([hand])));
     commands.insert_resource(script);
     commands.spawn((
         Camera3d::default(),
@@ -191,13 +200,13 @@ fn setup(
 }
 
 /// Spawns the room's models with their colliders and meshes; returns
-/// where the cup stands.
+/// where the cup stands and the grabbable objects.
 fn spawn_room(
     commands: &mut Commands,
     meshes: &mut Assets<Mesh>,
     materials: &mut Assets<StandardMaterial>,
-) -> Result<Vec3, String> {
-    let mut cup = None;
+) -> Result<(Vec3, Vec<Entity>), String> {
+    let (mut cup, mut grabbable) = (None, Vec::new());
     for model in scene::models() {
         let path = model.path();
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
@@ -230,28 +239,34 @@ fn spawn_room(
             Tint { base, contacts: 0 },
         ));
         match model.role {
-            Role::Furniture => e.insert(StaticCollider),
-            Role::Grabbable => e.insert(Grabbable),
-        };
+            Role::Furniture => {
+                e.insert(StaticCollider);
+            }
+            Role::Grabbable => {
+                grabbable.push(e.insert(Grabbable).id());
+            }
+        }
     }
-    cup.ok_or_else(|| "the scene has no cup_1".to_string())
+    let cup = cup.ok_or_else(|| "the scene has no cup_1".to_string())?;
+    Ok((cup, grabbable))
 }
 
 /// `--script`: the headless walkthrough's path, grab and release.
 fn scripted_hand(
     mode: Res<Mode>,
     mut script: ResMut<Script>,
-    mut hand: Query<(Entity, &mut Transform), With<Hand>>,
+    mut hand: Query<(Entity, &mut Transform, &Collider), With<Hand>>,
     mut grabbing: GrabParams,
+    mut motion: HandMotion,
 ) {
     if !mode.scripted || script.frame >= script.last_frame() {
         return;
     }
     script.frame += 1;
-    let Ok((h, mut t)) = hand.single_mut() else {
+    let Ok((h, mut t, collider)) = hand.single_mut() else {
         return;
     };
-    *t = script.transform(script.frame);
+    *t = motion.toward((h, *t, collider), script.transform(script.frame));
     if script.frame == script.grab_at {
         grabbing.grab(h);
     }
@@ -267,11 +282,11 @@ fn keyboard_hand(
     keys: Res<ButtonInput<KeyCode>>,
     time: Res<Time>,
     camera: Query<&Transform, (With<Camera3d>, Without<Hand>)>,
-    mut hand: Query<(Entity, &mut Transform), With<Hand>>,
-    held: Query<(), With<Held>>,
+    mut hand: Query<(Entity, &mut Transform, &Collider), With<Hand>>,
     mut grabbing: GrabParams,
+    mut motion: HandMotion,
 ) {
-    let (Ok(cam), Ok((h, mut t))) = (camera.single(), hand.single_mut()) else {
+    let (Ok(cam), Ok((h, mut t, collider))) = (camera.single(), hand.single_mut()) else {
         return;
     };
     if mode.scripted {
@@ -282,17 +297,46 @@ fn keyboard_hand(
     let axis =
         |pos: KeyCode, neg: KeyCode| f32::from(keys.pressed(pos)) - f32::from(keys.pressed(neg));
     let step = 0.6 * time.delta_secs();
-    t.translation += (forward * axis(KeyCode::ArrowUp, KeyCode::ArrowDown)
+    let mut target = *t;
+    target.translation += (forward * axis(KeyCode::ArrowUp, KeyCode::ArrowDown)
         + right * axis(KeyCode::ArrowRight, KeyCode::ArrowLeft)
         + Vec3::Y * axis(KeyCode::KeyR, KeyCode::KeyF))
         * step;
-    t.rotate_y(2.0 * time.delta_secs() * axis(KeyCode::KeyZ, KeyCode::KeyX));
+    target.rotate_y(2.0 * time.delta_secs() * axis(KeyCode::KeyZ, KeyCode::KeyX));
+    *t = motion.toward((h, *t, collider), target);
     if keys.just_pressed(KeyCode::Space) {
-        if held.is_empty() {
+        if motion.held.is_empty() {
             grabbing.grab(h);
         } else {
             grabbing.release(h);
         }
+    }
+}
+
+/// A held object: its entity, transform relative to the hand, collider.
+type HeldPart = (Entity, &'static Transform, &'static Collider);
+
+/// The hand's move and slide toward a pose (`motion.rs`).
+#[derive(bevy_full::ecs::system::SystemParam)]
+struct HandMotion<'w, 's> {
+    obstacles: Res<'w, Obstacles>,
+    held: Query<'w, 's, HeldPart, (With<Held>, Without<Hand>)>,
+    slide: MoveAndSlide<'w, 's>,
+}
+
+impl HandMotion<'_, '_> {
+    /// The hand's transform after moving toward `target`.
+    fn toward(&mut self, hand: (Entity, Transform, &Collider), target: Transform) -> Transform {
+        let held = self.held.iter().next();
+        let obstacles = &self.obstacles;
+        slide_toward(
+            &mut self.slide,
+            obstacles,
+            hand,
+            held,
+            target,
+            &mut Vec::new(),
+        )
     }
 }
 
@@ -356,40 +400,6 @@ fn click_to_grab(
         && grabbing.held.is_empty()
     {
         grabbing.grab_object(h, obj);
-    }
-}
-
-/// W A S D Q E fly, the right mouse button looks around.
-fn fly_camera(
-    keys: Res<ButtonInput<KeyCode>>,
-    buttons: Res<ButtonInput<MouseButton>>,
-    motion: Res<AccumulatedMouseMotion>,
-    time: Res<Time>,
-    mut camera: Query<&mut Transform, With<Camera3d>>,
-) {
-    let Ok(mut t) = camera.single_mut() else {
-        return;
-    };
-    let axis =
-        |pos: KeyCode, neg: KeyCode| f32::from(keys.pressed(pos)) - f32::from(keys.pressed(neg));
-    let (forward, right) = (t.forward().as_vec3(), t.right().as_vec3());
-    t.translation += (forward * axis(KeyCode::KeyW, KeyCode::KeyS)
-        + right * axis(KeyCode::KeyD, KeyCode::KeyA)
-        + Vec3::Y * axis(KeyCode::KeyE, KeyCode::KeyQ))
-        * 1.5
-        * time.delta_secs();
-    if buttons.pressed(MouseButton::Right) {
-        let d = motion.delta * 0.003;
-        t.rotate_y(-d.x);
-        t.rotate_local_x(-d.y);
-    }
-}
-
-/// Tab shows or hides the collision debug render.
-fn toggle_debug(keys: Res<ButtonInput<KeyCode>>, mut store: ResMut<GizmoConfigStore>) {
-    if keys.just_pressed(KeyCode::Tab) {
-        let (config, _) = store.config_mut::<CollisionGizmos>();
-        config.enabled = !config.enabled;
     }
 }
 

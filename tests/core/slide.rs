@@ -11,8 +11,9 @@
 //! its candidates the broad phase.
 //!
 //! - Random scenes of every kind (cuboids, hulls, spheres, capsules, a
-//!   height-field mesh and a torus mesh, compounds of convex pieces or
-//!   with a mesh piece), the sliding shape of
+//!   bumpy mesh and a torus mesh, compounds of convex pieces or with a
+//!   mesh piece, rounded boxes) on a tilted half-space ground (height
+//!   fields are not: the shape cast refuses them), the sliding shape of
 //!   every kind too, random motions from a hundredth to a thousand times
 //!   the scene's size per step: after each step the shape is more than an
 //!   eighth of the skin from everything (deeper than the skin is far from
@@ -105,7 +106,7 @@ fn mesh((v, t): (Vec<Vec3>, Vec<[u32; 3]>)) -> SharedShape {
     SharedShape::trimesh(v, t).expect("mesh")
 }
 
-/// A random shape of kind `k` (0..7) about `size` across.
+/// A random shape of kind `k` (0..8) about `size` across.
 fn shape_of_kind(k: usize, size: f32, rng: &mut Rng) -> SharedShape {
     let piece = |shape, x: f32, rng: &mut Rng| CompoundPiece {
         pose: Pose::new(rng.rotation(), Vec3::new(x, 0.0, 0.0)),
@@ -121,7 +122,7 @@ fn shape_of_kind(k: usize, size: f32, rng: &mut Rng) -> SharedShape {
             let (v, t) = grid(4, |x, z| 0.3 * (3.0 * x).sin() * z);
             mesh((v.into_iter().map(|p| p * 0.5 * size).collect(), t))
         }
-        _ => {
+        6 => {
             // Convex pieces, or a convex piece and a mesh piece.
             let second = if rng.bool() {
                 SharedShape::capsule(0.1 * size, 0.3 * size).expect("capsule")
@@ -134,17 +135,23 @@ fn shape_of_kind(k: usize, size: f32, rng: &mut Rng) -> SharedShape {
             ])
             .expect("compound")
         }
+        _ => SharedShape::round_cuboid(rng.vec(0.1, 0.4) * size, rng.range(0.05, 0.15) * size)
+            .expect("round cuboid"),
     }
 }
 
-/// Twelve bodies of every kind in a cube of half side 3.
+/// Twelve bodies of every kind in a cube of half side 3, on a tilted
+/// half-space ground through the cube's lower part (the thirteenth).
 fn random_scene(rng: &mut Rng) -> Scene {
-    let bodies = (0..12)
+    let mut bodies: Vec<_> = (0..12)
         .map(|i| {
-            let s = shape_of_kind(i % 7, rng.range(0.8, 2.0), rng);
+            let s = shape_of_kind(i % 8, rng.range(0.8, 2.0), rng);
             (s, Pose::new(rng.rotation(), rng.in_cube(3.0)))
         })
         .collect();
+    let tilt = Quat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 0.3));
+    let ground = SharedShape::half_space(Vec3::Y).expect("half-space");
+    bodies.push((ground, Pose::new(tilt, Vec3::new(0.0, -2.5, 0.0))));
     Scene::new(bodies)
 }
 
@@ -183,10 +190,13 @@ fn random_scenes_never_enter_never_tunnel_never_stop_short() {
     let skin = 0.02;
     let mut min_gap = f32::INFINITY;
     let (mut stops, mut steps, mut touches, mut slid) = (0, 0, 0, 0);
+    // Touches of the ground and of the rounded box (body 7).
+    let (mut grounded, mut rounded) = (0, 0);
     for seed in 0..(10 * long_factor()) as u64 {
         let mut rng = Rng::new(0x51de + seed);
         let scene = random_scene(&mut rng);
-        for kind in 0..7 {
+        let (ground, round) = (scene.handles[12], scene.handles[7]);
+        for kind in 0..8 {
             let shape = shape_of_kind(kind, 0.5, &mut rng);
             let mut pose = free_pose(&scene, &shape, skin, &mut rng);
             let thin = shape.local_aabb().half_extents().min_element().max(0.02);
@@ -211,8 +221,10 @@ fn random_scenes_never_enter_never_tunnel_never_stop_short() {
                         (&shape, pose),
                         motion,
                         QueryFilter::ALL,
-                        |_| {
+                        |t| {
                             touched += 1;
+                            grounded += (t.body == ground) as usize;
+                            rounded += (t.body == round) as usize;
                             true
                         },
                     )
@@ -248,12 +260,12 @@ fn random_scenes_never_enter_never_tunnel_never_stop_short() {
         }
     }
     assert!(
-        slid > steps / 4 && touches > steps / 3,
-        "{slid} slid, {touches} touched"
+        slid > steps / 4 && touches > steps / 3 && grounded > 0 && rounded > 0,
+        "{slid} slid, {touches} touched, {grounded} ground and {rounded} rounded box touches"
     );
     eprintln!(
-        "slide: {steps} steps, {touches} with touches, {slid} slid, {stops} stopped short, \
-         smallest gap {min_gap} (skin {skin})"
+        "slide: {steps} steps, {touches} with touches ({grounded} ground and {rounded} rounded \
+         box touches), {slid} slid, {stops} stopped short, smallest gap {min_gap} (skin {skin})"
     );
 }
 
