@@ -18,9 +18,10 @@ use bevy_icollide::query::{self, Ray};
 use bevy_icollide::testkit::{Rng, long_factor, sphere_hull};
 use glam::{DVec3, Quat, Vec3};
 
-use crate::implicit_reference::{Placed, RefShape, sep, separation, trace};
+use crate::implicit_reference::{Placed, RefShape, sep, separation};
 use crate::support_checks::{
-    against_meshes, compounds, random_pairs, scaled_far, shape_casts, world_of_kinds,
+    NormalCheck, against_meshes, check_ray, compounds, random_pairs, scaled_far, shape_casts,
+    world_of_kinds,
 };
 
 pub(crate) const TOL: f64 = 2e-4;
@@ -222,52 +223,12 @@ fn ray_casts_match_sphere_tracing() {
         };
         let ray = Ray::new(origin, dir);
         let got = query::ray_cast(&s, &pose, &ray, max_toi).expect("ray");
-        let placed = Placed::new(&s, &pose);
-        let size = f64::from(s.fixed_cube().radius);
-        let (o, d) = (origin.as_dvec3(), dir.as_dvec3());
-        let far = f64::from(max_toi.min(1e9));
-        let (want, _) = trace(&placed, o, d, far, 1e-9 * size);
-        let what = format!(
-            "{:?} at {pose:?}, ray {ray:?} max {max_toi}: got {got:?}, want {want:?}",
-            s.implicit()
-        );
-        // The ray's origin in the shape's frame carries `f32` rounding of its
-        // distance from the shape.
-        let tol = 10.0 * TOL * size + 8.0 * f64::from(f32::EPSILON) * o.distance(placed.pos);
-        match (got, want) {
-            (Some(g), _) => {
-                hits += 1;
-                let p = o + d * f64::from(g.toi);
-                assert!(placed.distance(p) <= tol, "hit off the surface: {what}");
-                if let Some(t) = want {
-                    assert!(
-                        (f64::from(g.toi) - t).abs() * d.length() <= tol,
-                        "toi: {what}"
-                    );
-                }
-                if g.toi > 0.0 {
-                    let step = 0.01 * size;
-                    let out = placed.distance(p + g.normal.as_dvec3() * step);
-                    assert!(out >= step * 0.99 - tol, "normal {:?}: {what}", g.normal);
-                } else {
-                    assert_eq!(g.normal, Vec3::ZERO, "{what}");
-                }
-            }
-            (None, Some(t)) => {
-                // Only a graze: the chord is no longer than a ball of the
-                // shape's size cut `tol` deep (the ray's rounding) would
-                // have, measured by tracing back from beyond the shape.
-                let beyond = t + 4.0 * size / d.length();
-                let (back, _) = trace(&placed, o + d * beyond, -d, beyond, 1e-9 * size);
-                let chord = (beyond - back.unwrap_or(beyond) - t) * d.length();
-                let graze = 2.0 * (2.0 * size * tol).sqrt();
-                assert!(
-                    chord <= graze || t > far,
-                    "missed a chord of {chord}: {what}"
-                );
-            }
-            (None, None) => misses += 1,
-        }
+        let normal = NormalCheck {
+            facing: false,
+            out: 0.99,
+        };
+        let (hit, miss) = check_ray((&s, &pose), (&ray, max_toi), got, &normal);
+        (hits, misses) = (hits + hit, misses + miss);
     }
     assert!(
         hits > 300 * long_factor() && misses > 100 * long_factor(),

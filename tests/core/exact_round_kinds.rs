@@ -16,9 +16,15 @@ use bevy_icollide::testkit::{Rng, long_factor};
 use glam::{Quat, Vec3};
 
 use crate::exact_implicit::{BAND, TOL, any_convex, check_pair};
-use crate::implicit_reference::{Placed, trace};
 use crate::support_checks::{
-    against_meshes, compounds, random_pairs, scaled_far, shape_casts, world_of_kinds,
+    NormalCheck, against_meshes, check_ray, compounds, random_pairs, scaled_far, shape_casts,
+    world_of_kinds,
+};
+
+/// The normal of a hit faces the ray and points out of the solid.
+const NORMAL: NormalCheck = NormalCheck {
+    facing: true,
+    out: 0.5,
 };
 
 /// A rounded box or hull, a segment or a triangle, at `scale`.
@@ -139,49 +145,8 @@ fn round_kind_ray_casts_match_sphere_tracing() {
         let dir = pose.transform_vector(target - o_local) * rng.range(0.5, 2.0);
         let ray = Ray::new(origin, dir);
         let got = query::ray_cast(&s, &pose, &ray, f32::INFINITY).expect("ray");
-        let placed = Placed::new(&s, &pose);
-        let size = f64::from(s.fixed_cube().radius);
-        let (o, d) = (origin.as_dvec3(), dir.as_dvec3());
-        let (want, _) = trace(&placed, o, d, 1e9, 1e-9 * size);
-        let what = format!(
-            "{} at {pose:?}, ray {ray:?}: {got:?} / {want:?}",
-            s.kind_name()
-        );
-        let tol = 10.0 * TOL * size + 8.0 * f64::from(f32::EPSILON) * o.distance(placed.pos);
-        match (got, want) {
-            (Some(g), _) => {
-                hits += 1;
-                let p = o + d * f64::from(g.toi);
-                assert!(placed.distance(p) <= tol, "hit off the surface: {what}");
-                if let Some(t) = want {
-                    assert!(
-                        (f64::from(g.toi) - t).abs() * d.length() <= tol,
-                        "toi: {what}"
-                    );
-                }
-                if g.toi > 0.0 {
-                    // Facing the ray (a flat triangle is outside on both
-                    // sides), and outward: a step along it leaves the solid.
-                    assert!(g.normal.dot(dir) <= 0.0, "normal along the ray: {what}");
-                    let step = 0.01 * size;
-                    let out = placed.distance(p + g.normal.as_dvec3() * step);
-                    assert!(out >= step * 0.5 - tol, "normal {:?}: {what}", g.normal);
-                } else {
-                    assert_eq!(g.normal, Vec3::ZERO, "{what}");
-                }
-            }
-            (None, Some(t)) => {
-                // Only a graze: the chord is no longer than a ball of the
-                // shape's size cut `tol` deep would have (traced back from
-                // beyond the shape).
-                let beyond = t + 4.0 * size / d.length();
-                let (back, _) = trace(&placed, o + d * beyond, -d, beyond, 1e-9 * size);
-                let chord = (beyond - back.unwrap_or(beyond) - t) * d.length();
-                let graze = 2.0 * (2.0 * size * tol).sqrt();
-                assert!(chord <= graze, "missed a chord of {chord}: {what}");
-            }
-            (None, None) => misses += 1,
-        }
+        let (hit, miss) = check_ray((&s, &pose), (&ray, f32::INFINITY), got, &NORMAL);
+        (hits, misses) = (hits + hit, misses + miss);
     }
     assert!(hits > 200 && misses > 100, "{hits} hits, {misses} misses");
 }

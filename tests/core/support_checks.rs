@@ -11,14 +11,16 @@ use bevy_icollide::bvh::TreeKind;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::math::{Pose, RigidMotion, rounding_pad};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
-use bevy_icollide::query::{self, Ray, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
+use bevy_icollide::query::{
+    self, Ray, RayHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear,
+};
 use bevy_icollide::testkit::{Rng, long_factor, torus};
 use glam::{DVec3, Quat, Vec3};
 
 use crate::exact_implicit::{
     BAND, TOL, any_convex, check_pair, separation_at, size, triangle_ref, world_reference,
 };
-use crate::implicit_reference::{Placed, sep, separation};
+use crate::implicit_reference::{Placed, sep, separation, trace};
 
 /// A generator of the kind under test at a scale.
 pub(crate) type Kind = fn(&mut Rng, f32) -> SharedShape;
@@ -429,5 +431,78 @@ pub(crate) fn compounds(
                 .fold(f32::INFINITY, f32::min);
             assert_eq!(hit.map_or(f32::INFINITY, |h| h.toi), first);
         }
+    }
+}
+
+/// How a ray's normal is held: facing the ray (for flat shapes, outside on
+/// both sides), and a step of 1% of the size along it leaving the solid by
+/// at least `out` of the step.
+pub(crate) struct NormalCheck {
+    pub facing: bool,
+    pub out: f64,
+}
+
+/// A ray cast's answer `got` for `ray` up to `max_toi` against sphere
+/// tracing on the exact distance: a hit on the surface (within `10 TOL`
+/// of the size plus the `f32` rounding of the origin's distance), where
+/// tracing first meets the solid, its normal outward (zero from inside);
+/// a miss never meets it, or grazes it by a chord no longer than a ball
+/// of the shape's size cut that tolerance deep would have. `(hits,
+/// misses)` counted.
+pub(crate) fn check_ray(
+    (s, pose): (&SharedShape, &Pose),
+    (ray, max_toi): (&Ray, f32),
+    got: Option<RayHit>,
+    normal: &NormalCheck,
+) -> (usize, usize) {
+    let placed = Placed::new(s, pose);
+    let size = f64::from(s.fixed_cube().radius);
+    let (o, d) = (ray.origin.as_dvec3(), ray.dir.as_dvec3());
+    let far = f64::from(max_toi.min(1e9));
+    let (want, _) = trace(&placed, o, d, far, 1e-9 * size);
+    let what = format!(
+        "{} at {pose:?}, ray {ray:?} max {max_toi}: got {got:?}, want {want:?}",
+        s.kind_name()
+    );
+    // The ray's origin in the shape's frame carries `f32` rounding of its
+    // distance from the shape.
+    let tol = 10.0 * TOL * size + 8.0 * f64::from(f32::EPSILON) * o.distance(placed.pos);
+    match (got, want) {
+        (Some(g), _) => {
+            let p = o + d * f64::from(g.toi);
+            assert!(placed.distance(p) <= tol, "hit off the surface: {what}");
+            if let Some(t) = want {
+                assert!(
+                    (f64::from(g.toi) - t).abs() * d.length() <= tol,
+                    "toi: {what}"
+                );
+            }
+            if g.toi > 0.0 {
+                let facing = g.normal.dot(ray.dir) <= 0.0;
+                assert!(facing || !normal.facing, "normal along the ray: {what}");
+                let step = 0.01 * size;
+                let out = placed.distance(p + g.normal.as_dvec3() * step);
+                assert!(
+                    out >= step * normal.out - tol,
+                    "normal {:?}: {what}",
+                    g.normal
+                );
+            } else {
+                assert_eq!(g.normal, Vec3::ZERO, "{what}");
+            }
+            (1, 0)
+        }
+        (None, Some(t)) => {
+            let beyond = t + 4.0 * size / d.length();
+            let (back, _) = trace(&placed, o + d * beyond, -d, beyond, 1e-9 * size);
+            let chord = (beyond - back.unwrap_or(beyond) - t) * d.length();
+            let graze = 2.0 * (2.0 * size * tol).sqrt();
+            assert!(
+                chord <= graze || t > far,
+                "missed a chord of {chord}: {what}"
+            );
+            (0, 0)
+        }
+        (None, None) => (0, 1),
     }
 }
