@@ -394,16 +394,7 @@ impl ShapeData {
             }
             _ => None,
         };
-        let surface = match &kind {
-            ShapeKind::TriMesh(m) => Some(m),
-            ShapeKind::Convex(_) => hull_mesh.as_ref(),
-            ShapeKind::Compound(_)
-            | ShapeKind::Rounded(_)
-            | ShapeKind::Implicit(_)
-            | ShapeKind::RoundConvex(_)
-            | ShapeKind::HalfSpace(_)
-            | ShapeKind::HeightField(_) => None,
-        };
+        let surface = surface_mesh(&kind, hull_mesh.as_ref());
         let tree = surface.map_or_else(SurfaceTree::default, |m| SurfaceTree::build(m, tree_kind));
         Self {
             kind,
@@ -421,23 +412,29 @@ impl ShapeData {
     /// convex hull's triangles. `None` for compounds (their pieces have one)
     /// and spheres, capsules, cylinders, cones and height fields.
     pub fn surface(&self) -> Option<Surface<'_>> {
-        let mesh = match &self.kind {
-            ShapeKind::TriMesh(m) => Some(m),
-            ShapeKind::Convex(_) => self.hull_mesh.as_ref(),
-            ShapeKind::Compound(_)
-            | ShapeKind::Rounded(_)
-            | ShapeKind::Implicit(_)
-            | ShapeKind::RoundConvex(_)
-            | ShapeKind::HalfSpace(_)
-            | ShapeKind::HeightField(_) => None,
-        };
-        mesh.map(|mesh| Surface::new(mesh, self.tree.as_ref()))
+        surface_mesh(&self.kind, self.hull_mesh.as_ref())
+            .map(|mesh| Surface::new(mesh, self.tree.as_ref()))
     }
 
     /// The tree over the surface (an empty OBB tree for compounds and the
     /// round kinds).
     pub fn surface_tree(&self) -> &SurfaceTree {
         &self.tree
+    }
+}
+
+/// The triangles a kind's surface is made of: a mesh's own, a convex
+/// hull's (`hull_mesh`); none for the other kinds.
+fn surface_mesh<'s>(kind: &'s ShapeKind, hull_mesh: Option<&'s TriMesh>) -> Option<&'s TriMesh> {
+    match kind {
+        ShapeKind::TriMesh(m) => Some(m),
+        ShapeKind::Convex(_) => hull_mesh,
+        ShapeKind::Compound(_)
+        | ShapeKind::Rounded(_)
+        | ShapeKind::Implicit(_)
+        | ShapeKind::RoundConvex(_)
+        | ShapeKind::HalfSpace(_)
+        | ShapeKind::HeightField(_) => None,
     }
 }
 

@@ -40,6 +40,18 @@ impl PairCache {
             PairCache::None => {}
         }
     }
+
+    /// The triangle pairs of a mesh cache, the cache made one (dropping
+    /// any other kind's data) first; always `Some`.
+    pub(crate) fn mesh_pairs(&mut self) -> Option<&mut Vec<[u32; 2]>> {
+        if !matches!(self, PairCache::Mesh(_)) {
+            *self = PairCache::Mesh(Vec::new());
+        }
+        match self {
+            PairCache::Mesh(pairs) => Some(pairs),
+            _ => None,
+        }
+    }
 }
 
 /// Read-ahead for the narrow phase (see `math::prefetch`): hints for what

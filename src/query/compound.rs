@@ -151,12 +151,7 @@ pub(super) fn compound_pair(
     old.clear();
     scratch.pieces = [pieces_a, pieces_b];
     cache.pairs = std::mem::replace(&mut cache.next, old);
-    PairResult {
-        touching,
-        exact: true,
-        contact: if boolean_only && touching { None } else { best },
-        swept: false,
-    }
+    PairResult::exact_with_contact(touching, boolean_only, || best)
 }
 
 /// The cached entry for `key` from the sorted `old` list (skipping and

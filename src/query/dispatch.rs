@@ -66,15 +66,10 @@ pub fn test_pair(
             }
         }
         (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
-        | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => {
-            if !matches!(cache, PairCache::Mesh(_)) {
-                *cache = PairCache::Mesh(Vec::new());
-            }
-            match cache {
-                PairCache::Mesh(pairs) => mesh_pair(a, b, pairs, &mut scratch.collide),
-                _ => PairResult::default(),
-            }
-        }
+        | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => match cache.mesh_pairs() {
+            Some(pairs) => mesh_pair(a, b, pairs, &mut scratch.collide),
+            None => PairResult::default(),
+        },
     }
 }
 
@@ -134,17 +129,10 @@ fn support_pair<S: SupportShape>(
         ShapeKind::RoundConvex(t) => with_gjk(cache, scratch, |g| {
             implicit::support_pair((s, a), (t, b), g)
         }),
-        ShapeKind::TriMesh(_) => {
-            if !matches!(cache, PairCache::Mesh(_)) {
-                *cache = PairCache::Mesh(Vec::new());
-            }
-            match (cache, b.surface()) {
-                (PairCache::Mesh(pairs), Some(surface)) => {
-                    implicit::implicit_mesh(s, a, surface, b, pairs)
-                }
-                _ => PairResult::default(),
-            }
-        }
+        ShapeKind::TriMesh(_) => match (cache.mesh_pairs(), b.surface()) {
+            (Some(pairs), Some(surface)) => implicit::implicit_mesh(s, a, surface, b, pairs),
+            _ => PairResult::default(),
+        },
         // `test_pair` sends compound, half-space and height-field pairs to
         // their arms first.
         ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) | ShapeKind::HeightField(_) => {
@@ -174,17 +162,10 @@ fn rounded_pair(
         ShapeKind::RoundConvex(t) => with_gjk(cache, scratch, |g| {
             implicit::support_pair((r, a), (t, b), g)
         }),
-        ShapeKind::TriMesh(_) => {
-            if !matches!(cache, PairCache::Mesh(_)) {
-                *cache = PairCache::Mesh(Vec::new());
-            }
-            match (cache, b.surface()) {
-                (PairCache::Mesh(pairs), Some(surface)) => {
-                    rounded::rounded_mesh(r, a, surface, b, pairs)
-                }
-                _ => PairResult::default(),
-            }
-        }
+        ShapeKind::TriMesh(_) => match (cache.mesh_pairs(), b.surface()) {
+            (Some(pairs), Some(surface)) => rounded::rounded_mesh(r, a, surface, b, pairs),
+            _ => PairResult::default(),
+        },
         // `test_pair` sends compound, half-space and height-field pairs to
         // their arms before this one; kept so that the match is exhaustive and the
         // answer right.
@@ -208,17 +189,10 @@ fn half_space_pair(
         ShapeKind::Implicit(s) => half_space::half_space_convex(h, a, s, b),
         ShapeKind::RoundConvex(s) => half_space::half_space_convex(h, a, s, b),
         ShapeKind::HalfSpace(g) => half_space::half_space_pair(h, a, g, b),
-        ShapeKind::TriMesh(_) => {
-            if !matches!(cache, PairCache::Mesh(_)) {
-                *cache = PairCache::Mesh(Vec::new());
-            }
-            match (cache, b.surface()) {
-                (PairCache::Mesh(pairs), Some(surface)) => {
-                    half_space::half_space_mesh(h, a, surface, b, pairs)
-                }
-                _ => PairResult::default(),
-            }
-        }
+        ShapeKind::TriMesh(_) => match (cache.mesh_pairs(), b.surface()) {
+            (Some(pairs), Some(surface)) => half_space::half_space_mesh(h, a, surface, b, pairs),
+            _ => PairResult::default(),
+        },
         // `test_pair` sends compound and height-field pairs to their arms
         // first.
         ShapeKind::Compound(_) | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),

@@ -42,12 +42,7 @@ pub(super) fn half_space_convex<S: SupportMap + ?Sized>(
     let l = h.lowest(&a.pose, (s, &b.pose));
     let touching = l.d <= 0.0;
     let boolean = a.boolean_only || b.boolean_only;
-    PairResult {
-        touching,
-        exact: true,
-        contact: (!touching || !boolean).then(|| contact(&l)),
-        swept: false,
-    }
+    PairResult::exact_with_contact(touching, boolean, || Some(contact(&l)))
 }
 
 /// The half-space (A) and a mesh's surface (B): the triangles with a
@@ -178,12 +173,7 @@ pub(super) fn half_space_pair(
 ) -> PairResult {
     let (c, data) = half_spaces((h, &a.pose), (g, &b.pose));
     let boolean = a.boolean_only || b.boolean_only;
-    PairResult {
-        touching: c.intersecting,
-        exact: true,
-        contact: data.filter(|_| !c.intersecting || !boolean),
-        swept: false,
-    }
+    PairResult::exact_with_contact(c.intersecting, boolean, || data)
 }
 
 /// Closest points of the half-space (A) and a convex shape (B).

@@ -51,12 +51,9 @@ pub(super) fn pair(
     cache: &mut PairCache,
     scratch: &mut QueryScratch,
 ) -> PairResult {
-    if !matches!(cache, PairCache::Mesh(_)) {
-        *cache = PairCache::Mesh(Vec::new());
-    }
-    match cache {
-        PairCache::Mesh(pairs) => shape_heightfield(a, (field, b), pairs, &mut scratch.triangles),
-        _ => PairResult::default(),
+    match cache.mesh_pairs() {
+        Some(pairs) => shape_heightfield(a, (field, b), pairs, &mut scratch.triangles),
+        None => PairResult::default(),
     }
 }
 

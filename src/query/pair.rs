@@ -113,4 +113,20 @@ impl PairResult {
             swept: false,
         }
     }
+
+    /// An exact answer with the contact data `contact` makes, except when
+    /// the pair touches in a boolean-only query, which needs no more than
+    /// the answer (apart, the data still says how far).
+    pub(crate) fn exact_with_contact(
+        touching: bool,
+        boolean_only: bool,
+        contact: impl FnOnce() -> Option<ContactData>,
+    ) -> Self {
+        Self {
+            touching,
+            exact: true,
+            contact: (!touching || !boolean_only).then(contact).flatten(),
+            swept: false,
+        }
+    }
 }

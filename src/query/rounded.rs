@@ -64,12 +64,8 @@ pub(super) fn rounded_rounded(
         ca + n * ra.radius,
         cb - n * rb.radius,
     );
-    PairResult {
-        touching,
-        exact: true,
-        contact: (!touching || !(a.boolean_only || b.boolean_only)).then_some(data),
-        swept: false,
-    }
+    let boolean = a.boolean_only || b.boolean_only;
+    PairResult::exact_with_contact(touching, boolean, || Some(data))
 }
 
 /// A rounded shape (A) against the surface of a triangle mesh (B): the

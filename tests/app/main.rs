@@ -10,6 +10,7 @@ mod assets;
 mod bevy_app;
 mod ccd;
 mod debug_render;
+mod event_log;
 mod examples;
 mod heightfield;
 mod implicit;

@@ -10,28 +10,7 @@ use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
-#[derive(Resource, Default)]
-struct Starts(Vec<(Entity, Entity)>, usize);
-
-fn record(
-    mut log: ResMut<Starts>,
-    mut s: MessageReader<CollisionStart>,
-    mut e: MessageReader<CollisionEnd>,
-) {
-    log.0.extend(s.read().map(|m| (m.collider1, m.collider2)));
-    log.1 += e.read().count();
-}
-
-fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default().with_messages_for_all_pairs(),
-    ))
-    .init_resource::<Starts>()
-    .add_systems(Last, record);
-    app
-}
+use crate::event_log::{Starts, app};
 
 fn place(app: &mut App, e: Entity, at: Vec3) {
     app.world_mut()

@@ -12,16 +12,17 @@
 //! of `BAND · s` (scaled scenes: `10⁻³ s`, what `f32` poses `2¹⁰ s` from
 //! the origin resolve).
 
-use bevy_icollide::bounds::BoundsMode;
-use bevy_icollide::bvh::TreeKind;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
-use bevy_icollide::math::{Pose, rounding_pad};
-use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
+use bevy_icollide::math::Pose;
 use bevy_icollide::query::{self, Ray};
-use bevy_icollide::testkit::{Rng, long_factor, sphere_hull, torus};
+use bevy_icollide::testkit::{Rng, long_factor, sphere_hull};
 use glam::{DVec3, Quat, Vec3};
 
-use crate::implicit_reference::{Placed, RefShape, sep, separation, trace};
+use crate::implicit_reference::{Placed, RefShape, sep, separation};
+use crate::support_checks::{
+    NormalCheck, against_meshes, check_ray, compounds, random_pairs, scaled_far, shape_casts,
+    world_of_kinds,
+};
 
 pub(crate) const TOL: f64 = 2e-4;
 pub(crate) const BAND: f64 = 5e-4;
@@ -123,24 +124,7 @@ pub(crate) fn check_pair(
 
 #[test]
 fn cylinders_and_cones_against_every_convex_kind_match_the_f64_separation() {
-    let mut rng = Rng::new(4301);
-    let (mut apart, mut overlapping) = (0, 0);
-    for _ in 0..300 * long_factor() {
-        let a = implicit(&mut rng, 1.0);
-        let b = any_convex(&mut rng);
-        let pa = Pose::new(rng.rotation(), rng.in_cube(0.3));
-        let pb = Pose::new(rng.rotation(), rng.in_cube(0.7));
-        let (first, second) = if rng.bool() {
-            ((&a, &pa), (&b, &pb))
-        } else {
-            ((&b, &pb), (&a, &pa))
-        };
-        match check_pair(first, second, BAND, TOL) {
-            Some(true) => apart += 1,
-            Some(false) => overlapping += 1,
-            None => {}
-        }
-    }
+    let (apart, overlapping) = random_pairs(4301, implicit, any_convex);
     assert!(
         apart > 60 && overlapping > 60,
         "{apart} apart, {overlapping} overlapping"
@@ -198,22 +182,7 @@ fn touching_grazing_and_tiny_offsets() {
 /// within what `f32` poses there resolve.
 #[test]
 fn scaled_scenes_far_from_the_origin() {
-    let mut rng = Rng::new(4302);
-    for k in [-20, -10, 0, 10, 20, 27] {
-        let scale = 2f32.powi(k);
-        let far = Vec3::new(1.0, -1.0, 0.5) * 2f32.powi(k + 10);
-        for _ in 0..40 {
-            let a = implicit(&mut rng, scale);
-            let b = if rng.bool() {
-                implicit(&mut rng, scale)
-            } else {
-                SharedShape::cuboid(rng.vec(0.1, 0.4) * scale).expect("cuboid")
-            };
-            let pa = Pose::new(rng.rotation(), far);
-            let pb = Pose::new(rng.rotation(), far + rng.in_cube(0.8) * scale);
-            check_pair((&a, &pa), (&b, &pb), 2e-3, 2e-3);
-        }
-    }
+    scaled_far(4302, &[-20, -10, 0, 10, 20, 27], implicit, 0.8);
 }
 
 /// Rays at cylinders and cones: from around them, from far away (`10⁴`
@@ -254,52 +223,12 @@ fn ray_casts_match_sphere_tracing() {
         };
         let ray = Ray::new(origin, dir);
         let got = query::ray_cast(&s, &pose, &ray, max_toi).expect("ray");
-        let placed = Placed::new(&s, &pose);
-        let size = f64::from(s.fixed_cube().radius);
-        let (o, d) = (origin.as_dvec3(), dir.as_dvec3());
-        let far = f64::from(max_toi.min(1e9));
-        let (want, _) = trace(&placed, o, d, far, 1e-9 * size);
-        let what = format!(
-            "{:?} at {pose:?}, ray {ray:?} max {max_toi}: got {got:?}, want {want:?}",
-            s.implicit()
-        );
-        // The ray's origin in the shape's frame carries `f32` rounding of its
-        // distance from the shape.
-        let tol = 10.0 * TOL * size + 8.0 * f64::from(f32::EPSILON) * o.distance(placed.pos);
-        match (got, want) {
-            (Some(g), _) => {
-                hits += 1;
-                let p = o + d * f64::from(g.toi);
-                assert!(placed.distance(p) <= tol, "hit off the surface: {what}");
-                if let Some(t) = want {
-                    assert!(
-                        (f64::from(g.toi) - t).abs() * d.length() <= tol,
-                        "toi: {what}"
-                    );
-                }
-                if g.toi > 0.0 {
-                    let step = 0.01 * size;
-                    let out = placed.distance(p + g.normal.as_dvec3() * step);
-                    assert!(out >= step * 0.99 - tol, "normal {:?}: {what}", g.normal);
-                } else {
-                    assert_eq!(g.normal, Vec3::ZERO, "{what}");
-                }
-            }
-            (None, Some(t)) => {
-                // Only a graze: the chord is no longer than a ball of the
-                // shape's size cut `tol` deep (the ray's rounding) would
-                // have, measured by tracing back from beyond the shape.
-                let beyond = t + 4.0 * size / d.length();
-                let (back, _) = trace(&placed, o + d * beyond, -d, beyond, 1e-9 * size);
-                let chord = (beyond - back.unwrap_or(beyond) - t) * d.length();
-                let graze = 2.0 * (2.0 * size * tol).sqrt();
-                assert!(
-                    chord <= graze || t > far,
-                    "missed a chord of {chord}: {what}"
-                );
-            }
-            (None, None) => misses += 1,
-        }
+        let normal = NormalCheck {
+            facing: false,
+            out: 0.99,
+        };
+        let (hit, miss) = check_ray((&s, &pose), (&ray, max_toi), got, &normal);
+        (hits, misses) = (hits + hit, misses + miss);
     }
     assert!(
         hits > 300 * long_factor() && misses > 100 * long_factor(),
@@ -318,73 +247,7 @@ pub(crate) fn triangle_ref(t: [Vec3; 3]) -> RefShape {
 /// is negative (outside the band), the distance the least separation.
 #[test]
 fn against_meshes_under_both_trees() {
-    let mut rng = Rng::new(4304);
-    let (v, t) = torus(0.6, 0.2, 16, 8);
-    let tris: Vec<[Vec3; 3]> = t.iter().map(|x| x.map(|i| v[i as usize])).collect();
-    let mut touched = 0;
-    for tree in [TreeKind::Obb, TreeKind::Aabb] {
-        let mesh = SharedShape::trimesh_with_tree(v.clone(), t.clone(), tree).expect("mesh");
-        for _ in 0..30 * long_factor() {
-            let s = implicit(&mut rng, 0.6);
-            let (ps, pm) = (
-                Pose::new(rng.rotation(), rng.in_cube(0.9)),
-                Pose::new(rng.rotation(), rng.in_cube(0.1)),
-            );
-            let placed = Placed::new(&s, &ps);
-            let scale = size(&s, &mesh);
-            let c = query::closest_points(&s, &ps, &mesh, &pm).expect("closest");
-            let seed = [c.point_b - c.point_a];
-            let mut least = f64::MAX;
-            let mut want = Vec::new();
-            for (i, tri) in tris.iter().enumerate() {
-                let rt = Placed::of(triangle_ref(*tri), &pm);
-                let centroid = pm
-                    .transform_point((tri[0] + tri[1] + tri[2]) / 3.0)
-                    .as_dvec3();
-                let quick = sep(&placed, &rt, (centroid - placed.pos).normalize_or(DVec3::X));
-                if quick > least.max(BAND * scale) {
-                    continue;
-                }
-                let (sv, _) = separation(&placed, &rt, &seed);
-                least = least.min(sv.max(0.0));
-                want.push((i as u32, sv));
-            }
-            let mut world = CollisionWorld::new(WorldConfig::default()).expect("world");
-            let hs = world.add_body(BodyDesc::new(s.clone()));
-            let hm = world.add_body(BodyDesc::new(mesh.clone()));
-            world.set_pose(hs, ps).expect("pose");
-            world.set_pose(hm, pm).expect("pose");
-            let _ = world.step();
-            let got: Vec<u32> =
-                world
-                    .pair(hs, hm)
-                    .and_then(|p| p.triangle_pairs())
-                    .map_or(Vec::new(), |pairs| {
-                        pairs
-                            .iter()
-                            .map(|p| if hs < hm { p[1] } else { p[0] })
-                            .collect()
-                    });
-            for (i, sv) in &want {
-                if sv.abs() > BAND * scale {
-                    assert_eq!(
-                        got.contains(i),
-                        *sv < 0.0,
-                        "triangle {i}, separation {sv}, {tree:?}"
-                    );
-                }
-            }
-            touched += usize::from(!got.is_empty());
-            let d = query::distance(&s, &ps, &mesh, &pm).expect("distance");
-            assert!(
-                (f64::from(d) - least).abs() <= TOL * scale,
-                "distance {d} vs {least}, {tree:?}"
-            );
-            let hit = query::intersects(&s, &ps, &mesh, &pm).expect("intersects");
-            assert_eq!(hit, !got.is_empty(), "intersects, {tree:?}");
-        }
-    }
-    assert!(touched > 10, "{touched} touching");
+    against_meshes(4304, implicit, 0.6, true);
 }
 
 /// The signed separation of two shapes at poses, `f64`.
@@ -404,84 +267,7 @@ pub(crate) fn separation_at(
 /// the reported time and apart at sampled times before.
 #[test]
 fn shape_casts_match_the_f64_first_contact() {
-    use bevy_icollide::math::RigidMotion;
-    use bevy_icollide::query::{ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
-    let mut rng = Rng::new(4305);
-    let options = ShapeCastOptions::default();
-    let (mut hits, mut checked) = (0, 0);
-    for i in 0..70 * long_factor() {
-        let a = implicit(&mut rng, 1.0);
-        let b = any_convex(&mut rng);
-        let pa = Pose::new(rng.rotation(), Vec3::ZERO);
-        let pb = Pose::new(rng.rotation(), rng.unit_vector() * 1.6);
-        let vel = (rng.in_cube(0.5) - pb.translation) * rng.range(0.5, 1.5);
-        let s = size(&a, &b);
-        if i % 3 == 0 {
-            let spin = rng.unit_vector() * rng.range(0.5, 4.0);
-            let mb = RigidMotion {
-                angvel: spin,
-                ..RigidMotion::linear(pb, vel)
-            };
-            let hit =
-                cast_shapes_nonlinear((&a, &RigidMotion::stationary(pa)), (&b, &mb), &options)
-                    .expect("cast");
-            let end = hit.map_or(1.0, |h| h.time_of_impact);
-            if let Some(h) = hit {
-                let at = mb.pose_at(h.time_of_impact);
-                let sv = separation_at(&a, &pa, &b, &at, &[h.normal]);
-                assert!(
-                    sv <= f64::from(options.tolerance) + TOL * s,
-                    "turning cast not touching: {sv}"
-                );
-                hits += 1;
-            }
-            for k in 0..20 {
-                let t = end * k as f32 / 20.0;
-                let sv = separation_at(&a, &pa, &b, &mb.pose_at(t), &[]);
-                assert!(
-                    sv > -BAND * s || hit.is_some_and(|h| h.started_touching),
-                    "turning cast missed a contact at {t}: {sv}"
-                );
-            }
-            continue;
-        }
-        let hit = cast_shapes((&a, &pa, Vec3::ZERO), (&b, &pb, vel), &options).expect("cast");
-        let at = |t: f64| Pose::new(pb.rotation, pb.translation + vel * t as f32);
-        let seeds: Vec<Vec3> = hit.iter().map(|h| h.normal).collect();
-        let f = |t: f64| separation_at(&a, &pa, &b, &at(t), &seeds);
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        for _ in 0..22 {
-            let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-            if f(m1) < f(m2) { hi = m2 } else { lo = m1 }
-        }
-        let (tmin, smin) = (lo, f(lo).min(f(0.0)).min(f(1.0)));
-        if smin > BAND * s {
-            assert!(hit.is_none(), "hit {hit:?}, but apart by {smin}");
-            continue;
-        }
-        if smin < -BAND * s && f(0.0) > BAND * s {
-            let (mut x, mut y) = (0.0, tmin);
-            for _ in 0..28 {
-                let m = 0.5 * (x + y);
-                if f(m) > 0.0 { x = m } else { y = m }
-            }
-            // Never after the first contact; within the tolerance then.
-            let h = hit.unwrap_or_else(|| panic!("no hit, separation down to {smin}"));
-            let speed = f64::from(vel.length());
-            let toi = f64::from(h.time_of_impact);
-            assert!(
-                toi <= y + TOL * s / speed,
-                "time {toi} after the contact at {y}"
-            );
-            let sv = separation_at(&a, &pa, &b, &at(toi), &[h.normal]);
-            assert!(
-                sv <= f64::from(options.tolerance) + TOL * s && sv >= -TOL * s,
-                "separation {sv} at {toi} ({y})"
-            );
-            hits += 1;
-            checked += 1;
-        }
-    }
+    let (hits, checked) = shape_casts(4305, 70, implicit, any_convex, 0.5);
     assert!(hits > 15 && checked > 10, "{hits} hits, {checked} checked");
 }
 
@@ -492,10 +278,6 @@ fn shape_casts_match_the_f64_first_contact() {
 /// whatever its rotation (fixed cube).
 #[test]
 fn a_world_of_every_kind_with_cylinders_and_cones() {
-    let mut rng = Rng::new(4306);
-    let (v, t) = torus(0.5, 0.15, 12, 6);
-    let tris: Vec<[Vec3; 3]> = t.iter().map(|x| x.map(|i| v[i as usize])).collect();
-    let mesh = SharedShape::trimesh(v.clone(), t.clone()).expect("mesh");
     let piece = |shape: SharedShape, at: Vec3| CompoundPiece {
         pose: Pose::new(Quat::IDENTITY, at),
         shape,
@@ -511,77 +293,8 @@ fn a_world_of_every_kind_with_cylinders_and_cones() {
         ),
     ])
     .expect("compound");
-    let mut shapes: Vec<SharedShape> = (0..14)
-        .map(|_| {
-            if rng.below(3) == 0 {
-                any_convex(&mut rng)
-            } else {
-                implicit(&mut rng, 0.8)
-            }
-        })
-        .collect();
-    shapes.push(mesh.clone());
-    shapes.push(compound.clone());
-    let mut world = CollisionWorld::new(WorldConfig::default()).expect("world");
-    let mut bodies = Vec::new();
-    for (i, s) in shapes.iter().enumerate() {
-        let bounds = if i % 2 == 0 {
-            BoundsMode::DynamicBox
-        } else {
-            BoundsMode::FixedCube
-        };
-        let h = world.add_body(BodyDesc {
-            bounds,
-            ..BodyDesc::new(s.clone())
-        });
-        let pose = Pose::new(rng.rotation(), rng.in_cube(1.3));
-        let motion = (rng.in_cube(0.01), Quat::from_scaled_axis(rng.in_cube(0.03)));
-        bodies.push((h, s.clone(), pose, motion));
-    }
-    let mut touching = 0;
-    for _frame in 0..40 * long_factor() {
-        for (h, _, pose, (v, w)) in &mut bodies {
-            pose.translation += *v;
-            if pose.translation.abs().max_element() > 1.3 {
-                *v = -*v;
-            }
-            pose.rotation = (*w * pose.rotation).normalize();
-            world.set_pose(*h, *pose).expect("pose");
-        }
-        let _ = world.step();
-        for (i, (ha, sa, pa, _)) in bodies.iter().enumerate() {
-            if let Some(s) = sa.implicit() {
-                let b = world.tight_aabb(*ha).expect("box");
-                let placed = Placed::new(sa, pa);
-                for k in 0..3 {
-                    let axis = DVec3::AXES[k];
-                    let (hi, lo) = (placed.support(axis), -placed.support(-axis));
-                    assert!(
-                        f64::from(b.max[k]) >= hi && f64::from(b.min[k]) <= lo,
-                        "box {b:?} of {s:?}"
-                    );
-                    if i % 2 == 0 {
-                        // Tight to 10⁻⁵ beyond the world's pad for rounding.
-                        let pad = rounding_pad(sa.reach(), pa.translation);
-                        let slack = f64::from(pad) + 1e-5 * f64::from(s.bounding_radius() + 2.0);
-                        assert!(
-                            f64::from(b.max[k]) - hi <= slack && lo - f64::from(b.min[k]) <= slack,
-                            "loose box"
-                        );
-                    }
-                }
-            }
-            for (hb, sb, pb, _) in &bodies[i + 1..] {
-                let want = world_reference((sa, pa), (sb, pb), (&mesh, &tris));
-                let got = world.pair(*ha, *hb).is_some_and(|p| p.result.touching);
-                if let Some(w) = want {
-                    assert_eq!(got, w, "{} / {}", sa.kind_name(), sb.kind_name());
-                    touching += usize::from(w);
-                }
-            }
-        }
-    }
-    assert!(touching > 30, "{touching} touching pair-frames");
+    let tested = |s: &SharedShape| s.implicit().map(|s| s.bounding_radius());
+    world_of_kinds(4306, implicit, compound, 1.3, tested);
 }
 
 /// Whether two bodies touch per the reference (`None` within the band):
@@ -706,55 +419,5 @@ fn bad_dimensions_are_refused() {
 /// casts are its nearest piece's.
 #[test]
 fn compounds_of_cylinders_and_cones() {
-    let mut rng = Rng::new(4307);
-    for _ in 0..80 * long_factor() {
-        let (ca, cb) = (implicit(&mut rng, 0.6), implicit(&mut rng, 0.6));
-        let (qa, qb) = (
-            Pose::new(rng.rotation(), Vec3::X * 0.4),
-            Pose::new(rng.rotation(), -Vec3::X * 0.4),
-        );
-        let compound = SharedShape::compound(vec![
-            CompoundPiece {
-                pose: qa,
-                shape: ca.clone(),
-            },
-            CompoundPiece {
-                pose: qb,
-                shape: cb.clone(),
-            },
-        ])
-        .expect("compound");
-        let other = any_convex(&mut rng);
-        let (pc, po) = (
-            Pose::new(rng.rotation(), Vec3::ZERO),
-            Pose::new(rng.rotation(), rng.in_cube(1.2)),
-        );
-        let c = query::closest_points(&compound, &pc, &other, &po).expect("closest");
-        let seed = [c.point_b - c.point_a];
-        let per_piece = [(&ca, pc.mul(&qa)), (&cb, pc.mul(&qb))]
-            .map(|(s, p)| separation_at(s, &p, &other, &po, &seed));
-        let least = per_piece[0].min(per_piece[1]);
-        let s = size(&compound, &other);
-        if least.abs() > BAND * s {
-            assert_eq!(
-                query::intersects(&compound, &pc, &other, &po).expect("intersects"),
-                least < 0.0
-            );
-        }
-        let d = query::distance(&compound, &pc, &other, &po).expect("distance");
-        assert!(
-            (f64::from(d) - least.max(0.0)).abs() <= TOL * s,
-            "distance {d} vs {least}"
-        );
-        let ray = Ray::new(po.translation, pc.translation - po.translation);
-        let hit = query::ray_cast(&compound, &pc, &ray, 2.0).expect("ray");
-        let pieces = [(&ca, pc.mul(&qa)), (&cb, pc.mul(&qb))]
-            .map(|(s, p)| query::ray_cast(s, &p, &ray, 2.0).expect("ray"));
-        let first = pieces
-            .iter()
-            .flatten()
-            .map(|h| h.toi)
-            .fold(f32::INFINITY, f32::min);
-        assert_eq!(hit.map_or(f32::INFINITY, |h| h.toi), first);
-    }
+    compounds(4307, 80, implicit, any_convex, true);
 }

@@ -9,19 +9,23 @@
 //! scaled from `2⁻²⁰` to `2²⁰` far from the origin). Tolerances as in
 //! `exact_implicit.rs`.
 
-use bevy_icollide::bounds::BoundsMode;
-use bevy_icollide::bvh::TreeKind;
 use bevy_icollide::collider::{CompoundPiece, ShapeError, SharedShape};
-use bevy_icollide::math::{Pose, RigidMotion, rounding_pad};
-use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
-use bevy_icollide::query::{self, Ray, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
-use bevy_icollide::testkit::{Rng, long_factor, torus};
-use glam::{DVec3, Quat, Vec3};
+use bevy_icollide::math::Pose;
+use bevy_icollide::query::{self, Ray};
+use bevy_icollide::testkit::{Rng, long_factor};
+use glam::{Quat, Vec3};
 
-use crate::exact_implicit::{
-    BAND, TOL, any_convex, check_pair, separation_at, size, triangle_ref, world_reference,
+use crate::exact_implicit::{BAND, TOL, any_convex, check_pair};
+use crate::support_checks::{
+    NormalCheck, against_meshes, check_ray, compounds, random_pairs, scaled_far, shape_casts,
+    world_of_kinds,
 };
-use crate::implicit_reference::{Placed, separation, trace};
+
+/// The normal of a hit faces the ray and points out of the solid.
+const NORMAL: NormalCheck = NormalCheck {
+    facing: true,
+    out: 0.5,
+};
 
 /// A rounded box or hull, a segment or a triangle, at `scale`.
 pub(crate) fn round_kind(rng: &mut Rng, scale: f32) -> SharedShape {
@@ -58,24 +62,7 @@ fn any_kind(rng: &mut Rng) -> SharedShape {
 
 #[test]
 fn round_kinds_against_every_convex_kind_match_the_f64_separation() {
-    let mut rng = Rng::new(4401);
-    let (mut apart, mut overlapping) = (0, 0);
-    for _ in 0..300 * long_factor() {
-        let a = round_kind(&mut rng, 1.0);
-        let b = any_kind(&mut rng);
-        let pa = Pose::new(rng.rotation(), rng.in_cube(0.3));
-        let pb = Pose::new(rng.rotation(), rng.in_cube(0.7));
-        let (first, second) = if rng.bool() {
-            ((&a, &pa), (&b, &pb))
-        } else {
-            ((&b, &pb), (&a, &pa))
-        };
-        match check_pair(first, second, BAND, TOL) {
-            Some(true) => apart += 1,
-            Some(false) => overlapping += 1,
-            None => {}
-        }
-    }
+    let (apart, overlapping) = random_pairs(4401, round_kind, any_kind);
     assert!(
         apart > 60 && overlapping > 40,
         "{apart} apart, {overlapping} overlapping"
@@ -136,22 +123,7 @@ fn round_kinds_touching_grazing_and_tiny_offsets() {
 /// Scenes scaled by `2^k` placed `2^(k+10)` from the origin.
 #[test]
 fn round_kinds_scaled_far_from_the_origin() {
-    let mut rng = Rng::new(4402);
-    for k in [-20, -10, 0, 10, 20] {
-        let scale = 2f32.powi(k);
-        let far = Vec3::new(1.0, -1.0, 0.5) * 2f32.powi(k + 10);
-        for _ in 0..40 {
-            let a = round_kind(&mut rng, scale);
-            let b = if rng.bool() {
-                round_kind(&mut rng, scale)
-            } else {
-                SharedShape::cuboid(rng.vec(0.1, 0.4) * scale).expect("cuboid")
-            };
-            let pa = Pose::new(rng.rotation(), far);
-            let pb = Pose::new(rng.rotation(), far + rng.in_cube(0.6) * scale);
-            check_pair((&a, &pa), (&b, &pb), 2e-3, 2e-3);
-        }
-    }
+    scaled_far(4402, &[-20, -10, 0, 10, 20], round_kind, 0.6);
 }
 
 /// Rays from around, from far away, from inside: the hit on the surface
@@ -173,49 +145,8 @@ fn round_kind_ray_casts_match_sphere_tracing() {
         let dir = pose.transform_vector(target - o_local) * rng.range(0.5, 2.0);
         let ray = Ray::new(origin, dir);
         let got = query::ray_cast(&s, &pose, &ray, f32::INFINITY).expect("ray");
-        let placed = Placed::new(&s, &pose);
-        let size = f64::from(s.fixed_cube().radius);
-        let (o, d) = (origin.as_dvec3(), dir.as_dvec3());
-        let (want, _) = trace(&placed, o, d, 1e9, 1e-9 * size);
-        let what = format!(
-            "{} at {pose:?}, ray {ray:?}: {got:?} / {want:?}",
-            s.kind_name()
-        );
-        let tol = 10.0 * TOL * size + 8.0 * f64::from(f32::EPSILON) * o.distance(placed.pos);
-        match (got, want) {
-            (Some(g), _) => {
-                hits += 1;
-                let p = o + d * f64::from(g.toi);
-                assert!(placed.distance(p) <= tol, "hit off the surface: {what}");
-                if let Some(t) = want {
-                    assert!(
-                        (f64::from(g.toi) - t).abs() * d.length() <= tol,
-                        "toi: {what}"
-                    );
-                }
-                if g.toi > 0.0 {
-                    // Facing the ray (a flat triangle is outside on both
-                    // sides), and outward: a step along it leaves the solid.
-                    assert!(g.normal.dot(dir) <= 0.0, "normal along the ray: {what}");
-                    let step = 0.01 * size;
-                    let out = placed.distance(p + g.normal.as_dvec3() * step);
-                    assert!(out >= step * 0.5 - tol, "normal {:?}: {what}", g.normal);
-                } else {
-                    assert_eq!(g.normal, Vec3::ZERO, "{what}");
-                }
-            }
-            (None, Some(t)) => {
-                // Only a graze: the chord is no longer than a ball of the
-                // shape's size cut `tol` deep would have (traced back from
-                // beyond the shape).
-                let beyond = t + 4.0 * size / d.length();
-                let (back, _) = trace(&placed, o + d * beyond, -d, beyond, 1e-9 * size);
-                let chord = (beyond - back.unwrap_or(beyond) - t) * d.length();
-                let graze = 2.0 * (2.0 * size * tol).sqrt();
-                assert!(chord <= graze, "missed a chord of {chord}: {what}");
-            }
-            (None, None) => misses += 1,
-        }
+        let (hit, miss) = check_ray((&s, &pose), (&ray, f32::INFINITY), got, &NORMAL);
+        (hits, misses) = (hits + hit, misses + miss);
     }
     assert!(hits > 200 && misses > 100, "{hits} hits, {misses} misses");
 }
@@ -224,144 +155,14 @@ fn round_kind_ray_casts_match_sphere_tracing() {
 /// are those the `f64` separation puts below 0, the distance the least.
 #[test]
 fn round_kinds_against_meshes_under_both_trees() {
-    let mut rng = Rng::new(4404);
-    let (v, t) = torus(0.6, 0.2, 16, 8);
-    let tris: Vec<[Vec3; 3]> = t.iter().map(|x| x.map(|i| v[i as usize])).collect();
-    let mut touched = 0;
-    for tree in [TreeKind::Obb, TreeKind::Aabb] {
-        let mesh = SharedShape::trimesh_with_tree(v.clone(), t.clone(), tree).expect("mesh");
-        for _ in 0..30 * long_factor() {
-            let s = round_kind(&mut rng, 0.8);
-            let (ps, pm) = (
-                Pose::new(rng.rotation(), rng.in_cube(0.9)),
-                Pose::new(rng.rotation(), rng.in_cube(0.1)),
-            );
-            let placed = Placed::new(&s, &ps);
-            let scale = size(&s, &mesh);
-            let c = query::closest_points(&s, &ps, &mesh, &pm).expect("closest");
-            let seed = [c.point_b - c.point_a];
-            let mut least = f64::MAX;
-            let mut want = Vec::new();
-            for (i, tri) in tris.iter().enumerate() {
-                let rt = Placed::of(triangle_ref(*tri), &pm);
-                let (sv, _) = separation(&placed, &rt, &seed);
-                least = least.min(sv.max(0.0));
-                want.push((i as u32, sv));
-            }
-            let mut world = CollisionWorld::new(WorldConfig::default()).expect("world");
-            let hs = world.add_body(BodyDesc::new(s.clone()));
-            let hm = world.add_body(BodyDesc::new(mesh.clone()));
-            world.set_pose(hs, ps).expect("pose");
-            world.set_pose(hm, pm).expect("pose");
-            let _ = world.step();
-            let got: Vec<u32> =
-                world
-                    .pair(hs, hm)
-                    .and_then(|p| p.triangle_pairs())
-                    .map_or(Vec::new(), |pairs| {
-                        pairs
-                            .iter()
-                            .map(|p| if hs < hm { p[1] } else { p[0] })
-                            .collect()
-                    });
-            for (i, sv) in &want {
-                if sv.abs() > BAND * scale {
-                    assert_eq!(
-                        got.contains(i),
-                        *sv < 0.0,
-                        "triangle {i}, separation {sv}, {tree:?}"
-                    );
-                }
-            }
-            touched += usize::from(!got.is_empty());
-            let d = query::distance(&s, &ps, &mesh, &pm).expect("distance");
-            assert!(
-                (f64::from(d) - least).abs() <= TOL * scale,
-                "distance {d} vs {least}, {tree:?}"
-            );
-            let hit = query::intersects(&s, &ps, &mesh, &pm).expect("intersects");
-            assert_eq!(hit, !got.is_empty(), "intersects, {tree:?}");
-        }
-    }
-    assert!(touched > 10, "{touched} touching");
+    against_meshes(4404, round_kind, 0.8, false);
 }
 
 /// Linear casts (the first root of the `f64` separation, convex in time)
 /// and turning casts (touching at the reported time, apart before).
 #[test]
 fn round_kind_shape_casts_match_the_f64_first_contact() {
-    let mut rng = Rng::new(4405);
-    let options = ShapeCastOptions::default();
-    let (mut hits, mut checked) = (0, 0);
-    for i in 0..60 * long_factor() {
-        let a = round_kind(&mut rng, 1.0);
-        let b = any_kind(&mut rng);
-        let pa = Pose::new(rng.rotation(), Vec3::ZERO);
-        let pb = Pose::new(rng.rotation(), rng.unit_vector() * 1.6);
-        let vel = (rng.in_cube(0.3) - pb.translation) * rng.range(0.5, 1.5);
-        let s = size(&a, &b);
-        if i % 3 == 0 {
-            let mb = RigidMotion {
-                angvel: rng.unit_vector() * rng.range(0.5, 4.0),
-                ..RigidMotion::linear(pb, vel)
-            };
-            let hit =
-                cast_shapes_nonlinear((&a, &RigidMotion::stationary(pa)), (&b, &mb), &options)
-                    .expect("cast");
-            let end = hit.map_or(1.0, |h| h.time_of_impact);
-            if let Some(h) = hit {
-                let sv = separation_at(&a, &pa, &b, &mb.pose_at(h.time_of_impact), &[h.normal]);
-                assert!(
-                    sv <= f64::from(options.tolerance) + TOL * s,
-                    "turning: {sv}"
-                );
-                hits += 1;
-            }
-            for k in 0..20 {
-                let t = end * k as f32 / 20.0;
-                let sv = separation_at(&a, &pa, &b, &mb.pose_at(t), &[]);
-                assert!(
-                    sv > -BAND * s || hit.is_some_and(|h| h.started_touching),
-                    "turning cast missed a contact at {t}: {sv}"
-                );
-            }
-            continue;
-        }
-        let hit = cast_shapes((&a, &pa, Vec3::ZERO), (&b, &pb, vel), &options).expect("cast");
-        let at = |t: f64| Pose::new(pb.rotation, pb.translation + vel * t as f32);
-        let seeds: Vec<Vec3> = hit.iter().map(|h| h.normal).collect();
-        let f = |t: f64| separation_at(&a, &pa, &b, &at(t), &seeds);
-        let (mut lo, mut hi) = (0.0f64, 1.0f64);
-        for _ in 0..22 {
-            let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-            if f(m1) < f(m2) { hi = m2 } else { lo = m1 }
-        }
-        let smin = f(lo).min(f(0.0)).min(f(1.0));
-        if smin > BAND * s {
-            assert!(hit.is_none(), "hit {hit:?}, but apart by {smin}");
-            continue;
-        }
-        if smin < -BAND * s && f(0.0) > BAND * s {
-            let (mut x, mut y) = (0.0, lo);
-            for _ in 0..28 {
-                let m = 0.5 * (x + y);
-                if f(m) > 0.0 { x = m } else { y = m }
-            }
-            let h = hit.unwrap_or_else(|| panic!("no hit, separation down to {smin}"));
-            let toi = f64::from(h.time_of_impact);
-            assert!(
-                toi <= y + TOL * s / f64::from(vel.length()),
-                "time {toi} after {y}"
-            );
-            let sv = separation_at(&a, &pa, &b, &at(toi), &[h.normal]);
-            assert!(
-                sv <= f64::from(options.tolerance) + TOL * s && sv >= -TOL * s,
-                "separation {sv} at {toi} ({y})"
-            );
-            hits += 1;
-            checked += 1;
-        }
-    }
+    let (hits, checked) = shape_casts(4405, 60, round_kind, any_kind, 0.3);
     assert!(hits > 10 && checked > 8, "{hits} hits, {checked} checked");
 }
 
@@ -370,10 +171,6 @@ fn round_kind_shape_casts_match_the_f64_first_contact() {
 /// the reference's; the dynamic boxes of the rounded kinds tight.
 #[test]
 fn a_world_of_round_kinds_and_every_other_kind() {
-    let mut rng = Rng::new(4406);
-    let (v, t) = torus(0.5, 0.15, 12, 6);
-    let tris: Vec<[Vec3; 3]> = t.iter().map(|x| x.map(|i| v[i as usize])).collect();
-    let mesh = SharedShape::trimesh(v, t).expect("mesh");
     let piece = |shape: SharedShape, at: Vec3| CompoundPiece {
         pose: Pose::new(Quat::IDENTITY, at),
         shape,
@@ -389,121 +186,15 @@ fn a_world_of_round_kinds_and_every_other_kind() {
         ),
     ])
     .expect("compound");
-    let mut shapes: Vec<SharedShape> = (0..14)
-        .map(|_| {
-            if rng.below(3) == 0 {
-                any_convex(&mut rng)
-            } else {
-                round_kind(&mut rng, 0.8)
-            }
-        })
-        .collect();
-    shapes.push(mesh.clone());
-    shapes.push(compound);
-    let mut world = CollisionWorld::new(WorldConfig::default()).expect("world");
-    let mut bodies = Vec::new();
-    for (i, s) in shapes.iter().enumerate() {
-        let bounds = if i % 2 == 0 {
-            BoundsMode::DynamicBox
-        } else {
-            BoundsMode::FixedCube
-        };
-        let h = world.add_body(BodyDesc {
-            bounds,
-            ..BodyDesc::new(s.clone())
-        });
-        let pose = Pose::new(rng.rotation(), rng.in_cube(1.2));
-        let motion = (rng.in_cube(0.01), Quat::from_scaled_axis(rng.in_cube(0.03)));
-        bodies.push((h, s.clone(), pose, motion, bounds));
-    }
-    let mut touching = 0;
-    for _frame in 0..40 * long_factor() {
-        for (h, _, pose, (v, w), _) in &mut bodies {
-            pose.translation += *v;
-            if pose.translation.abs().max_element() > 1.2 {
-                *v = -*v;
-            }
-            pose.rotation = (*w * pose.rotation).normalize();
-            world.set_pose(*h, *pose).expect("pose");
-        }
-        let _ = world.step();
-        for (i, (ha, sa, pa, _, bounds)) in bodies.iter().enumerate() {
-            if sa.round_convex().is_some() {
-                let b = world.tight_aabb(*ha).expect("box");
-                let placed = Placed::new(sa, pa);
-                for k in 0..3 {
-                    let e = DVec3::AXES[k];
-                    let (hi, lo) = (placed.support(e), -placed.support(-e));
-                    // Contains the shape; tight (dynamic box) to 10⁻⁵ beyond
-                    // the world's pad for rounding.
-                    assert!(
-                        f64::from(b.max[k]) >= hi && f64::from(b.min[k]) <= lo,
-                        "box {b:?}"
-                    );
-                    let pad = f64::from(rounding_pad(sa.reach(), pa.translation));
-                    let slack = pad + 1e-5 * f64::from(sa.fixed_cube().radius + 2.0);
-                    if *bounds == BoundsMode::DynamicBox {
-                        let (over, under) = (f64::from(b.max[k]) - hi, lo - f64::from(b.min[k]));
-                        assert!(over <= slack && under <= slack, "loose box {b:?}");
-                    }
-                }
-            }
-            for (hb, sb, pb, _, _) in &bodies[i + 1..] {
-                let want = world_reference((sa, pa), (sb, pb), (&mesh, &tris));
-                let got = world.pair(*ha, *hb).is_some_and(|p| p.result.touching);
-                if let Some(w) = want {
-                    assert_eq!(got, w, "{} / {}", sa.kind_name(), sb.kind_name());
-                    touching += usize::from(w);
-                }
-            }
-        }
-    }
-    assert!(touching > 30, "{touching} touching pair-frames");
+    let tested = |s: &SharedShape| s.round_convex().map(|_| s.fixed_cube().radius);
+    world_of_kinds(4406, round_kind, compound, 1.2, tested);
 }
 
 /// Compounds of rounded and flat pieces: intersects, distance and ray
 /// casts are the nearest piece's (per the reference).
 #[test]
 fn compounds_of_round_kinds() {
-    let mut rng = Rng::new(4407);
-    for _ in 0..60 * long_factor() {
-        let (ca, cb) = (round_kind(&mut rng, 0.6), round_kind(&mut rng, 0.6));
-        let (qa, qb) = (
-            Pose::new(rng.rotation(), Vec3::X * 0.4),
-            Pose::new(rng.rotation(), -Vec3::X * 0.4),
-        );
-        let compound = SharedShape::compound(vec![
-            CompoundPiece {
-                pose: qa,
-                shape: ca.clone(),
-            },
-            CompoundPiece {
-                pose: qb,
-                shape: cb.clone(),
-            },
-        ])
-        .expect("compound");
-        let other = any_kind(&mut rng);
-        let (pc, po) = (
-            Pose::new(rng.rotation(), Vec3::ZERO),
-            Pose::new(rng.rotation(), rng.in_cube(1.2)),
-        );
-        let c = query::closest_points(&compound, &pc, &other, &po).expect("closest");
-        let seed = [c.point_b - c.point_a];
-        let per_piece = [(&ca, pc.mul(&qa)), (&cb, pc.mul(&qb))]
-            .map(|(s, p)| separation_at(s, &p, &other, &po, &seed));
-        let least = per_piece[0].min(per_piece[1]);
-        let s = size(&compound, &other);
-        if least.abs() > BAND * s {
-            let hit = query::intersects(&compound, &pc, &other, &po).expect("intersects");
-            assert_eq!(hit, least < 0.0);
-        }
-        let d = query::distance(&compound, &pc, &other, &po).expect("distance");
-        assert!(
-            (f64::from(d) - least.max(0.0)).abs() <= TOL * s,
-            "distance {d} vs {least}"
-        );
-    }
+    compounds(4407, 60, round_kind, any_kind, false);
 }
 
 /// Bad sizes and points are refused with a reason, never a panic; names

@@ -47,4 +47,5 @@ mod scaled_world;
 mod shape_cast;
 mod slide;
 mod soak;
+mod support_checks;
 mod walkthrough;
