@@ -12,7 +12,11 @@
 //!   pair is dropped when it cannot touch before the earliest contact
 //!   found), [`time_of_impact`] on triangle pairs at the leaves; a
 //!   convex piece on the other side is a tree of one leaf;
-//! - a compound: its pieces, each piece pair dropped by the same box bound.
+//! - a compound: its pieces, each piece pair dropped by the same box bound;
+//! - a stationary height field with a convex piece: the field triangles
+//!   under the box the piece sweeps, [`time_of_impact`] on each
+//!   (`heightfield_cast.rs`); a moving field, or a field with a mesh, a
+//!   compound or a field, is [`QueryError::Unsupported`].
 //!
 //! A mesh is a surface here as everywhere in [`query`](super), the other
 //! kinds solids: a shape that moves inside a closed mesh without crossing a
@@ -48,6 +52,7 @@ use super::cache::QueryScratch;
 use super::cast_frame::CastFrame;
 use super::distance::support_map;
 use super::half_space_cast::half_space_cast;
+use super::heightfield_cast::{field_castable, field_pair_cast};
 use super::pair::PairSide;
 use super::pair::{ContactData, PairResult};
 use crate::bvh::cast::{
@@ -214,8 +219,8 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
-    if a.shape.heightfield().is_some() || b.shape.heightfield().is_some() {
-        // Not yet: an error, not a cast that silently passes through.
+    if !field_castable((a, motion_a), (b, motion_b)) {
+        // An error, not a cast that silently passes through.
         let (a, b) = (a.shape.kind_name(), b.shape.kind_name());
         return Err(QueryError::Unsupported { a, b });
     }
@@ -380,36 +385,39 @@ fn piece_cast(
     scratch: &mut CastScratch,
 ) -> Option<ShapeCastHit> {
     let (ca, cb) = (support_map(a.shape), support_map(b.shape));
-    let (cast, features) = if let (Some(sa), Some(sb)) = (ca, cb) {
-        let ma = Mover {
-            shape: sa,
-            motion: &a.motion,
-            reach: convex_reach(&a),
+    let (cast, features) =
+        if let Some(found) = field_pair_cast((a.shape, &a.motion), (b.shape, &b.motion), params) {
+            found?
+        } else if let (Some(sa), Some(sb)) = (ca, cb) {
+            let ma = Mover {
+                shape: sa,
+                motion: &a.motion,
+                reach: convex_reach(&a),
+            };
+            let mb = Mover {
+                shape: sb,
+                motion: &b.motion,
+                reach: convex_reach(&b),
+            };
+            let hit = time_of_impact(&ma, &mb, params, &mut GjkCache::new())?;
+            (hit, convex_features((&a, &b), &hit))
+        } else {
+            let CastScratch { stack, leaves, .. } = scratch;
+            let [leaf_a, leaf_b] = leaves;
+            convex_leaf(&a, leaf_a);
+            convex_leaf(&b, leaf_b);
+            let side_a = tree_side(&a, ca, leaf_a)?;
+            let side_b = tree_side(&b, cb, leaf_b)?;
+            let found = run_tree_cast((side_a, &a.motion), (side_b, &b.motion), params, stack)?;
+            let feature = |p: &Piece<'_>, part| match p.shape.kind() {
+                ShapeKind::TriMesh(_) => Feature::Face(part),
+                _ => Feature::Vertex(0),
+            };
+            (
+                found.hit,
+                [feature(&a, found.parts[0]), feature(&b, found.parts[1])],
+            )
         };
-        let mb = Mover {
-            shape: sb,
-            motion: &b.motion,
-            reach: convex_reach(&b),
-        };
-        let hit = time_of_impact(&ma, &mb, params, &mut GjkCache::new())?;
-        (hit, convex_features((&a, &b), &hit))
-    } else {
-        let CastScratch { stack, leaves, .. } = scratch;
-        let [leaf_a, leaf_b] = leaves;
-        convex_leaf(&a, leaf_a);
-        convex_leaf(&b, leaf_b);
-        let side_a = tree_side(&a, ca, leaf_a)?;
-        let side_b = tree_side(&b, cb, leaf_b)?;
-        let found = run_tree_cast((side_a, &a.motion), (side_b, &b.motion), params, stack)?;
-        let feature = |p: &Piece<'_>, part| match p.shape.kind() {
-            ShapeKind::TriMesh(_) => Feature::Face(part),
-            _ => Feature::Vertex(0),
-        };
-        (
-            found.hit,
-            [feature(&a, found.parts[0]), feature(&b, found.parts[1])],
-        )
-    };
     Some(hit_of((&a, &b), cast, features, &mut scratch.gjk))
 }
 

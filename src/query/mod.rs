@@ -71,6 +71,7 @@ mod features;
 mod half_space;
 mod half_space_cast;
 mod heightfield;
+mod heightfield_cast;
 mod implicit;
 mod inside;
 mod intersect;

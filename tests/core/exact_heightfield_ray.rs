@@ -459,17 +459,28 @@ fn missing_height_field_queries_are_errors() {
     let field = SharedShape::heightfield(vec![0.0; 9], 3, 3, Vec3::ONE).expect("field");
     let ball = SharedShape::sphere(0.1).expect("ball");
     let above = Pose::new(Quat::IDENTITY, Vec3::Y);
-    let cast = query::cast_shapes(
-        (&ball, &above, -Vec3::Y),
-        (&field, &Pose::IDENTITY, Vec3::ZERO),
-        &ShapeCastOptions::default(),
-    );
+    let cast = |field_vel: Vec3| {
+        query::cast_shapes(
+            (&ball, &above, -Vec3::Y),
+            (&field, &Pose::IDENTITY, field_vel),
+            &ShapeCastOptions::default(),
+        )
+    };
+    // A stationary field is cast; a moving one is not.
+    assert!(cast(Vec3::ZERO).expect("cast").is_some());
+    let moving = cast(Vec3::X);
     assert!(
-        matches!(cast, Err(QueryError::Unsupported { .. })),
-        "{cast:?}"
+        matches!(moving, Err(QueryError::Unsupported { .. })),
+        "{moving:?}"
     );
     let mesh =
         SharedShape::trimesh(vec![Vec3::ZERO, Vec3::X, Vec3::Z], vec![[0, 1, 2]]).expect("mesh");
+    let mesh_cast = query::cast_shapes(
+        (&mesh, &above, -Vec3::Y),
+        (&field, &Pose::IDENTITY, Vec3::ZERO),
+        &ShapeCastOptions::default(),
+    );
+    assert!(matches!(mesh_cast, Err(QueryError::Unsupported { .. })));
     let d = query::distance(&mesh, &above, &field, &Pose::IDENTITY);
     assert!(matches!(d, Err(QueryError::Unsupported { .. })), "{d:?}");
     // Mesh contacts are exact (the same tree walk as a polytope's).

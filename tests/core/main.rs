@@ -21,6 +21,7 @@ mod exact_casts;
 mod exact_ccd;
 mod exact_half_space;
 mod exact_heightfield;
+mod exact_heightfield_cast;
 mod exact_heightfield_ray;
 mod exact_implicit;
 mod exact_inputs;
