@@ -21,15 +21,8 @@ use crate::math::Pose;
 use crate::shape::{Feature, HalfSpace, Lowest};
 
 fn contact(l: &Lowest) -> ContactData {
-    ContactData {
-        distance: l.d.max(0.0),
-        depth: (-l.d).max(0.0),
-        normal: l.normal,
-        point_a: l.on_plane,
-        point_b: l.point,
-        features: [Feature::Vertex(0); 2],
-        pieces: [0, 0],
-    }
+    let (d, n) = (l.d, l.normal);
+    ContactData::featureless(d.max(0.0), (-d).max(0.0), n, l.on_plane, l.point)
 }
 
 /// The half-space (A) and a convex shape (B).
@@ -152,15 +145,8 @@ pub(super) fn half_spaces(
         intersecting: !apart,
         pieces: [0, 0],
     };
-    let data = opposite.then_some(ContactData {
-        distance: gap.max(0.0),
-        depth: (-gap).max(0.0),
-        normal: na,
-        point_a: on_a,
-        point_b,
-        features: [Feature::Vertex(0); 2],
-        pieces: [0, 0],
-    });
+    let data = opposite
+        .then(|| ContactData::featureless(gap.max(0.0), (-gap).max(0.0), na, on_a, point_b));
     (c, data)
 }
 

@@ -28,18 +28,6 @@ use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, Pose};
 use crate::shape::{Feature, SupportShape};
 
-fn contact(distance: f32, depth: f32, normal: Vec3, point_a: Vec3, point_b: Vec3) -> ContactData {
-    ContactData {
-        distance,
-        depth,
-        normal,
-        point_a,
-        point_b,
-        features: [Feature::Vertex(0); 2],
-        pieces: [0, 0],
-    }
-}
-
 /// Two support-mapped shapes (either may have a margin): GJK for the
 /// distance, EPA for the depth when they overlap; a boolean-only side (a
 /// sensor, a world without depth) takes GJK's boolean test instead, as two
@@ -57,13 +45,17 @@ pub(super) fn support_pair<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let g = gjk_distance(sa, &a.pose, sb, &b.pose, cache);
     let data = if !g.intersecting {
         let n = (g.point_b - g.point_a).normalize_or(Vec3::X);
-        Some(contact(g.distance, 0.0, n, g.point_a, g.point_b))
+        Some(ContactData::featureless(
+            g.distance, 0.0, n, g.point_a, g.point_b,
+        ))
     } else {
         let pen = epa::penetration(sa, &a.pose, sb, &b.pose, cache);
         let fallback = (b.pose.translation - a.pose.translation).normalize_or(Vec3::X);
         Some(match pen {
-            Some(pen) => contact(0.0, pen.depth, pen.normal, pen.point_a, pen.point_b),
-            None => contact(0.0, 0.0, fallback, g.point_a, g.point_b),
+            Some(pen) => {
+                ContactData::featureless(0.0, pen.depth, pen.normal, pen.point_a, pen.point_b)
+            }
+            None => ContactData::featureless(0.0, 0.0, fallback, g.point_a, g.point_b),
         })
     };
     PairResult {

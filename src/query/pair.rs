@@ -73,6 +73,27 @@ pub struct ContactData {
 }
 
 impl ContactData {
+    /// Contact data of two shapes without features (a ball, a capsule, a
+    /// support-mapped shape: [`Feature::Vertex`]`(0)` on both sides), not
+    /// compound pieces.
+    pub(crate) fn featureless(
+        distance: f32,
+        depth: f32,
+        normal: Vec3,
+        point_a: Vec3,
+        point_b: Vec3,
+    ) -> Self {
+        Self {
+            distance,
+            depth,
+            normal,
+            point_a,
+            point_b,
+            features: [Feature::Vertex(0); 2],
+            pieces: [0, 0],
+        }
+    }
+
     /// The same contact seen from B.
     pub fn flipped(&self) -> Self {
         Self {

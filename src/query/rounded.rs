@@ -23,23 +23,11 @@ use super::pair::{ContactData, PairResult, PairSide};
 use crate::bvh::{BoxNode, MeshSide, Surface, TreeRef};
 use crate::geometry::closest::{segment_segment, segment_triangle_distance};
 use crate::math::Pose;
-use crate::shape::{Feature, Rounded};
+use crate::shape::Rounded;
 
 /// The core segment in world space.
 pub(super) fn world_core(r: &Rounded, pose: &Pose) -> [Vec3; 2] {
     r.core().map(|p| pose.transform_point(p))
-}
-
-fn contact(distance: f32, depth: f32, normal: Vec3, point_a: Vec3, point_b: Vec3) -> ContactData {
-    ContactData {
-        distance,
-        depth,
-        normal,
-        point_a,
-        point_b,
-        features: [Feature::Vertex(0); 2],
-        pieces: [0, 0],
-    }
 }
 
 /// Two rounded shapes, closed form.
@@ -57,7 +45,7 @@ pub(super) fn rounded_rounded(
         .try_normalize()
         .unwrap_or_else(|| (b.pose.translation - a.pose.translation).normalize_or(Vec3::X));
     let touching = d <= reach;
-    let data = contact(
+    let data = ContactData::featureless(
         (d - reach).max(0.0),
         (reach - d).max(0.0),
         n,
