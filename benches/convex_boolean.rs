@@ -2,7 +2,8 @@
 //! parry3d's `intersection_test`: what a sensor pair, or any pair that does
 //! not want contact data, costs the narrow phase every frame.
 //!
-//! Scene ([`SeparatedPairs`] with centers 1.7 to 2.3 apart): 1 000 pairs of
+//! Scene ([`SeparatedPairs`] with centers 1.7 to 2.3 apart, 1.2 to 1.8 for
+//! hulls of under 20 points): 1 000 pairs of
 //! convex hulls of random points on the unit sphere (every body its own
 //! hull), each body turning 1° about its own axis and moving 0.01 per frame;
 //! with radius at most 1 the pairs overlap on some frames and not on others
@@ -29,7 +30,8 @@
 //! Check (before the timing, one full period of 126 frames, every pair):
 //! the four answers must agree. Where they do not, the pair must be within
 //! 1e-4 of touching (Lin–Canny's distance, or EPA's depth when they
-//! overlap), else the bench panics; such near-touching disagreements are
+//! overlap; 1e-3 when parry alone differs: its GJK stops at a relative gap
+//! of about 1e-3), else the bench panics; such near-touching disagreements are
 //! counted and printed.
 //!
 //! Run: `cargo bench -p icollide-peers --bench convex_boolean`
@@ -56,8 +58,17 @@ const PAIRS: usize = 1_000;
 const SIZES: [usize; 3] = [40, 100, 1_000];
 /// How close to touching a pair must be for a disagreement to be excused.
 const NEAR: f32 = 1e-4;
+/// How close to touching a pair must be for parry's answer alone to differ.
+const PARRY_NEAR: f32 = 1e-3;
 /// The methods, in timing and summary order.
 const METHODS: [&str; 4] = ["gjk_warm", "gjk_cold", "lin_canny_warm", "parry"];
+
+/// The pairs' centre distances: 1.7 to 2.3, or 1.2 to 1.8 for hulls of
+/// under 20 points (a 12-point hull reaches less far from its centre: at
+/// 1.7 to 2.3 only 3 % of its pairs overlap).
+fn centers(points: usize) -> [f32; 2] {
+    if points < 20 { [1.2, 1.8] } else { [1.7, 2.3] }
+}
 
 /// One hull size's scene for both crates, and the warm caches.
 struct Config {
@@ -76,7 +87,7 @@ impl Config {
             PairParams {
                 pairs: PAIRS,
                 hull_points: points,
-                center_distance: [1.7, 2.3],
+                center_distance: centers(points),
                 ..Default::default()
             },
             RING,
@@ -158,8 +169,11 @@ fn check(cfg: &mut Config) -> CheckFigures {
                 continue;
             }
             let m = margin_to_touching(&polys, &cfg.scene.frames[f], i);
+            // parry's GJK stops at a relative gap of about 1e-3: its answer
+            // alone may differ farther from touching than ours may.
+            let only_parry = r[..3].iter().all(|&v| v == r[0]) && r[3] != r[0];
             assert!(
-                m <= NEAR,
+                m <= NEAR || (only_parry && m <= PARRY_NEAR),
                 "{} points, frame {f}, pair {i}: answers {r:?} (gjk warm, gjk cold, \
                  lin_canny, parry) disagree {m} from touching",
                 cfg.points

@@ -169,9 +169,18 @@ fn surface_pairs(
             return ControlFlow::Continue(());
         }
         scratch.clear();
-        let found = match surface.tree {
-            TreeRef::Obb(tree) => crossing(&surface.side(tree, a.pose), t, first_only, scratch),
-            TreeRef::Aabb(tree) => crossing(&surface.side(tree, a.pose), t, first_only, scratch),
+        let found = match (poly, surface.tree) {
+            (Some(p), _)
+                if surface.scale == Vec3::ONE && surface.mesh.vertices().len() <= SCAN_VERTICES =>
+            {
+                crossing_scan((surface.mesh, p.radius()), t, first_only, scratch)
+            }
+            (_, TreeRef::Obb(tree)) => {
+                crossing(&surface.side(tree, a.pose), t, first_only, scratch)
+            }
+            (_, TreeRef::Aabb(tree)) => {
+                crossing(&surface.side(tree, a.pose), t, first_only, scratch)
+            }
         };
         pairs.extend(scratch.iter().map(|&[_, m]| [m, id]));
         if found && first_only {
@@ -242,6 +251,51 @@ fn crossing<N: BoxNode>(
         |node| box_meets_region(node, c, h) && box_meets_plane(node, (n, t[0])),
         |m| triangles_intersect(m, t),
     )
+}
+
+/// Unscaled hulls with at most this many vertices are scanned whole per
+/// field triangle ([`crossing_scan`]) instead of descending their tree.
+const SCAN_VERTICES: usize = 128;
+
+/// [`crossing`] for a small unscaled hull (`mesh`, its vertices within
+/// `reach` of its origin): each vertex is classed once against `t`'s
+/// plane (above or below it, clear by the relative pad of
+/// [`off_plane`]); a hull triangle with all three vertices on one side is
+/// skipped, one whose box misses `t`'s too (exact: boxes of the very
+/// coordinates); the rest take the exact triangle–triangle test. A
+/// descent of the tree costs a rotated box test per node, more than a dot
+/// product per vertex on hulls of a few dozen vertices.
+fn crossing_scan(
+    (mesh, reach): (&TriMesh, f32),
+    t: [Vec3; 3],
+    first_only: bool,
+    out: &mut Vec<[u32; 2]>,
+) -> bool {
+    let b = Aabb::from_points(t);
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
+    let d = n.dot(t[0]);
+    let size = reach + t[0].abs().max_element() + (t[1] - t[0]).abs().max_element();
+    let pad = 1e-5 * n.length() * size;
+    let mut side = [0u8; SCAN_VERTICES];
+    let vertices = mesh.vertices();
+    for (f, p) in side.iter_mut().zip(vertices) {
+        let s = n.dot(*p) - d;
+        *f = u8::from(s > pad) | u8::from(s < -pad) << 1;
+    }
+    for (m, &[i, j, k]) in mesh.triangles().iter().enumerate() {
+        let (i, j, k) = (i as usize, j as usize, k as usize);
+        if side[i % SCAN_VERTICES] & side[j % SCAN_VERTICES] & side[k % SCAN_VERTICES] != 0 {
+            continue;
+        }
+        let tri = [vertices[i], vertices[j], vertices[k]];
+        if Aabb::from_points(tri).overlaps(&b) && triangles_intersect(tri, t) {
+            out.push([0, m as u32]);
+            if first_only {
+                return true;
+            }
+        }
+    }
+    !out.is_empty()
 }
 
 /// Whether a node's oriented box (side frame) can meet the plane through

@@ -39,6 +39,11 @@ pub struct RoundConvex {
     radius: f32,
     core_box: Aabb,
     core_reach: f32,
+    /// When the core is a box centred on the origin (a rounded cuboid):
+    /// its half extents and the polytope's vertex at each corner (index
+    /// `x ≥ 0 | (y ≥ 0) << 1 | (z ≥ 0) << 2`), for a support without a
+    /// search.
+    box_core: Option<(Vec3, [u32; 8])>,
 }
 
 impl RoundConvex {
@@ -51,11 +56,16 @@ impl RoundConvex {
         };
         let core_box = Aabb::from_points(pts.iter().copied());
         let core_reach = pts.iter().map(|p| p.length()).fold(0.0, f32::max);
+        let box_core = match &core {
+            RoundCore::Polytope(_) => centred_box(pts, core_box),
+            RoundCore::Points(_) => None,
+        };
         Self {
             core,
             radius,
             core_box,
             core_reach: core_reach * (1.0 + 4.0 * f32::EPSILON),
+            box_core,
         }
     }
 
@@ -124,6 +134,40 @@ impl RoundConvex {
     }
 }
 
+/// The corner of the box of half extents `h` that `dir` selects, and its
+/// index (`x ≥ 0 | (y ≥ 0) << 1 | (z ≥ 0) << 2`).
+#[inline]
+fn box_corner(h: Vec3, dir: Vec3) -> (Vec3, usize) {
+    let (px, py, pz) = (dir.x >= 0.0, dir.y >= 0.0, dir.z >= 0.0);
+    let c = Vec3::new(
+        if px { h.x } else { -h.x },
+        if py { h.y } else { -h.y },
+        if pz { h.z } else { -h.z },
+    );
+    (
+        c,
+        usize::from(px) | usize::from(py) << 1 | usize::from(pz) << 2,
+    )
+}
+
+/// When `pts` are exactly the 8 corners of `bx`, a box centred on the
+/// origin: its half extents and the index of each corner in `pts`.
+fn centred_box(pts: &[Vec3], bx: Aabb) -> Option<(Vec3, [u32; 8])> {
+    let h = bx.max;
+    if pts.len() != 8 || bx.min != -h {
+        return None;
+    }
+    let mut index = [u32::MAX; 8];
+    for (i, &p) in pts.iter().enumerate() {
+        let (c, k) = box_corner(h, p);
+        if c != p || index[k] != u32::MAX {
+            return None;
+        }
+        index[k] = i as u32;
+    }
+    Some((h, index))
+}
+
 /// A ray against a sharp segment: the closest points of the ray (clipped
 /// to the segment's box) and the segment, a hit when within `2⁻²⁰` of the
 /// size (a segment has no inside), the normal the ray's reverse direction
@@ -166,6 +210,13 @@ impl SupportMap for RoundConvex {
 
     #[inline]
     fn core_support(&self, dir: Vec3, hint: &mut u32) -> Vec3 {
+        if let Some((h, index)) = &self.box_core {
+            // A box: the corner on the direction's side, branch-free (parry's
+            // `Cuboid` support); on a tie any corner supports.
+            let (c, k) = box_corner(*h, dir);
+            *hint = index[k];
+            return c;
+        }
         match &self.core {
             RoundCore::Polytope(p) => p.support(dir, hint),
             RoundCore::Points(pts) => {

@@ -277,3 +277,45 @@ impl Aabb {
             .collect()
     }
 }
+
+/// A rounded box's core support (a corner picked by the direction's signs,
+/// without a search) is a corner of largest dot product, by brute force
+/// over the core's points, and its hint names that very point; on random
+/// directions, the axes, directions with zero and negative-zero
+/// components, and a box not centred on the origin (a general hull then).
+#[test]
+fn rounded_box_core_support_is_a_brute_force_corner() {
+    use bevy_icollide::geometry::support::SupportMap;
+    let mut rng = Rng::new(0x0b0c);
+    let mut dirs: Vec<Vec3> = (0..2000).map(|_| rng.unit_vector()).collect();
+    for x in [-1.0f32, -0.0, 0.0, 1.0] {
+        for y in [-1.0f32, -0.0, 0.0, 1.0] {
+            for z in [-1.0f32, -0.0, 0.0, 1.0] {
+                dirs.push(Vec3::new(x, y, z));
+            }
+        }
+    }
+    let shifted: Vec<Vec3> = bevy_icollide::math::Aabb::new(Vec3::splat(0.1), Vec3::splat(0.4))
+        .corners()
+        .to_vec();
+    let shapes = [
+        SharedShape::round_cuboid(Vec3::new(0.4, 0.3, 0.2), 0.1),
+        SharedShape::round_cuboid(Vec3::new(1e-3, 7.0, 2e-3), 0.5),
+        SharedShape::round_convex_hull(&shifted, 0.05),
+    ];
+    for s in shapes {
+        let s = s.expect("round shape");
+        let r = s.round_convex().expect("round convex");
+        let pts = r.core_points();
+        for &d in &dirs {
+            let mut hint = u32::MAX;
+            let p = r.core_support(d, &mut hint);
+            let best = pts
+                .iter()
+                .map(|q| q.dot(d))
+                .fold(f32::NEG_INFINITY, f32::max);
+            assert_eq!(p.dot(d), best, "{d:?}: {p:?} is not a support corner");
+            assert_eq!(pts.get(hint as usize), Some(&p), "{d:?}: hint {hint}");
+        }
+    }
+}

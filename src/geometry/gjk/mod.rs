@@ -342,29 +342,39 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             intersecting = s.len == 4;
             continue;
         }
-        let prev = s;
+        // Solve with the new point before committing to it, so that a
+        // push without progress leaves the previous, better simplex.
         s.push(sp);
-        let mut nv = s.reduce();
-        if s.len < 4 && !(nv.length_squared() < dist2) {
+        let sub = s.solve();
+        if !sub.is_full() && !(sub.d2 < dist2) {
             // No progress: the f32 solver may have rounded wrongly on a
             // near-degenerate simplex; retry in f64 before giving up.
-            s = prev;
-            s.push(sp);
-            nv = s.reduce_exhaustive();
+            let mut t = s;
+            let tv = t.reduce_exhaustive();
+            if t.len == 4 || tv.length_squared() < dist2 {
+                s = t;
+                v = tv;
+                dist2 = tv.length_squared();
+                intersecting = s.len == 4;
+                continue;
+            }
+            s.len -= 1;
+            break;
         }
-        if s.len == 4 {
+        if sub.is_full() {
+            s.apply(&sub);
             intersecting = true;
-            v = nv;
+            v = sub.v;
             break;
         }
-        let nd2 = nv.length_squared();
-        if !(nd2 < dist2) {
+        if !(sub.d2 < dist2) {
             // No progress (rounding): keep the previous, better simplex.
-            s = prev;
+            s.len -= 1;
             break;
         }
-        v = nv;
-        dist2 = nd2;
+        s.apply(&sub);
+        v = sub.v;
+        dist2 = sub.d2;
     }
     cache.store(&s);
     if let Some(p) = s.pts[..s.len].last() {

@@ -1,7 +1,7 @@
 //! The simplex of GJK and its closest point by signed volumes (see the
 //! [module docs](super#closest-point-of-a-simplex-signed-volumes)).
 
-use glam::{DVec3, Vec3};
+use glam::{DVec3, Vec2, Vec3};
 
 use super::{REL_DUP2, SupportPoint};
 
@@ -92,25 +92,49 @@ impl Simplex {
     /// Replaces the simplex by the smallest sub-simplex containing its point
     /// closest to the origin, sets the weights and returns that point.
     pub(super) fn reduce(&mut self) -> Vec3 {
+        let sub = self.solve();
+        self.apply(&sub);
+        sub.v
+    }
+
+    /// The smallest sub-simplex containing the point closest to the origin,
+    /// its weights and the point, without changing the simplex (so a
+    /// caller can still drop a point that made no progress).
+    #[inline]
+    pub(super) fn solve(&self) -> Sub {
         let w = [self.pts[0].w, self.pts[1].w, self.pts[2].w, self.pts[3].w];
-        let sub = match self.len {
-            0 => return Vec3::ZERO,
-            1 => Sub::vertex(0),
+        match self.len {
+            0 => Sub {
+                lambda: [0.0; 4],
+                mask: 0,
+                v: Vec3::ZERO,
+                d2: 0.0,
+            },
+            1 => Sub::vertex(&w, 0),
             2 => s1d(&w, 0, 1),
-            3 => s2d(&w, 0, 1, 2),
+            3 => s2d(&w, [0, 1, 2]),
             _ => s3d(&w),
-        };
-        // Compact in place (slot order is kept, so `n <= i`).
+        }
+    }
+
+    /// Keeps the points of `sub` with its weights (in place; slot order is
+    /// kept, so a point only moves down).
+    #[inline]
+    pub(super) fn apply(&mut self, sub: &Sub) {
+        if self.len == 0 {
+            return;
+        }
         let mut n = 0;
         for i in 0..self.len {
             if sub.mask & (1 << i) != 0 {
-                self.pts[n] = self.pts[i];
+                if n != i {
+                    self.pts[n] = self.pts[i];
+                }
                 self.lambda[n] = sub.lambda[i];
                 n += 1;
             }
         }
         self.len = n;
-        sub.point(&w)
     }
 }
 
@@ -171,32 +195,50 @@ fn solve(g: &[[f64; 3]; 3], r: &[f64; 3], k: usize) -> Option<[f64; 3]> {
     Some(x)
 }
 
-/// Result of a simplex sub-algorithm: weights indexed by simplex slot, and the
-/// set of slots used.
+/// Result of a simplex sub-algorithm: weights indexed by simplex slot, the
+/// set of slots used, the point they give and its squared length.
 #[derive(Clone, Copy, Debug)]
-struct Sub {
+pub(super) struct Sub {
     lambda: [f32; 4],
     mask: u8,
+    /// The point `Σ λᵢ wᵢ` (the closest point of the simplex).
+    pub v: Vec3,
+    /// `|v|²`.
+    pub d2: f32,
 }
 
 impl Sub {
-    fn vertex(i: usize) -> Self {
+    #[inline]
+    fn vertex(w: &[Vec3; 4], i: usize) -> Self {
         let mut lambda = [0.0; 4];
         lambda[i] = 1.0;
         Self {
             lambda,
             mask: 1 << i,
+            v: w[i],
+            d2: w[i].length_squared(),
         }
     }
 
-    fn point(&self, w: &[Vec3; 4]) -> Vec3 {
-        let mut p = Vec3::ZERO;
-        for (i, wi) in w.iter().enumerate() {
-            if self.mask & (1 << i) != 0 {
-                p += self.lambda[i] * *wi;
+    #[inline]
+    fn new(lambda: [f32; 4], mask: u8, w: &[Vec3; 4]) -> Self {
+        let mut v = Vec3::ZERO;
+        for (i, (l, wi)) in lambda.iter().zip(w).enumerate() {
+            if mask & (1 << i) != 0 {
+                v += *l * *wi;
             }
         }
-        p
+        Self {
+            lambda,
+            mask,
+            v,
+            d2: v.length_squared(),
+        }
+    }
+
+    /// Whether the sub-simplex holds 4 points (the origin is enclosed).
+    pub fn is_full(&self) -> bool {
+        self.mask == 0b1111
     }
 }
 
@@ -206,11 +248,11 @@ fn same_sign(a: f32, b: f32) -> bool {
 }
 
 /// Keeps the candidate whose point is closest to the origin.
-fn keep_closest(best: &mut Option<(Sub, f32)>, cand: Sub, w: &[Vec3; 4]) {
-    let d2 = cand.point(w).length_squared();
+#[inline]
+fn keep_closest(best: &mut Option<Sub>, cand: Sub) {
     match best {
-        Some((_, bd2)) if *bd2 <= d2 => {}
-        _ => *best = Some((cand, d2)),
+        Some(b) if b.d2 <= cand.d2 => {}
+        _ => *best = Some(cand),
     }
 }
 
@@ -223,41 +265,56 @@ fn s1d(w: &[Vec3; 4], i: usize, j: usize) -> Sub {
     if !(tt > REL_DUP2 * scale2) {
         // Coincident end points: keep the one closer to the origin.
         return if b.length_squared() < a.length_squared() {
-            Sub::vertex(j)
+            Sub::vertex(w, j)
         } else {
-            Sub::vertex(i)
+            Sub::vertex(w, i)
         };
     }
     let u = -a.dot(t) / tt;
     if !(u > 0.0) {
-        Sub::vertex(i)
+        Sub::vertex(w, i)
     } else if u >= 1.0 {
-        Sub::vertex(j)
+        Sub::vertex(w, j)
     } else {
         let mut lambda = [0.0; 4];
         lambda[i] = 1.0 - u;
         lambda[j] = u;
+        let v = (1.0 - u) * a + u * b;
         Sub {
             lambda,
             mask: (1 << i) | (1 << j),
+            v,
+            d2: v.length_squared(),
         }
     }
 }
 
+/// `p` in the coordinate plane normal to axis `ax`, as `(p[ax+1], p[ax+2])`
+/// (indices mod 3), so that 2D signed areas there are `n[ax]`-oriented.
+#[inline]
+fn drop_axis(p: Vec3, ax: usize) -> Vec2 {
+    match ax {
+        0 => Vec2::new(p.y, p.z),
+        1 => Vec2::new(p.z, p.x),
+        _ => Vec2::new(p.x, p.y),
+    }
+}
+
 /// Triangle `w[i]w[j]w[k]` (signed areas in the best coordinate plane).
-fn s2d(w: &[Vec3; 4], i: usize, j: usize, k: usize) -> Sub {
+fn s2d(w: &[Vec3; 4], [i, j, k]: [usize; 3]) -> Sub {
     let (a, b, c) = (w[i], w[j], w[k]);
     let (ab, ac) = (b - a, c - a);
     let n = ab.cross(ac);
     let nn = n.length_squared();
-    let edges = [(i, j, k), (j, k, i), (i, k, j)]; // (end, end, opposite)
+    // Edges as (end, end), opposite i, j, k.
+    let edges = [(j, k), (i, k), (i, j)];
     let mut best = None;
     if !(nn > 1e-10 * ab.length_squared() * ac.length_squared()) {
         // Degenerate (collinear/duplicate) triangle: closest point on its edges.
-        for &(p, q, _) in &edges {
-            keep_closest(&mut best, s1d(w, p, q), w);
+        for &(p, q) in &edges {
+            keep_closest(&mut best, s1d(w, p, q));
         }
-        return best.map(|b| b.0).unwrap_or(Sub::vertex(i));
+        return best.unwrap_or(Sub::vertex(w, i));
     }
     // Orthogonal projection of the origin onto the triangle's plane.
     let p0 = n * (a.dot(n) / nn);
@@ -269,46 +326,44 @@ fn s2d(w: &[Vec3; 4], i: usize, j: usize, k: usize) -> Sub {
     } else {
         2
     };
-    let (x, y) = ((ax + 1) % 3, (ax + 2) % 3);
-    let area =
-        |u: Vec3, v: Vec3, t: Vec3| (v[x] - u[x]) * (t[y] - u[y]) - (v[y] - u[y]) * (t[x] - u[x]);
-    let total = n[ax]; // == area(a, b, c) in the (x, y) plane
-    let c = [area(p0, b, c), area(a, p0, c), area(a, b, p0)];
+    let [a2, b2, c2, p2] = [a, b, c, p0].map(|p| drop_axis(p, ax));
+    let total = n[ax]; // == the signed area of (a, b, c) in that plane
+    let c = [
+        (b2 - p2).perp_dot(c2 - p2),
+        (p2 - a2).perp_dot(c2 - a2),
+        (b2 - a2).perp_dot(p2 - a2),
+    ];
     if c.iter().all(|&ci| same_sign(ci, total)) {
         let s = c[0] + c[1] + c[2];
         let mut lambda = [0.0; 4];
         lambda[i] = c[0] / s;
         lambda[j] = c[1] / s;
         lambda[k] = c[2] / s;
-        return Sub {
-            lambda,
-            mask: (1 << i) | (1 << j) | (1 << k),
-        };
+        return Sub::new(lambda, (1 << i) | (1 << j) | (1 << k), w);
     }
     // Only edges opposite a vertex whose sub-area has the wrong sign can hold
     // the closest point.
-    for (slot, &ci) in [i, j, k].iter().zip(c.iter()) {
+    for (&(p, q), &ci) in edges.iter().zip(c.iter()) {
         if !same_sign(ci, total) {
-            let &(p, q, _) = edges.iter().find(|e| e.2 == *slot).unwrap_or(&edges[0]);
-            keep_closest(&mut best, s1d(w, p, q), w);
+            keep_closest(&mut best, s1d(w, p, q));
         }
     }
-    best.map(|b| b.0).unwrap_or(Sub::vertex(i))
+    best.unwrap_or(Sub::vertex(w, i))
 }
 
 /// Tetrahedron `w[0..4]` (signed volumes).
 fn s3d(w: &[Vec3; 4]) -> Sub {
-    let faces = [(1, 2, 3), (0, 2, 3), (0, 1, 3), (0, 1, 2)]; // opposite vertex 0..3
+    let faces = [[1, 2, 3], [0, 2, 3], [0, 1, 3], [0, 1, 2]]; // opposite vertex 0..3
     let (e1, e2, e3) = (w[1] - w[0], w[2] - w[0], w[3] - w[0]);
     let det = e1.dot(e2.cross(e3));
     let vol_scale = e1.length() * e2.length() * e3.length();
     let mut best = None;
     if !(det.abs() > 1e-5 * vol_scale) {
         // Flat or duplicated tetrahedron: closest point on its faces.
-        for &(p, q, r) in &faces {
-            keep_closest(&mut best, s2d(w, p, q, r), w);
+        for &f in &faces {
+            keep_closest(&mut best, s2d(w, f));
         }
-        return best.map(|b| b.0).unwrap_or(Sub::vertex(0));
+        return best.unwrap_or(Sub::vertex(w, 0));
     }
     // Cramer's rule for -w0 = [e1 e2 e3] β, scaled by det.
     let m = -w[0];
@@ -318,16 +373,12 @@ fn s3d(w: &[Vec3; 4]) -> Sub {
     let c = [det - c1 - c2 - c3, c1, c2, c3];
     if c.iter().all(|&ci| same_sign(ci, det)) {
         let s = c[0] + c[1] + c[2] + c[3];
-        return Sub {
-            lambda: [c[0] / s, c[1] / s, c[2] / s, c[3] / s],
-            mask: 0b1111,
-        };
+        return Sub::new([c[0] / s, c[1] / s, c[2] / s, c[3] / s], 0b1111, w);
     }
     for (l, &cl) in c.iter().enumerate() {
         if !same_sign(cl, det) {
-            let (p, q, r) = faces[l];
-            keep_closest(&mut best, s2d(w, p, q, r), w);
+            keep_closest(&mut best, s2d(w, faces[l]));
         }
     }
-    best.map(|b| b.0).unwrap_or(Sub::vertex(0))
+    best.unwrap_or(Sub::vertex(w, 0))
 }
