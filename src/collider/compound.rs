@@ -56,7 +56,7 @@ impl Compound {
             }
             if p.shape.compound().is_some() {
                 return Err(ShapeError::InvalidParameter(
-                    "a compound piece cannot be a compound",
+                    "a compound piece cannot be a compound or a polyline (composites do not nest)",
                 ));
             }
             if p.shape.half_space().is_some() {

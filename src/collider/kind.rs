@@ -10,7 +10,7 @@
 //! (see `docs/notes/KINDS.md`), as parry's `QueryDispatcher` and Box2D's
 //! `s_registers` table do.
 
-use super::{Compound, ShapeError, SharedShape};
+use super::{Compound, Polyline, ShapeError, SharedShape};
 use crate::geometry::ray::{Ray, RayHit};
 use crate::geometry::support::SupportMap;
 use crate::shape::{
@@ -41,6 +41,8 @@ pub enum ShapeKind {
     HalfSpace(HalfSpace),
     /// A height field (terrain).
     HeightField(HeightField),
+    /// Segments sharing points (a composite of sharp segments).
+    Polyline(Polyline),
 }
 
 impl ShapeKind {
@@ -56,6 +58,7 @@ impl ShapeKind {
             ShapeKind::RoundConvex(k) => k,
             ShapeKind::HalfSpace(k) => k,
             ShapeKind::HeightField(k) => k,
+            ShapeKind::Polyline(k) => k,
         }
     }
 }

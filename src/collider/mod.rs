@@ -29,6 +29,8 @@
 //!   the world's limits (see [`limits`]).
 //! - [`ShapeKind::HeightField`]: terrain, a grid of heights with holes
 //!   ([`HeightField`](crate::shape::HeightField)), the grid its own tree.
+//! - [`ShapeKind::Polyline`]: segments sharing points ([`Polyline`]), a
+//!   composite of sharp segments, as a compound is of its pieces.
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -44,12 +46,14 @@ mod half_space;
 mod heightfield;
 pub mod kind;
 pub mod limits;
+mod polyline;
 mod primitives;
 mod round;
 mod trimesh;
 
 pub use compound::{Compound, CompoundPiece};
 pub use kind::{KindData, LocalRay, RayFeature, ShapeKind};
+pub use polyline::Polyline;
 
 use std::sync::Arc;
 
@@ -158,12 +162,10 @@ impl ShapeData {
         }
     }
 
-    /// The pieces, for compound shapes.
+    /// The parts the queries recurse into: a compound's pieces, a
+    /// polyline's segments (see [`KindData::parts`]).
     pub fn compound(&self) -> Option<&Compound> {
-        match &self.kind {
-            ShapeKind::Compound(c) => Some(c),
-            _ => None,
-        }
+        self.kind.data().parts()
     }
 
     /// A copy of this shape scaled by `factor` (> 0) about its origin.

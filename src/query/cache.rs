@@ -99,7 +99,7 @@ impl PairCache {
     fn slot_for(a: &ShapeData, b: &ShapeData) -> Option<usize> {
         use ShapeKind::*;
         match (a.kind(), b.kind()) {
-            (Compound(_), _) | (_, Compound(_)) => Some(2),
+            (Compound(_) | Polyline(_), _) | (_, Compound(_) | Polyline(_)) => Some(2),
             (HalfSpace(_), TriMesh(_)) | (TriMesh(_), HalfSpace(_)) => Some(1),
             (HalfSpace(_), _) | (_, HalfSpace(_)) => None,
             (Rounded(_), Rounded(_)) => None,
