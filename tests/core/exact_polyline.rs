@@ -627,3 +627,92 @@ fn bad_polylines_are_refused() {
     );
     assert_eq!(big.kind_name(), "polyline");
 }
+
+/// A polyline against a compound of two boxes and against a flat height
+/// field (`y = 0` over `|x|, |z| ≤ 1`, a surface), posed at random:
+/// touching and distance are the nearest segment – piece (segment –
+/// rectangle) pair's, the pieces named are nearest.
+#[test]
+fn polylines_against_compounds_and_height_fields() {
+    let mut rng = Rng::new(4307);
+    let field =
+        SharedShape::heightfield(vec![0.0; 16], 4, 4, Vec3::new(2.0, 1.0, 2.0)).expect("field");
+    let (mut touching, mut apart) = (0, 0);
+    for _ in 0..150 * long_factor() {
+        let line = polyline(&mut rng, 1.0);
+        let pl = Pose::new(rng.rotation(), rng.in_cube(0.5));
+        let segs = segments(&line, &pl);
+        // A compound of two boxes.
+        let pieces: Vec<CompoundPiece> = (0..2)
+            .map(|_| CompoundPiece {
+                pose: Pose::new(rng.rotation(), rng.in_cube(0.4)),
+                shape: SharedShape::cuboid(rng.vec(0.1, 0.3)).expect("cuboid"),
+            })
+            .collect();
+        let compound = SharedShape::compound(pieces.clone()).expect("compound");
+        let pc = Pose::new(rng.rotation(), rng.in_cube(0.5));
+        let refs: Vec<Vec<f64>> = pieces
+            .iter()
+            .map(|p| per_segment(&segs, &solid(&p.shape, &pc.mul(&p.pose)), &[]))
+            .collect();
+        let best = refs.iter().flatten().copied().fold(f64::MAX, f64::min);
+        let hit = query::intersects(&line, &pl, &compound, &pc).expect("q");
+        let c = query::closest_points(&line, &pl, &compound, &pc).expect("closest");
+        if best.abs() > BAND {
+            assert_eq!(hit, best < 0.0, "compound: {refs:?}");
+        }
+        assert!(
+            (f64::from(c.distance) - best.max(0.0)).abs() <= TOL,
+            "{c:?} {refs:?}"
+        );
+        let named = refs[c.pieces[1] as usize][c.pieces[0] as usize];
+        assert!(
+            named.max(0.0) <= best.max(0.0) + TOL,
+            "pieces {:?}: {refs:?}",
+            c.pieces
+        );
+        // The flat field: a segment's distance to the rectangle, in the
+        // field's frame (convex in the segment's parameter).
+        let pf = Pose::new(rng.rotation(), rng.in_cube(0.5));
+        let f = Placed::of(RefShape::Segment(DVec3::ZERO, DVec3::X), &pf);
+        let to_field = |x: DVec3| f.rot.inverse() * (x - f.pos);
+        let rect = |p: DVec3| {
+            let (dx, dz) = ((p.x.abs() - 1.0).max(0.0), (p.z.abs() - 1.0).max(0.0));
+            (dx * dx + p.y * p.y + dz * dz).sqrt()
+        };
+        let dists: Vec<f64> = segs
+            .iter()
+            .map(|&[a, b]| {
+                let (a, b) = (to_field(a), to_field(b));
+                convex_min(|s| rect(a + (b - a) * s))
+            })
+            .collect();
+        let best = dists.iter().copied().fold(f64::MAX, f64::min);
+        let hit = query::intersects(&line, &pl, &field, &pf).expect("q");
+        let c = query::closest_points(&line, &pl, &field, &pf).expect("closest");
+        if best > 1e-5 {
+            assert!(!hit, "field: {dists:?}");
+            apart += 1;
+        } else if segs.iter().any(|&[a, b]| {
+            let (a, b) = (to_field(a), to_field(b));
+            let x = a + (b - a) * (a.y / (a.y - b.y));
+            a.y * b.y < -1e-6 && x.x.abs() < 0.99 && x.z.abs() < 0.99
+        }) {
+            assert!(hit, "a segment crosses the field: {dists:?}");
+            touching += 1;
+        }
+        assert!(
+            (f64::from(c.distance) - best).abs() <= TOL,
+            "{c:?} {dists:?}"
+        );
+        assert!(
+            dists[c.pieces[0] as usize] <= best + TOL,
+            "segment {}",
+            c.pieces[0]
+        );
+    }
+    assert!(
+        touching > 10 && apart > 10,
+        "{touching} touching, {apart} apart"
+    );
+}
