@@ -716,3 +716,67 @@ fn polylines_against_compounds_and_height_fields() {
         "{touching} touching, {apart} apart"
     );
 }
+
+/// A polyline over a ground (`y ≤ 0` in the ground's frame), posed at
+/// random, and at identity poses with its lowest vertex at `0, ±2⁻²⁴,
+/// ±10⁻³`: the signed distance is the lowest vertex's height (in `f64`),
+/// the segment named holds it, the depth its depth.
+#[test]
+fn polylines_over_half_spaces_match_the_lowest_vertex() {
+    let mut rng = Rng::new(4308);
+    let ground = SharedShape::half_space(Vec3::Y).expect("ground");
+    let tiny = 2f32.powi(-24);
+    for i in 0..200 * long_factor() {
+        let line = polyline(&mut rng, 1.0);
+        let (pl, pg) = if i < 5 {
+            let lowest = line
+                .polyline()
+                .expect("line")
+                .points()
+                .iter()
+                .map(|p| p.y)
+                .fold(f32::MAX, f32::min);
+            let gap = [0.0, tiny, -tiny, 1e-3, -1e-3][i];
+            (
+                Pose::from_translation(Vec3::Y * (gap - lowest)),
+                Pose::IDENTITY,
+            )
+        } else {
+            (
+                Pose::new(rng.rotation(), rng.in_cube(0.5)),
+                Pose::new(rng.rotation(), rng.in_cube(0.5)),
+            )
+        };
+        let g = Placed::of(RefShape::Segment(DVec3::ZERO, DVec3::X), &pg);
+        let n = g.rot * DVec3::Y;
+        let heights: Vec<f64> = segments(&line, &pl)
+            .iter()
+            .map(|&[a, b]| n.dot(a - g.pos).min(n.dot(b - g.pos)))
+            .collect();
+        let best = heights.iter().copied().fold(f64::MAX, f64::min);
+        let hit = query::intersects(&line, &pl, &ground, &pg).expect("q");
+        let c = query::closest_points(&line, &pl, &ground, &pg).expect("closest");
+        if best.abs() > 1e-6 {
+            assert_eq!(hit, best < 0.0, "{heights:?}");
+        }
+        assert!(
+            (f64::from(c.distance) - best.max(0.0)).abs() <= 1e-6,
+            "{c:?} {heights:?}"
+        );
+        assert!(
+            heights[c.pieces[0] as usize].max(0.0) <= best.max(0.0) + 1e-6,
+            "segment {}",
+            c.pieces[0]
+        );
+        if best < -1e-6 {
+            let p = query::penetration(&line, &pl, &ground, &pg)
+                .expect("p")
+                .expect("depth");
+            assert!(
+                (f64::from(p.depth) + best).abs() <= 1e-6,
+                "depth {} vs {best}",
+                p.depth
+            );
+        }
+    }
+}
