@@ -15,7 +15,7 @@ use smallvec::SmallVec;
 
 use crate::bvh::collide::BoxNode;
 use crate::bvh::{Bvh, Surface, TreeRef};
-use crate::collider::{ShapeData, ShapeKind};
+use crate::collider::ShapeData;
 use crate::geometry::closest::{point_triangle, segment_triangle};
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_distance};
@@ -88,7 +88,7 @@ fn piece_parts<'a>(
     region: &Aabb,
     out: &mut SmallVec<[Part<'a>; 16]>,
 ) {
-    if let ShapeKind::Rounded(r) = shape.kind() {
+    if let Some(r) = shape.rounded() {
         out.push(Part {
             shape: Shape::Rounded(r, pose),
             piece,
@@ -96,21 +96,15 @@ fn piece_parts<'a>(
         });
         return;
     }
-    let convex: Option<&'a dyn SupportMap> = match shape.kind() {
-        ShapeKind::Convex(p) => Some(p),
-        ShapeKind::Rounded(r) => Some(r),
-        ShapeKind::Implicit(s) => Some(s),
-        ShapeKind::RoundConvex(s) => Some(s),
-        ShapeKind::HalfSpace(h) => {
-            out.push(Part {
-                shape: Shape::HalfSpace(h, pose),
-                piece,
-                triangle: None,
-            });
-            return;
-        }
-        ShapeKind::TriMesh(_) | ShapeKind::Compound(_) | ShapeKind::HeightField(_) => None,
-    };
+    if let Some(h) = shape.half_space() {
+        out.push(Part {
+            shape: Shape::HalfSpace(h, pose),
+            piece,
+            triangle: None,
+        });
+        return;
+    }
+    let convex: Option<&'a dyn SupportMap> = shape.kind().data().support_map();
     if let Some(map) = convex {
         out.push(Part {
             shape: Shape::Convex(map, pose),

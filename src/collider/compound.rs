@@ -13,7 +13,10 @@
 //! Pieces may be of any kind but compounds and half-spaces: the
 //! hierarchy has one level of pieces, as in I-COLLIDE.
 
-use super::{ShapeError, SharedShape};
+use std::sync::Arc;
+
+use super::kind::KindData;
+use super::{ShapeData, ShapeError, ShapeKind, SharedShape, bounds_of};
 use crate::bvh::AabbTree;
 use crate::math::{Aabb, Pose};
 
@@ -53,7 +56,7 @@ impl Compound {
             }
             if p.shape.compound().is_some() {
                 return Err(ShapeError::InvalidParameter(
-                    "a compound piece cannot be a compound",
+                    "a compound piece cannot be a compound or a polyline (composites do not nest)",
                 ));
             }
             if p.shape.half_space().is_some() {
@@ -125,6 +128,45 @@ impl Compound {
             }
         }
         out
+    }
+}
+
+impl KindData for Compound {
+    fn name(&self) -> &'static str {
+        "compound"
+    }
+    fn parts(&self) -> Option<&Compound> {
+        Some(self)
+    }
+    fn scaled(&self, factor: f32) -> Result<SharedShape, ShapeError> {
+        let pieces = self
+            .pieces()
+            .iter()
+            .map(|p| {
+                Ok(CompoundPiece {
+                    pose: Pose::new(p.pose.rotation, p.pose.translation * factor),
+                    shape: p.shape.scaled(factor)?,
+                })
+            })
+            .collect::<Result<Vec<_>, ShapeError>>()?;
+        SharedShape::compound(pieces)
+    }
+}
+
+impl SharedShape {
+    /// A compound of pieces (convex shapes or meshes) at poses in the
+    /// compound's frame: a non-convex object as a hierarchy of convex
+    /// pieces. The pieces keep sharing their data (`Arc`).
+    ///
+    /// Errors: no pieces, a bad piece pose, a piece that is a compound, a
+    /// piece placed beyond [`limits::MAX_COORDINATE`].
+    pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
+        let compound = Compound::new(pieces)?;
+        let bounds = bounds_of(compound.points())?;
+        Ok(Self(Arc::new(ShapeData::new(
+            ShapeKind::Compound(compound),
+            bounds,
+        ))))
     }
 }
 

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
+use super::kind::{KindData, LocalRay};
 use super::{BoundsGeometry, ShapeData, ShapeError, ShapeKind, SharedShape, limits};
+use crate::geometry::ray::Ray;
 use crate::shape::HalfSpace;
 
 impl SharedShape {
@@ -22,5 +24,18 @@ impl SharedShape {
             ShapeKind::HalfSpace(h),
             BoundsGeometry::HalfSpace(h),
         ))))
+    }
+}
+
+impl KindData for HalfSpace {
+    fn name(&self) -> &'static str {
+        "half-space"
+    }
+    fn local_ray(&self, ray: &Ray, max_toi: f32) -> LocalRay {
+        LocalRay::Answered(self.ray_cast(ray, max_toi))
+    }
+    /// A half-space through the origin is its own scaled copy.
+    fn scaled(&self, _factor: f32) -> Result<SharedShape, ShapeError> {
+        SharedShape::half_space(self.normal)
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
+use super::kind::{KindData, LocalRay, RayFeature};
 use super::{ShapeData, ShapeError, ShapeKind, SharedShape, bounds_of, limits, points_bounds};
+use crate::geometry::ray::Ray;
 use crate::shape::{HeightField, HeightFieldError};
 
 impl From<HeightFieldError> for ShapeError {
@@ -112,5 +114,19 @@ impl HeightField {
         let mut copy = self.clone();
         copy.set_scale(self.scale() * factor)?;
         Ok(copy)
+    }
+}
+impl KindData for HeightField {
+    fn name(&self) -> &'static str {
+        "height field"
+    }
+    fn local_ray(&self, ray: &Ray, max_toi: f32) -> LocalRay {
+        LocalRay::Answered(self.ray_cast(ray, max_toi))
+    }
+    fn ray_feature(&self, _feature: u32) -> RayFeature {
+        RayFeature::Triangle
+    }
+    fn scaled(&self, factor: f32) -> Result<SharedShape, ShapeError> {
+        SharedShape::heightfield_from(HeightField::scaled(self, factor)?)
     }
 }

@@ -261,6 +261,34 @@ pub(super) fn check_heightfield(local: &Aabb) -> Result<(), ShapeError> {
     Ok(())
 }
 
+/// A polyline's points and segments: finite points within
+/// [`MAX_COORDINATE`], at least one segment, every index in range, every
+/// segment of non-zero length (a segment has no inside: a point is no
+/// shape).
+pub(super) fn check_polyline(points: &[Vec3], segments: &[[u32; 2]]) -> Result<(), ShapeError> {
+    if !points.iter().all(|p| p.is_finite()) {
+        return Err(ShapeError::InvalidParameter(
+            "polyline points must be finite",
+        ));
+    }
+    check_points(points)?;
+    if segments.is_empty() {
+        return Err(ShapeError::InvalidParameter(
+            "a polyline needs at least one segment (two points)",
+        ));
+    }
+    for s in segments {
+        let [a, b] = s.map(|i| points.get(i as usize));
+        let (Some(a), Some(b)) = (a, b) else {
+            return Err(ShapeError::InvalidParameter(
+                "a polyline segment index is out of range",
+            ));
+        };
+        check_flat(&[*a, *b])?;
+    }
+    Ok(())
+}
+
 /// A segment's (2) or a triangle's (3) corners: finite, within
 /// [`MAX_COORDINATE`]; a segment of non-zero length; a triangle whose
 /// longest edge is at most [`MAX_ASPECT`] times its smallest height

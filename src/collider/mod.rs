@@ -29,6 +29,8 @@
 //!   the world's limits (see [`limits`]).
 //! - [`ShapeKind::HeightField`]: terrain, a grid of heights with holes
 //!   ([`HeightField`](crate::shape::HeightField)), the grid its own tree.
+//! - [`ShapeKind::Polyline`]: segments sharing points ([`Polyline`]), a
+//!   composite of sharp segments, as a compound is of its pieces.
 //!
 //! Every shape also gets an OBB tree over its surface triangles (the mesh,
 //! or the hull's) at build time, for exact mesh queries ([`crate::bvh`]).
@@ -39,13 +41,19 @@
 //! ([`limits`]: coordinates up to 2²⁸, aspect ratios up to 10⁴).
 
 mod compound;
+mod convex;
 mod half_space;
 mod heightfield;
+pub mod kind;
 pub mod limits;
+mod polyline;
 mod primitives;
 mod round;
+mod trimesh;
 
 pub use compound::{Compound, CompoundPiece};
+pub use kind::{KindData, LocalRay, RayFeature, ShapeKind};
+pub use polyline::Polyline;
 
 use std::sync::Arc;
 
@@ -54,9 +62,9 @@ use glam::Vec3;
 use crate::bounds::FixedCube;
 use crate::bvh::{Surface, SurfaceTree, TreeKind};
 #[cfg(feature = "obj")]
-use crate::io::{ObjError, load_obj};
+use crate::io::ObjError;
+use crate::math::Aabb;
 use crate::math::prefetch::prefetch_value;
-use crate::math::{Aabb, Pose};
 use crate::shape::{
     ConvexHull, ConvexPolytope, HalfSpace, HullError, Implicit, MeshError, RoundConvex, Rounded,
     TriMesh,
@@ -109,32 +117,6 @@ impl From<MeshError> for ShapeError {
     }
 }
 
-/// The geometry of a shape.
-///
-/// The polytope is stored inline, not boxed: shapes are built once and
-/// shared, and the narrow phase's first touch of a polytope is on its hot
-/// path (one indirection less measurably helps Lin–Canny).
-#[derive(Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum ShapeKind {
-    /// A convex polytope (the hull, with faces, edges and Voronoi planes).
-    Convex(ConvexPolytope),
-    /// A triangle soup.
-    TriMesh(TriMesh),
-    /// Pieces under an AABB tree.
-    Compound(Compound),
-    /// A sphere or a capsule.
-    Rounded(Rounded),
-    /// A cylinder or a cone.
-    Implicit(Implicit),
-    /// A convex polytope, a segment or a triangle swept by a ball.
-    RoundConvex(RoundConvex),
-    /// Everything below a plane.
-    HalfSpace(HalfSpace),
-    /// A height field (terrain).
-    HeightField(crate::shape::HeightField),
-}
-
 /// How the broad phase bounds a shape.
 #[derive(Debug)]
 pub enum BoundsGeometry {
@@ -180,12 +162,10 @@ impl ShapeData {
         }
     }
 
-    /// The pieces, for compound shapes.
+    /// The parts the queries recurse into: a compound's pieces, a
+    /// polyline's segments (see [`KindData::parts`]).
     pub fn compound(&self) -> Option<&Compound> {
-        match &self.kind {
-            ShapeKind::Compound(c) => Some(c),
-            _ => None,
-        }
+        self.kind.data().parts()
     }
 
     /// A copy of this shape scaled by `factor` (> 0) about its origin.
@@ -195,43 +175,7 @@ impl ShapeData {
                 "scale factor must be finite and positive",
             ));
         }
-        match &self.kind {
-            ShapeKind::Convex(_) => {
-                let pts: Vec<Vec3> = self.hull().map_or(Vec::new(), |h| {
-                    h.vertices().iter().map(|v| *v * factor).collect()
-                });
-                SharedShape::convex_hull(&pts)
-            }
-            ShapeKind::TriMesh(m) => SharedShape::trimesh(
-                m.vertices().iter().map(|v| *v * factor).collect(),
-                m.triangles().to_vec(),
-            ),
-            ShapeKind::Compound(c) => {
-                let pieces = c
-                    .pieces()
-                    .iter()
-                    .map(|p| {
-                        Ok(CompoundPiece {
-                            pose: Pose::new(p.pose.rotation, p.pose.translation * factor),
-                            shape: p.shape.scaled(factor)?,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, ShapeError>>()?;
-                SharedShape::compound(pieces)
-            }
-            ShapeKind::Rounded(r) => {
-                SharedShape::rounded(r.half_height * factor, r.radius * factor)
-            }
-            ShapeKind::Implicit(s) => SharedShape::implicit(Implicit {
-                half_height: s.half_height * factor,
-                radius: s.radius * factor,
-                rounding: s.rounding * factor,
-                ..*s
-            }),
-            ShapeKind::RoundConvex(s) => SharedShape::round_scaled(s, factor),
-            ShapeKind::HalfSpace(h) => SharedShape::half_space(h.normal),
-            ShapeKind::HeightField(h) => SharedShape::heightfield_from(h.scaled(factor)?),
-        }
+        self.kind.data().scaled(factor)
     }
 
     /// Starts loading a convex shape's polytope fields (the narrow phase's
@@ -253,17 +197,7 @@ impl ShapeData {
     /// The kind's name, for messages: "convex", "triangle mesh", "compound",
     /// "sphere", "capsule", "cylinder", "cone" or "height field".
     pub fn kind_name(&self) -> &'static str {
-        match &self.kind {
-            ShapeKind::Convex(_) => "convex",
-            ShapeKind::TriMesh(_) => "triangle mesh",
-            ShapeKind::Compound(_) => "compound",
-            ShapeKind::Rounded(r) if r.is_sphere() => "sphere",
-            ShapeKind::Rounded(_) => "capsule",
-            ShapeKind::Implicit(s) => s.name(),
-            ShapeKind::RoundConvex(s) => s.name(),
-            ShapeKind::HalfSpace(_) => "half-space",
-            ShapeKind::HeightField(_) => "height field",
-        }
+        self.kind.data().name()
     }
 
     /// The geometry its boxes are computed from.
@@ -426,16 +360,7 @@ impl ShapeData {
 /// The triangles a kind's surface is made of: a mesh's own, a convex
 /// hull's (`hull_mesh`); none for the other kinds.
 fn surface_mesh<'s>(kind: &'s ShapeKind, hull_mesh: Option<&'s TriMesh>) -> Option<&'s TriMesh> {
-    match kind {
-        ShapeKind::TriMesh(m) => Some(m),
-        ShapeKind::Convex(_) => hull_mesh,
-        ShapeKind::Compound(_)
-        | ShapeKind::Rounded(_)
-        | ShapeKind::Implicit(_)
-        | ShapeKind::RoundConvex(_)
-        | ShapeKind::HalfSpace(_)
-        | ShapeKind::HeightField(_) => None,
-    }
+    kind.data().own_mesh().or(hull_mesh)
 }
 
 /// The fixed cube and local box of a point set.
@@ -470,94 +395,6 @@ impl std::ops::Deref for SharedShape {
 }
 
 impl SharedShape {
-    /// The convex hull of `points` as a convex polytope.
-    ///
-    /// Errors: no points, a NaN or infinite coordinate, or all points
-    /// coincident, collinear or coplanar (a hull needs 4 non-coplanar points).
-    pub fn convex_hull(points: &[Vec3]) -> Result<Self, ShapeError> {
-        limits::check_points(points)?;
-        let hull = ConvexHull::new(points)?;
-        let polytope = ConvexPolytope::from_hull(&hull);
-        Ok(Self(Arc::new(ShapeData::new(
-            ShapeKind::Convex(polytope),
-            BoundsGeometry::Hull(hull),
-        ))))
-    }
-
-    /// A box with the given half-extents, centered on the origin.
-    pub fn cuboid(half_extents: Vec3) -> Result<Self, ShapeError> {
-        if !half_extents.is_finite() || half_extents.min_element() <= 0.0 {
-            return Err(ShapeError::InvalidParameter(
-                "cuboid half-extents must be finite and positive",
-            ));
-        }
-        limits::check_cuboid(half_extents)?;
-        let corners = Aabb::new(-half_extents, half_extents).corners();
-        Self::convex_hull(&corners)
-    }
-
-    /// A triangle soup. Cracks, duplicate and degenerate triangles are valid.
-    ///
-    /// Errors: no vertices or no triangles, a NaN or infinite vertex, an index
-    /// out of range.
-    pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self, ShapeError> {
-        Self::trimesh_with_tree(vertices, triangles, TreeKind::Obb)
-    }
-
-    /// [`trimesh`](Self::trimesh) with the tree of your choice: OBB (the
-    /// default: tightest, for rigid models) or AABB (cheaper to build and
-    /// refit; what a deformable body's tree is, see
-    /// [`CollisionWorld::set_vertices`](crate::pipeline::CollisionWorld::set_vertices)).
-    pub fn trimesh_with_tree(
-        vertices: Vec<Vec3>,
-        triangles: Vec<[u32; 3]>,
-        tree: TreeKind,
-    ) -> Result<Self, ShapeError> {
-        let mesh = TriMesh::new(vertices, triangles)?;
-        limits::check_points(mesh.vertices())?;
-        let bounds = bounds_of(mesh.used_vertices())?;
-        Ok(Self(Arc::new(ShapeData::with_tree(
-            ShapeKind::TriMesh(mesh),
-            bounds,
-            tree,
-        ))))
-    }
-
-    /// A compound of pieces (convex shapes or meshes) at poses in the
-    /// compound's frame: a non-convex object as a hierarchy of convex
-    /// pieces. The pieces keep sharing their data (`Arc`).
-    ///
-    /// Errors: no pieces, a bad piece pose, a piece that is a compound, a
-    /// piece placed beyond [`limits::MAX_COORDINATE`].
-    pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
-        let compound = Compound::new(pieces)?;
-        let bounds = bounds_of(compound.points())?;
-        Ok(Self(Arc::new(ShapeData::new(
-            ShapeKind::Compound(compound),
-            bounds,
-        ))))
-    }
-
-    /// A triangle soup from a Wavefront OBJ file (feature `obj`) (polygons fan-triangulated).
-    /// Lines the reader skipped (such as the vertex/face count line of the
-    /// FCL models) are logged as warnings.
-    #[cfg(feature = "obj")]
-    pub fn trimesh_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
-        let mesh = load_obj(path)?;
-        for w in &mesh.warnings {
-            log::warn!("bevy_icollide: {w}");
-        }
-        Self::trimesh(mesh.positions, mesh.triangles)
-    }
-
-    /// The convex hull of the vertices of a Wavefront OBJ file (feature
-    /// `obj`).
-    #[cfg(feature = "obj")]
-    pub fn convex_hull_from_obj(path: impl AsRef<std::path::Path>) -> Result<Self, ShapeError> {
-        let mesh = load_obj(path)?;
-        Self::convex_hull(&mesh.positions)
-    }
-
     /// A copy of this shape scaled by `factor` (> 0) about its origin.
     pub fn scaled(&self, factor: f32) -> Result<Self, ShapeError> {
         self.0.scaled(factor)

@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
+use super::kind::{KindData, LocalRay};
 use super::{BoundsGeometry, ShapeData, ShapeError, ShapeKind, SharedShape, limits};
+use crate::geometry::ray::Ray;
+use crate::geometry::support::SupportMap;
 use crate::shape::{Implicit, ImplicitKind, Rounded};
 
 impl SharedShape {
@@ -105,5 +108,44 @@ impl SharedShape {
             ShapeKind::Implicit(s),
             BoundsGeometry::Implicit(s),
         ))))
+    }
+}
+
+impl KindData for Rounded {
+    fn name(&self) -> &'static str {
+        if self.is_sphere() {
+            "sphere"
+        } else {
+            "capsule"
+        }
+    }
+    fn support_map(&self) -> Option<&dyn SupportMap> {
+        Some(self)
+    }
+    fn local_ray(&self, ray: &Ray, max_toi: f32) -> LocalRay {
+        LocalRay::Answered(self.ray_cast(ray, max_toi))
+    }
+    fn scaled(&self, factor: f32) -> Result<SharedShape, ShapeError> {
+        SharedShape::rounded(self.half_height * factor, self.radius * factor)
+    }
+}
+
+impl KindData for Implicit {
+    fn name(&self) -> &'static str {
+        Implicit::name(self)
+    }
+    fn support_map(&self) -> Option<&dyn SupportMap> {
+        Some(self)
+    }
+    fn local_ray(&self, ray: &Ray, max_toi: f32) -> LocalRay {
+        LocalRay::Answered(self.ray_cast(ray, max_toi))
+    }
+    fn scaled(&self, factor: f32) -> Result<SharedShape, ShapeError> {
+        SharedShape::implicit(Implicit {
+            half_height: self.half_height * factor,
+            radius: self.radius * factor,
+            rounding: self.rounding * factor,
+            ..*self
+        })
     }
 }

@@ -5,7 +5,10 @@ use std::sync::Arc;
 
 use glam::Vec3;
 
+use super::kind::{KindData, LocalRay};
 use super::{BoundsGeometry, ShapeData, ShapeError, ShapeKind, SharedShape, limits};
+use crate::geometry::ray::Ray;
+use crate::geometry::support::SupportMap;
 use crate::math::Aabb;
 use crate::shape::{ConvexHull, ConvexPolytope, RoundConvex, RoundCore};
 
@@ -79,5 +82,20 @@ impl SharedShape {
             RoundCore::Polytope(_) => Self::round_convex_hull(&pts, s.radius() * factor),
             RoundCore::Points(_) => Self::flat(&pts, s.radius() * factor),
         }
+    }
+}
+
+impl KindData for RoundConvex {
+    fn name(&self) -> &'static str {
+        RoundConvex::name(self)
+    }
+    fn support_map(&self) -> Option<&dyn SupportMap> {
+        Some(self)
+    }
+    fn local_ray(&self, ray: &Ray, max_toi: f32) -> LocalRay {
+        LocalRay::Answered(self.ray_cast(ray, max_toi))
+    }
+    fn scaled(&self, factor: f32) -> Result<SharedShape, ShapeError> {
+        SharedShape::round_scaled(self, factor)
     }
 }

@@ -36,7 +36,7 @@ use glam::{DVec3, Vec3};
 use super::body::{Body, vertex_box};
 use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
-use crate::collider::{BoundsGeometry, ShapeKind, SharedShape};
+use crate::collider::{BoundsGeometry, RayFeature, SharedShape};
 use crate::math::{Aabb, Pose, WorldPose};
 use crate::query::{self, Ray};
 
@@ -322,15 +322,8 @@ pub(super) fn cast_body(
         Some(c) => &c.pieces()[hit.piece as usize].shape,
         None => &body.shape,
     };
-    let (mesh, convex) = match shape.kind() {
-        ShapeKind::TriMesh(_) | ShapeKind::HeightField(_) => (true, false),
-        ShapeKind::Convex(_) => (false, hit.feature != u32::MAX),
-        ShapeKind::Rounded(_)
-        | ShapeKind::Implicit(_)
-        | ShapeKind::RoundConvex(_)
-        | ShapeKind::HalfSpace(_)
-        | ShapeKind::Compound(_) => (false, false),
-    };
+    let feature = shape.kind().data().ray_feature(hit.feature);
+    let (mesh, convex) = (feature == RayFeature::Triangle, feature == RayFeature::Face);
     Some(WorldRayHit {
         body: id,
         toi: hit.toi,

@@ -1,5 +1,5 @@
 //! [`Collider`] constructors of the rounded convex kinds, segments,
-//! triangles and half-spaces (each with its `try_` form returning the
+//! triangles, half-spaces and polylines (each with its `try_` form returning the
 //! builder's error; see [`SharedShape`]).
 
 use glam::Vec3;
@@ -92,5 +92,28 @@ impl Collider {
     /// error.
     pub fn try_half_space(normal: Vec3) -> Result<Self, ShapeError> {
         SharedShape::half_space(normal).map(Self::new)
+    }
+
+    /// A polyline through `points`: the segments `indices` (pairs of
+    /// point indices), or the chain `0–1, 1–2, …` when `None` (avian3d's
+    /// `Collider::polyline`; see [`SharedShape::polyline`]).
+    ///
+    /// # Panics
+    ///
+    /// On a point not finite or beyond the shape limits, no segment, an
+    /// index out of range or a segment of zero length;
+    /// [`Collider::try_polyline`] returns the error instead.
+    #[track_caller]
+    pub fn polyline(points: Vec<Vec3>, indices: Option<Vec<[u32; 2]>>) -> Self {
+        literal("polyline", Self::try_polyline(points, indices))
+    }
+
+    /// [`Collider::polyline`] for points from data: the reason as an
+    /// error.
+    pub fn try_polyline(
+        points: Vec<Vec3>,
+        indices: Option<Vec<[u32; 2]>>,
+    ) -> Result<Self, ShapeError> {
+        SharedShape::polyline(points, indices).map(Self::new)
     }
 }

@@ -18,7 +18,7 @@ use super::components::{Collider, ColliderAabb, CollidingEntities};
 use super::resources::CollisionState;
 use crate::bounds::BoundsMode;
 use crate::bvh::Obb;
-use crate::collider::{ShapeKind, SharedShape};
+use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::math::Pose;
 use crate::narrow_phase::PairState;
 use crate::pipeline::BodyHandle;
@@ -265,22 +265,27 @@ fn draw_shape(gizmos: &mut Gizmos<CollisionGizmos>, config: &CollisionGizmos, vi
         own.or(config.shape_color)
     };
     let Some(color) = color else { return };
-    match view.shape.kind() {
-        ShapeKind::Convex(_) => polytope_lines(gizmos, view.shape.polytope(), &view.pose, color),
-        ShapeKind::Compound(c) => {
-            for piece in c.pieces() {
-                let pose = view.pose.mul(&piece.pose);
-                match piece.shape.implicit() {
-                    Some(s) => implicit_lines(gizmos, s, &pose, color),
-                    None => polytope_lines(gizmos, piece.shape.polytope(), &pose, color),
-                }
-            }
+    draw_kind(gizmos, view.shape, &view.pose, color);
+}
+
+/// One shape's outline at `pose`: a composite kind (a compound, a
+/// polyline) by its parts', the others by their own.
+fn draw_kind(gizmos: &mut Gizmos<CollisionGizmos>, shape: &ShapeData, pose: &Pose, color: Color) {
+    if let Some(parts) = shape.compound() {
+        for piece in parts.pieces() {
+            draw_kind(gizmos, &piece.shape, &pose.mul(&piece.pose), color);
         }
-        ShapeKind::Implicit(s) => implicit_lines(gizmos, s, &view.pose, color),
-        ShapeKind::RoundConvex(s) => round_convex_lines(gizmos, s, &view.pose, color),
-        ShapeKind::HalfSpace(h) => half_space_lines(gizmos, h, &view.pose, color),
-        ShapeKind::HeightField(h) => heightfield_lines(gizmos, h, &view.pose, color),
-        ShapeKind::TriMesh(_) | ShapeKind::Rounded(_) => {}
+        return;
+    }
+    match shape.kind() {
+        ShapeKind::Convex(_) => polytope_lines(gizmos, shape.polytope(), pose, color),
+        ShapeKind::Implicit(s) => implicit_lines(gizmos, s, pose, color),
+        ShapeKind::RoundConvex(s) => round_convex_lines(gizmos, s, pose, color),
+        ShapeKind::HalfSpace(h) => half_space_lines(gizmos, h, pose, color),
+        ShapeKind::HeightField(h) => heightfield_lines(gizmos, h, pose, color),
+        // Meshes are drawn by their tree levels; spheres and capsules by
+        // their boxes; composites above.
+        _ => {}
     }
 }
 

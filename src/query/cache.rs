@@ -99,7 +99,8 @@ impl PairCache {
     fn slot_for(a: &ShapeData, b: &ShapeData) -> Option<usize> {
         use ShapeKind::*;
         match (a.kind(), b.kind()) {
-            (Compound(_), _) | (_, Compound(_)) => Some(2),
+            // A composite (a compound, a polyline): its parts' pairs.
+            _ if a.compound().is_some() || b.compound().is_some() => Some(2),
             (HalfSpace(_), TriMesh(_)) | (TriMesh(_), HalfSpace(_)) => Some(1),
             (HalfSpace(_), _) | (_, HalfSpace(_)) => None,
             (Rounded(_), Rounded(_)) => None,

@@ -23,7 +23,10 @@ pub fn test_pair(
     scratch: &mut QueryScratch,
 ) -> PairResult {
     match (a.shape.kind(), b.shape.kind()) {
-        (ShapeKind::Compound(_), _) | (_, ShapeKind::Compound(_)) => {
+        // Composites (a compound's pieces, a polyline's segments) recurse
+        // to their parts.
+        (ShapeKind::Compound(_) | ShapeKind::Polyline(_), _)
+        | (_, ShapeKind::Compound(_) | ShapeKind::Polyline(_)) => {
             if !matches!(cache, PairCache::Compound(_)) {
                 *cache = PairCache::Compound(Box::default());
             }
@@ -133,11 +136,12 @@ fn support_pair<S: SupportShape>(
             (Some(pairs), Some(surface)) => implicit::implicit_mesh(s, a, surface, b, pairs),
             _ => PairResult::default(),
         },
-        // `test_pair` sends compound, half-space and height-field pairs to
+        // `test_pair` sends composite, half-space and height-field pairs to
         // their arms first.
-        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) | ShapeKind::HeightField(_) => {
-            test_pair(a, b, cache, scratch)
-        }
+        ShapeKind::Compound(_)
+        | ShapeKind::Polyline(_)
+        | ShapeKind::HalfSpace(_)
+        | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),
     }
 }
 
@@ -166,12 +170,13 @@ fn rounded_pair(
             (Some(pairs), Some(surface)) => rounded::rounded_mesh(r, a, surface, b, pairs),
             _ => PairResult::default(),
         },
-        // `test_pair` sends compound, half-space and height-field pairs to
+        // `test_pair` sends composite, half-space and height-field pairs to
         // their arms before this one; kept so that the match is exhaustive and the
         // answer right.
-        ShapeKind::Compound(_) | ShapeKind::HalfSpace(_) | ShapeKind::HeightField(_) => {
-            test_pair(a, b, cache, scratch)
-        }
+        ShapeKind::Compound(_)
+        | ShapeKind::Polyline(_)
+        | ShapeKind::HalfSpace(_)
+        | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),
     }
 }
 
@@ -193,9 +198,11 @@ fn half_space_pair(
             (Some(pairs), Some(surface)) => half_space::half_space_mesh(h, a, surface, b, pairs),
             _ => PairResult::default(),
         },
-        // `test_pair` sends compound and height-field pairs to their arms
+        // `test_pair` sends composite and height-field pairs to their arms
         // first.
-        ShapeKind::Compound(_) | ShapeKind::HeightField(_) => test_pair(a, b, cache, scratch),
+        ShapeKind::Compound(_) | ShapeKind::Polyline(_) | ShapeKind::HeightField(_) => {
+            test_pair(a, b, cache, scratch)
+        }
     }
 }
 

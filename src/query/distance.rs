@@ -51,16 +51,7 @@ fn pieces<'a>(s: &'a ShapeData, pose: &Pose) -> SmallVec<[(u32, &'a ShapeData, P
 /// A convex piece as GJK / EPA see it: a polytope, a sphere or capsule, a
 /// cylinder or cone.
 pub(super) fn support_map(s: &ShapeData) -> Option<&dyn SupportMap> {
-    match s.kind() {
-        ShapeKind::Convex(p) => Some(p),
-        ShapeKind::Rounded(r) => Some(r),
-        ShapeKind::Implicit(s) => Some(s),
-        ShapeKind::RoundConvex(s) => Some(s),
-        ShapeKind::TriMesh(_)
-        | ShapeKind::Compound(_)
-        | ShapeKind::HalfSpace(_)
-        | ShapeKind::HeightField(_) => None,
-    }
+    s.kind().data().support_map()
 }
 
 /// Calls `f` on every pair of pieces of the two shapes at their world
@@ -354,7 +345,7 @@ pub(super) fn rescaled_copies(
 ) -> Option<Rescaled> {
     // A compound too, whatever its pieces: its pair test recurses into
     // them unscaled (compounds do not nest, so one level is all there is).
-    let copied = |s: &ShapeData| matches!(s.kind(), ShapeKind::TriMesh(_) | ShapeKind::Compound(_));
+    let copied = |s: &ShapeData| s.kind().data().own_mesh().is_some() || s.compound().is_some();
     if !copied(a) && !copied(b) {
         return None;
     }

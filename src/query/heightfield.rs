@@ -87,7 +87,10 @@ pub(super) fn shape_heightfield(
         }
         // Static against static in a world (never paired there): boxes only,
         // said not exact.
-        ShapeKind::HeightField(_) | ShapeKind::HalfSpace(_) | ShapeKind::Compound(_) => false,
+        ShapeKind::HeightField(_)
+        | ShapeKind::HalfSpace(_)
+        | ShapeKind::Compound(_)
+        | ShapeKind::Polyline(_) => false,
     };
     if !exact {
         return PairResult {

@@ -403,3 +403,16 @@ fn round_kinds_and_half_spaces_are_outlined() {
     let all = segments(&app, palette().shape_color) + segments(&app, palette().colliding_color);
     assert_eq!(all, 24 + 3 + 1 + 19);
 }
+
+/// A polyline is outlined by its segments.
+#[test]
+fn polylines_are_outlined_by_their_segments() {
+    let mut app = app();
+    let points = vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 1.0, 0.0), Vec3::Y];
+    app.world_mut().spawn((
+        Collider::polyline(points, None),
+        ColliderPose(Pose::IDENTITY),
+    ));
+    app.update();
+    assert_eq!(segments(&app, palette().shape_color), 3);
+}

@@ -17,6 +17,7 @@ mod implicit;
 mod move_and_slide;
 mod parallel;
 mod picking;
+mod polyline;
 mod reflect;
 mod round_kinds;
 mod scaled_app;

@@ -25,6 +25,8 @@ mod exact_heightfield_cast;
 mod exact_heightfield_ray;
 mod exact_implicit;
 mod exact_inputs;
+mod exact_polyline;
+mod exact_polyline_casts;
 mod exact_round_kinds;
 mod exact_tree_queries;
 mod exact_trees;
