@@ -13,7 +13,7 @@
 # 40-point hulls (not the peers'): a few minutes per side.
 set -euo pipefail
 rev=${1:?usage: scripts/bench-vs-commit.sh <rev> [filter]}
-filter=${2:-'world_frame/|broad_phase/(sap|grid_sap)/10000|bounds_update/(fixed_cube|dynamic_box_read_ahead)/10000|convex_boolean/points=40/(gjk_warm|lin_canny_warm)'}
+filter=${2:-'world_frame/|broad_phase/(sap|grid_sap)/10000$|bounds_update/(fixed_cube|dynamic_box_read_ahead)/10000$|convex_boolean/points=40/(gjk_warm|lin_canny_warm)'}
 root=$(git rev-parse --show-toplevel)
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 tmp=$(mktemp -d)
@@ -33,9 +33,11 @@ echo "== $rev ($(git -C "$root" rev-parse --short "$rev")): baseline prev; load:
 echo "== current tree ($(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet || echo '+changes')) against prev; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 (cd "$root" && cargo bench -q -p icollide-peers "${benches[@]}" -- --baseline prev "$filter") \
     >"$tmp/now.log" 2>&1 || { cat "$tmp/now.log"; exit 1; }
-# Criterion prints the bench's name, then `time:` and `change:` lines.
+# Criterion prints the bench's name, then `time:`, then `change:` with the
+# time's change on the same line, or (benches with a throughput) on the
+# next `time:` line, then its verdict.
 awk '/^[a-z_]+\/[^ ]*/ { name = $1 }
-     /^[a-z_]+\/[^ ]* +time:/ { name = $1 }
-     /change:/ { sub(/^ */, ""); printf "%-58s %s\n", name, $0 }
-     /(improved|regressed|No change|within noise)/ { sub(/^ */, ""); printf "%-58s   %s\n", "", $0 }' "$tmp/now.log"
+     /change:/ { if ($0 ~ /\[/) { sub(/^ *change: */, ""); printf "%-46s %s\n", name, $0 } else pending = 1; next }
+     pending && /time:/ { sub(/^ *time: */, ""); printf "%-46s %s\n", name, $0; pending = 0; next }
+     /(improved|regressed|No change|within noise)/ { sub(/^ */, ""); printf "%-46s   %s\n", "", $0 }' "$tmp/now.log"
 echo "== load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

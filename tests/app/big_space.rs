@@ -14,7 +14,8 @@
 //! - `nested_grids_and_f64_queries`: a collider in a turned grid placed in
 //!   a cell of the root grid gets the composed `f64` position; an `f64`
 //!   ray cast from 10⁹ m hits it at the `f64` point, which `point_in_grid`
-//!   turns back into a cell.
+//!   turns back into a cell; a collider in a cell past the world's limit
+//!   (`2⁵⁰ m`) is refused (warned, no pose), not placed wrong.
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
@@ -246,6 +247,15 @@ fn nested_grids_and_f64_queries() {
         ChildOf(sub),
     );
     let body = world.spawn(body).id();
+    // A cell past the world's limit (2^50 m): refused, never placed.
+    let past = CellCoord::new(1 << 40, 0, 0);
+    let lost = (
+        Collider::sphere(1.0),
+        past,
+        Transform::default(),
+        ChildOf(root),
+    );
+    let lost = world.spawn(lost).id();
     app.update();
 
     let mut params = SystemState::<(Collisions, SpatialQuery)>::new(app.world_mut());
@@ -255,6 +265,8 @@ fn nested_grids_and_f64_queries() {
     // 102 m along the sub-grid's x, which is the root's y.
     let want = DVec3::new(FAR as f64 * f64::from(EDGE), 102.0, 0.0);
     assert!((placed.translation - want).length() < 1e-5, "{placed:?}");
+    let lost = collisions.body(lost).expect("a body");
+    assert_eq!(collisions.world().pose_f64(lost), None, "past the limit");
 
     // A ray from 10 m below it, in f64.
     let from = want - DVec3::new(0.0, 10.0, 0.0);

@@ -407,7 +407,8 @@ fn far_boxes_cost_candidates_never_pairs() {
 
 /// Bad `f64` input is refused with the error `f32` input gets: past
 /// `MAX_POSITION` (`2⁵⁰`) `TooFar`, NaN `NonFinite`; the body keeps its
-/// last pose; a bad ray finds nothing.
+/// last pose; a shape query or cast from there is refused; a bad ray finds
+/// nothing.
 #[test]
 fn f64_poses_past_the_limit_are_refused() {
     use bevy_icollide::collider::limits::MAX_POSITION;
@@ -433,6 +434,20 @@ fn f64_poses_past_the_limit_are_refused() {
     assert_eq!(
         world.intersect_shape_f64(&cube, beyond, QueryFilter::ALL, &mut out),
         too_far
+    );
+    let cast = |origin| {
+        let motion = RigidMotion::linear(Pose::IDENTITY, Vec3::X);
+        let options = ShapeCastOptions::default();
+        world.cast_shape_f64(&cube, (origin, &motion), &options, QueryFilter::ALL)
+    };
+    use bevy_icollide::query::QueryError;
+    assert_eq!(
+        cast(beyond.translation),
+        Err(QueryError::InvalidPose(PoseError::TooFar))
+    );
+    assert_eq!(
+        cast(nan.translation),
+        Err(QueryError::InvalidPose(PoseError::NonFinite))
     );
     let _ = world.step();
     let ray = |origin| world.ray_cast_f64((origin, Vec3::X), 10.0, QueryFilter::ALL);
