@@ -16,7 +16,7 @@ pub(crate) mod vec3x4;
 mod world_pose;
 
 pub use aabb::Aabb;
-pub use motion::RigidMotion;
+pub use motion::{MotionResidual, RigidMotion};
 pub use pose::{Pose, PoseError};
 pub use rounding::rounding_pad;
 pub use world_pose::WorldPose;

@@ -15,7 +15,7 @@
 //! `|v| + |ω| r`; conservative advancement ([`crate::geometry::cast`])
 //! rests on that bound.
 
-use glam::{Quat, Vec3};
+use glam::{DVec3, Quat, Vec3};
 
 use super::Pose;
 
@@ -166,4 +166,27 @@ mod tests {
             assert!(m.angvel.length() <= std::f32::consts::PI + 1e-5);
         }
     }
+}
+
+/// What a motion's `f32` start translation and center velocity leave out
+/// of `f64` endpoints: the motion `m` with residual `r` starts at
+/// `m.start.translation + r.start` and its center moves at
+/// `m.linvel + r.velocity`, both sums in `f64`. Continuous detection far
+/// from the origin casts a sweep with its residual (the cast's frame takes
+/// both, see `query/cast_frame.rs`), so that rounding the step's endpoints
+/// into the pair's frame does not move the path.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MotionResidual {
+    /// Start translation residual.
+    pub start: DVec3,
+    /// Center velocity residual.
+    pub velocity: DVec3,
+}
+
+impl MotionResidual {
+    /// No residual: the motion's `f32` values are exact.
+    pub const ZERO: Self = Self {
+        start: DVec3::ZERO,
+        velocity: DVec3::ZERO,
+    };
 }

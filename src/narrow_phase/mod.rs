@@ -18,8 +18,8 @@ use glam::{DVec3, Vec3};
 
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
-use crate::math::RigidMotion;
 use crate::math::prefetch::for_each_read_ahead;
+use crate::math::{MotionResidual, RigidMotion};
 use crate::query::{
     CachePool, PairCache, PairResult, PairSide, QueryScratch, swept_test, test_pair,
 };
@@ -119,9 +119,9 @@ pub trait PairBodies: Sync {
         DVec3::ZERO
     }
     /// The world point the sweep of the pair `(a, b)` is cast around (see
-    /// [`crate::pipeline::large_world`]): the world origin when every
-    /// position of the step is an `f32` value (the cast then takes them
-    /// exactly), else [`origin`](Self::origin)`(a)`.
+    /// [`crate::pipeline::large_world`]): [`origin`](Self::origin)`(a)`,
+    /// the pair's frame. The sweeps carry the residual of their `f64`
+    /// endpoints ([`MotionResidual`]), so the cast does not depend on it.
     fn sweep_origin(&self, a: u32, _b: u32) -> DVec3 {
         self.origin(a)
     }
@@ -131,8 +131,9 @@ pub trait PairBodies: Sync {
     fn moved(&self, key: u32) -> bool;
     /// Its motion over the step, for a body with continuous detection that
     /// moved (from its pose at the last narrow phase to its pose now), in
-    /// the frame at the world point `origin`.
-    fn sweep(&self, _key: u32, _origin: DVec3) -> Option<RigidMotion> {
+    /// the frame at the world point `origin`, with the residual of its
+    /// `f64` endpoints.
+    fn sweep(&self, _key: u32, _origin: DVec3) -> Option<(RigidMotion, MotionResidual)> {
         None
     }
     /// For time-to-collision scheduling, when its pairs may be scheduled

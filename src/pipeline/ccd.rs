@@ -48,7 +48,7 @@ use super::{BodyHandle, CollisionWorld, WorldError};
 use crate::broad_phase::BroadPhase;
 use glam::DVec3;
 
-use crate::math::{Aabb, RigidMotion};
+use crate::math::{Aabb, MotionResidual, RigidMotion, WorldPose};
 
 impl Body {
     /// Its motion over the step, when it has continuous detection and
@@ -62,13 +62,17 @@ impl Body {
             .then(|| RigidMotion::between(&from, &to, self.local_box().center()))
     }
 
-    /// Whether its translations now and where its step starts are `f32`
-    /// values: its sweep is then cast exactly in world coordinates (see
-    /// `narrow_phase::PairBodies::sweep_origin`).
-    pub fn step_in_f32(&self) -> bool {
-        let exact = |t: DVec3| t.as_vec3().as_dvec3() == t;
-        self.pose.is_none_or(|p| exact(p.translation))
-            && self.step_start.is_none_or(|(p, _)| exact(p.translation))
+    /// [`sweep`](Self::sweep) with its residual: the `f64` start
+    /// translation and center velocity less the motion's `f32` ones, so
+    /// that the cast sees the step's `f64` endpoints whatever the frame.
+    pub fn sweep_exact(&self, origin: DVec3) -> Option<(RigidMotion, MotionResidual)> {
+        let m = self.sweep(origin)?;
+        let (from, to) = (self.step_start?.0, self.pose?);
+        let c = m.local_center.as_dvec3();
+        let center = |p: &WorldPose| (p.translation - origin) + p.rotation.as_dquat() * c;
+        let start = (from.translation - origin) - m.start.translation.as_dvec3();
+        let velocity = (center(&to) - center(&from)) - m.linvel.as_dvec3();
+        Some((m, MotionResidual { start, velocity }))
     }
 
     /// The box holding the body along its step (see the module docs), from

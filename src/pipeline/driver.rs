@@ -19,8 +19,8 @@ use super::body::PairRules;
 use super::{Body, CollisionWorld, ContactEvent};
 use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
-use crate::math::RigidMotion;
 use crate::math::prefetch::{LINE, prefetch_value};
+use crate::math::{MotionResidual, RigidMotion};
 use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
 use crate::query::PairSide;
 
@@ -303,16 +303,6 @@ impl PairBodies for Bodies<'_> {
     }
 
     #[inline]
-    fn sweep_origin(&self, a: u32, b: u32) -> DVec3 {
-        let (ba, bb) = (&self.bodies[a as usize], &self.bodies[b as usize]);
-        if ba.step_in_f32() && bb.step_in_f32() {
-            DVec3::ZERO
-        } else {
-            ba.origin()
-        }
-    }
-
-    #[inline]
     fn shape(&self, key: u32) -> &crate::collider::ShapeData {
         &self.bodies[key as usize].shape
     }
@@ -330,9 +320,13 @@ impl PairBodies for Bodies<'_> {
     }
 
     #[inline]
-    fn sweep(&self, key: u32, origin: DVec3) -> Option<RigidMotion> {
+    fn sweep(&self, key: u32, origin: DVec3) -> Option<(RigidMotion, MotionResidual)> {
         let body = &self.bodies[key as usize];
-        if body.ccd { body.sweep(origin) } else { None }
+        if body.ccd {
+            body.sweep_exact(origin)
+        } else {
+            None
+        }
     }
 
     #[inline]

@@ -13,7 +13,10 @@
 //!   ([`WorldPose::in_frame`]), so the relative pose `q̄_A (t_B − t_A)`
 //!   carries the rounding of the pair's separation, not of the distance to
 //!   the origin. The narrow phase, distances, contacts, continuous
-//!   detection and time-to-collision scheduling all do this; contact
+//!   detection and time-to-collision scheduling all do this (a sweep
+//!   also carries what rounding its step's `f64` endpoints into the frame
+//!   left out, [`MotionResidual`](crate::math::MotionResidual), which the
+//!   cast takes: a fast body far out is swept along its `f64` path); contact
 //!   points come back as world `f32` points and, to `f64` precision,
 //!   through [`PairState::contact_points_f64`](crate::narrow_phase::PairState::contact_points_f64).
 //! - **Queries** take `f64` inputs and give `f64` outputs in their `_f64`

@@ -30,8 +30,8 @@ use crate::broad_phase::BroadPhase;
 use crate::bvh::cast::{Approach, time_bound};
 use crate::bvh::distance::FrameBox;
 use crate::collider::SharedShape;
-use crate::collider::limits::MAX_CAST_COORDINATE;
-use crate::math::{Aabb, Pose, RigidMotion, WorldPose};
+use crate::collider::limits::{MAX_CAST_COORDINATE, MAX_POSITION};
+use crate::math::{Aabb, Pose, PoseError, RigidMotion, WorldPose};
 use crate::query::{self, PairSide, QueryError, ShapeCastHit, ShapeCastOptions};
 
 /// Where a cast shape touches a body: the body and the contact, the cast
@@ -65,7 +65,9 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// given in the frame whose origin is the world point `origin` (`f64`;
     /// the world's axes), the bodies are moved into that frame in `f64`
     /// (see [`super::large_world`]), and the hit's points and normal are in
-    /// it: add `origin` for world points.
+    /// it: add `origin` for world points. Errors also for a NaN or
+    /// infinite `origin` ([`PoseError::NonFinite`]) or one beyond
+    /// [`MAX_POSITION`] ([`PoseError::TooFar`]), as for a body's pose.
     pub fn cast_shape_f64(
         &self,
         shape: &SharedShape,
@@ -73,6 +75,12 @@ impl<B: BroadPhase> CollisionWorld<B> {
         options: &ShapeCastOptions,
         filter: QueryFilter<'_>,
     ) -> Result<Option<WorldShapeHit>, QueryError> {
+        if !origin.is_finite() {
+            return Err(QueryError::InvalidPose(PoseError::NonFinite));
+        }
+        if origin.abs().max_element() > f64::from(MAX_POSITION) {
+            return Err(QueryError::InvalidPose(PoseError::TooFar));
+        }
         let visit = Candidates::Broad(&filter);
         self.first_hit(shape, (origin, motion), options, visit)
     }

@@ -6,7 +6,9 @@
 //!
 //! 1. `SyncPoses`: colliders added, replaced or removed; layers, static and
 //!    sensor flags; poses from `GlobalTransform`
-//!    (feature `bevy_transform`) or from [`ColliderPose`]. A NaN, infinite,
+//!    (feature `bevy_transform`), from a `big_space` grid cell and
+//!    `Transform` in `f64` (feature `big_space`: [`grid_pose`]) or from
+//!    [`ColliderPose`]. A NaN, infinite,
 //!    zero-scale or otherwise unusable pose is reported once with a warning
 //!    and skipped: the collider keeps its last valid pose.
 //! 2. `UpdateBounds`: deformable colliders refit to their
@@ -40,6 +42,8 @@
 
 #[cfg(feature = "bevy_asset")]
 mod assets;
+#[cfg(feature = "big_space")]
+mod big_space;
 #[cfg(feature = "bevy_transform")]
 mod character;
 mod collider_kinds;
@@ -60,12 +64,15 @@ mod reflect;
 mod resources;
 mod slide;
 mod spatial;
+mod spatial_f64;
 mod systems;
 
 #[cfg(feature = "bevy_asset")]
 pub use assets::{
     ColliderConstructor, ColliderConstructorError, ColliderConstructorHierarchy, DeformableMesh,
 };
+#[cfg(feature = "big_space")]
+pub use big_space::{GridPoseError, grid_pose, point_in_grid};
 #[cfg(feature = "bevy_transform")]
 pub use character::{
     CharacterGround, CharacterHit, CharacterPlugin, CharacterPush, KinematicCharacter,
@@ -84,6 +91,7 @@ pub use picking::{CollisionPickingCamera, CollisionPickingPlugin, CollisionPicki
 pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
 pub use slide::{MoveAndSlide, MoveAndSlideHit};
 pub use spatial::{RayHitData, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter};
+pub use spatial_f64::RayHitF64;
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
@@ -261,6 +269,15 @@ impl Plugin for CollisionPlugin {
         app.add_systems(
             self.schedule,
             propagation::check_propagation.in_set(CollisionSystems::SyncPoses),
+        );
+        // Cell-placed colliders (`big_space`): f64 poses from their cells,
+        // after the transform sync (which skips them) added their bodies.
+        #[cfg(feature = "big_space")]
+        app.add_systems(
+            self.schedule,
+            big_space::sync_grid_poses
+                .in_set(CollisionSystems::SyncPoses)
+                .after(systems::sync_poses),
         );
         app.configure_sets(self.schedule, sets).add_systems(
             self.schedule,

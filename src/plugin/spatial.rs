@@ -149,7 +149,7 @@ pub struct ShapeHitData {
 /// seen from the next run on.
 #[derive(SystemParam)]
 pub struct SpatialQuery<'w> {
-    state: Res<'w, CollisionState>,
+    pub(super) state: Res<'w, CollisionState>,
 }
 
 impl SpatialQuery<'_> {
@@ -325,13 +325,13 @@ impl SpatialQuery<'_> {
         self.entities(&bodies)
     }
 
-    fn excluded_bodies(&self, filter: &SpatialQueryFilter) -> Vec<BodyHandle> {
+    pub(super) fn excluded_bodies(&self, filter: &SpatialQueryFilter) -> Vec<BodyHandle> {
         let mut out = Vec::new();
         excluded_bodies(&self.state, filter, &mut out);
         out
     }
 
-    fn hit_data(&self, hit: &WorldRayHit) -> Option<RayHitData> {
+    pub(super) fn hit_data(&self, hit: &WorldRayHit) -> Option<RayHitData> {
         Some(RayHitData {
             entity: self.state.entity(hit.body)?,
             distance: hit.toi,
@@ -342,7 +342,7 @@ impl SpatialQuery<'_> {
     }
 
     /// The entities of `bodies`, sorted.
-    fn entities(&self, bodies: &[BodyHandle]) -> Vec<Entity> {
+    pub(super) fn entities(&self, bodies: &[BodyHandle]) -> Vec<Entity> {
         let mut entities: Vec<Entity> = bodies
             .iter()
             .filter_map(|&b| self.state.entity(b))

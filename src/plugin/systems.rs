@@ -44,14 +44,26 @@ type ChangedFlags = (
 type Global = bevy_transform::components::GlobalTransform;
 #[cfg(feature = "bevy_transform")]
 type TransformItem = (Entity, &'static Global, &'static mut ColliderPose);
+/// Colliders placed by a `big_space` grid cell: synced from the cell
+/// (`big_space.rs`), never from their floating-origin-relative
+/// `GlobalTransform` nor their `ColliderPose` (which that sync writes).
+#[cfg(feature = "big_space")]
+type NotInCell = Without<big_space::prelude::CellCoord>;
+#[cfg(not(feature = "big_space"))]
+type NotInCell = ();
 #[cfg(feature = "bevy_transform")]
-type TransformChanged = (With<Collider>, Or<(Changed<Global>, Changed<Collider>)>);
+type TransformChanged = (
+    With<Collider>,
+    NotInCell,
+    Or<(Changed<Global>, Changed<Collider>)>,
+);
 /// Colliders whose user-written pose changed (those with a `GlobalTransform`
 /// are synced from it instead).
 #[cfg(feature = "bevy_transform")]
 type PoseChanged = (
     With<Collider>,
     Without<Global>,
+    NotInCell,
     Or<(Changed<ColliderPose>, Changed<Collider>)>,
 );
 #[cfg(not(feature = "bevy_transform"))]

@@ -68,7 +68,7 @@ use crate::geometry::cast::{CastParams, CastResult, Mover, Reach, time_of_impact
 use crate::geometry::epa;
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::SupportMap;
-use crate::math::{Aabb, Pose, RigidMotion};
+use crate::math::{Aabb, MotionResidual, Pose, RigidMotion};
 use crate::shape::{ConvexPolytope, Feature};
 
 /// How far and how precisely to cast.
@@ -194,7 +194,8 @@ pub(crate) fn cast_sides(
     b: (&PairSide<'_>, &RigidMotion),
     options: &ShapeCastOptions,
 ) -> Result<Option<ShapeCastHit>, QueryError> {
-    cast_sides_with(a, b, options, &mut CastScratch::default())
+    let none = [MotionResidual::ZERO; 2];
+    cast_sides_with(a, b, &none, options, &mut CastScratch::default())
 }
 
 /// Reusable memory of casts (the tree search's stack, the one-leaf trees of
@@ -207,10 +208,13 @@ pub struct CastScratch {
     gjk: GjkCache,
 }
 
-/// [`cast_sides`] with the caller's scratch memory.
+/// [`cast_sides`] with the caller's scratch memory and the motions'
+/// residuals (their `f64` endpoints' parts the `f32` motions leave out;
+/// a half-space side's is ignored: it stands still).
 pub(crate) fn cast_sides_with(
     (a, motion_a): (&PairSide<'_>, &RigidMotion),
     (b, motion_b): (&PairSide<'_>, &RigidMotion),
+    [ra, rb]: &[MotionResidual; 2],
     options: &ShapeCastOptions,
     scratch: &mut CastScratch,
 ) -> Result<Option<ShapeCastHit>, QueryError> {
@@ -228,7 +232,12 @@ pub(crate) fn cast_sides_with(
         return Ok(hit);
     }
     let boxes = [side_box(a), side_box(b)];
-    let frame = CastFrame::new([motion_a, motion_b], [&boxes[0], &boxes[1]], options)?;
+    let frame = CastFrame::new(
+        [motion_a, motion_b],
+        [ra, rb],
+        [&boxes[0], &boxes[1]],
+        options,
+    )?;
     let Some(frame) = frame else {
         return Ok(None);
     };
@@ -573,21 +582,25 @@ fn start_normal(a: &Piece<'_>, b: &Piece<'_>, gjk: &mut GjkCache) -> Vec3 {
 /// step is not hidden by the near miss at its start. A cast that runs out
 /// of steps ([`CastStatus::OutOfIterations`]) counts as a touch: a contact
 /// it cannot rule out is never let through. A pair beyond the cast limits
-/// ([`crate::collider::limits`]) is not swept.
+/// ([`crate::collider::limits`]) is not swept. Each sweep comes with its
+/// residual (see [`MotionResidual`]).
 pub(crate) fn swept_test(
-    (a, ma): (&PairSide<'_>, Option<RigidMotion>),
-    (b, mb): (&PairSide<'_>, Option<RigidMotion>),
+    (a, ma): (&PairSide<'_>, Option<(RigidMotion, MotionResidual)>),
+    (b, mb): (&PairSide<'_>, Option<(RigidMotion, MotionResidual)>),
     touched: bool,
     scratch: &mut QueryScratch,
 ) -> Option<PairResult> {
     if ma.is_none() && mb.is_none() {
         return None;
     }
-    let ma = ma.unwrap_or_else(|| RigidMotion::stationary(a.pose));
-    let mb = mb.unwrap_or_else(|| RigidMotion::stationary(b.pose));
+    let still = |pose| (RigidMotion::stationary(pose), MotionResidual::ZERO);
+    let (ma, ra) = ma.unwrap_or_else(|| still(a.pose));
+    let (mb, rb) = mb.unwrap_or_else(|| still(b.pose));
+    let residuals = [ra, rb];
     let mut options = ShapeCastOptions::default();
     let hit = loop {
-        let hit = cast_sides_with((a, &ma), (b, &mb), &options, &mut scratch.cast).ok()??;
+        let cast = cast_sides_with((a, &ma), (b, &mb), &residuals, &options, &mut scratch.cast);
+        let hit = cast.ok()??;
         if !hit.started_touching || (hit.distance <= 0.0 && !touched) {
             break hit;
         }

@@ -43,7 +43,7 @@ use glam::{DQuat, DVec3, Quat, Vec3};
 use super::QueryError;
 use super::cast::{ShapeCastHit, ShapeCastOptions};
 use crate::collider::limits::{MAX_CAST_COORDINATE, MAX_CAST_TURN};
-use crate::math::{Aabb, Pose, RigidMotion};
+use crate::math::{Aabb, MotionResidual, Pose, RigidMotion};
 
 /// Relative padding of the balls' radii for the rounding of their
 /// computation, and the tolerance's floor relative to the pair's size.
@@ -77,26 +77,36 @@ pub(super) struct CastFrame {
 }
 
 /// One side's motion in `f64`: start translation, start center minus it,
-/// velocity, ball radius about the center, angular speed.
+/// velocity as an `f32` value `v` plus a residual `v_lo` (products of an
+/// `f32` time with `v` are exact), ball radius about the center, angular
+/// speed.
 #[derive(Clone, Copy)]
 struct Path {
     p: DVec3,
     l: DVec3,
     v: DVec3,
+    v_lo: DVec3,
     radius: f64,
     spin: f64,
 }
 
 impl Path {
-    fn of(m: &RigidMotion, local_box: &Aabb) -> Path {
+    /// The path of `m` with its residual `r` (its `f64` endpoints).
+    fn of(m: &RigidMotion, local_box: &Aabb, r: &MotionResidual) -> Path {
         let radius = local_box.max_distance_from(m.local_center) as f64;
         Path {
-            p: m.start.translation.as_dvec3(),
+            p: m.start.translation.as_dvec3() + r.start,
             l: dquat(m.start.rotation) * m.local_center.as_dvec3(),
             v: m.linvel.as_dvec3(),
+            v_lo: r.velocity,
             radius: if radius.is_finite() { radius } else { 0.0 },
             spin: m.angvel.as_dvec3().length(),
         }
+    }
+
+    /// The whole velocity.
+    fn velocity(&self) -> DVec3 {
+        self.v + self.v_lo
     }
 
     /// The last time its center is within the coordinate limit (infinite
@@ -109,21 +119,23 @@ impl Path {
                 "the cast starts beyond MAX_CAST_COORDINATE (f32::MAX / 2)",
             ));
         }
-        let mut t = f64::INFINITY;
+        let (mut t, v) = (f64::INFINITY, self.velocity());
         for i in 0..3 {
-            if self.v[i] != 0.0 {
-                t = t.min((limit.copysign(self.v[i]) - c[i]) / self.v[i]);
+            if v[i] != 0.0 {
+                t = t.min((limit.copysign(v[i]) - c[i]) / v[i]);
             }
         }
         Ok(t)
     }
 
-    /// Its center at `t` (an `f32`) as an exact sum `hi + lo`, without the
-    /// center's offset `l`.
+    /// Its center at `t` (an `f32`) as a sum `hi + lo`, without the
+    /// center's offset `l`: exact but for the residual's product, whose
+    /// rounding is `2⁻⁵³` of a residual already below `f32`'s resolution.
     fn split_at(&self, t: f32) -> (DVec3, DVec3) {
         let (mut hi, mut lo) = (DVec3::ZERO, DVec3::ZERO);
         for i in 0..3 {
             (hi[i], lo[i]) = two_sum(self.p[i], t as f64 * self.v[i]);
+            lo[i] += t as f64 * self.v_lo[i];
         }
         (hi, lo)
     }
@@ -221,7 +233,9 @@ pub(crate) fn clipped_max_time(
     sides: &[(&RigidMotion, &Aabb)],
     max_time: f32,
 ) -> Result<f64, QueryError> {
-    let mut paths = sides.iter().map(|(m, b)| Path::of(m, b));
+    let mut paths = sides
+        .iter()
+        .map(|(m, b)| Path::of(m, b, &MotionResidual::ZERO));
     match (paths.next(), paths.next()) {
         (Some(a), Some(b)) => clip_paths(&[a, b], max_time),
         (Some(a), None) => clip_paths(&[a], max_time),
@@ -287,7 +301,7 @@ impl Entry {
         for d in [hi_b, lo_b, -hi_a, -lo_a, b.l - a.l] {
             x.add(d);
         }
-        ball_window(x.value(), b.v - a.v, reach)?;
+        ball_window(x.value(), b.velocity() - a.velocity(), reach)?;
         Some(Entry {
             x,
             origin: hi_a + lo_a,
@@ -300,7 +314,8 @@ impl Entry {
         let dt = dt as f64;
         self.x.add(dt * b.v);
         self.x.add(-(dt * a.v));
-        self.origin += dt * a.v;
+        self.x.add(dt * b.v_lo - dt * a.v_lo);
+        self.origin += dt * a.velocity();
     }
 
     /// Moves from time `t` to the window's start (not before time 0):
@@ -308,7 +323,7 @@ impl Entry {
     /// time and the window's end from there; `None` if the balls never
     /// meet.
     fn refine(&mut self, a: &Path, b: &Path, reach: f64, t: f32) -> Option<(Time, f64)> {
-        let w = b.v - a.v;
+        let w = b.velocity() - a.velocity();
         let mut time = Time {
             parts: [t, 0.0, 0.0],
             rest: 0.0,
@@ -322,28 +337,30 @@ impl Entry {
         let (enter, leave) = ball_window(self.x.value(), w, reach)?;
         time.rest = enter.max(-time.approx());
         self.x.add(time.rest * w);
-        self.origin += time.rest * a.v;
+        self.origin += time.rest * a.velocity();
         Some((time, leave - time.rest))
     }
 }
 
 impl CastFrame {
     /// The frame of a cast of two shapes (their boxes in their own frames)
-    /// under `motions`; `None` when their balls never come within reach in
-    /// `[0, max_time]`. Errors: beyond the cast limits.
+    /// under `motions` with their `residuals` (the `f64` endpoints' parts
+    /// the `f32` motions leave out); `None` when their balls never come
+    /// within reach in `[0, max_time]`. Errors: beyond the cast limits.
     pub fn new(
         motions: [&RigidMotion; 2],
+        residuals: [&MotionResidual; 2],
         boxes: [&Aabb; 2],
         options: &ShapeCastOptions,
     ) -> Result<Option<CastFrame>, QueryError> {
         let (a, b) = (
-            Path::of(motions[0], boxes[0]),
-            Path::of(motions[1], boxes[1]),
+            Path::of(motions[0], boxes[0], residuals[0]),
+            Path::of(motions[1], boxes[1], residuals[1]),
         );
         let end = clip_paths(&[a, b], options.max_time_of_impact)?;
         let slack = (options.target_distance + options.tolerance) as f64;
         let reach = (a.radius + b.radius) * (1.0 + PAD) + slack;
-        let w = b.v - a.v;
+        let w = b.velocity() - a.velocity();
         // First pass, in plain f64: where to split the time.
         let d = (b.p - a.p) + (b.l - a.l);
         let rough = reach + PAD * PAD * (a.p.length() + b.p.length() + d.length());
@@ -388,7 +405,7 @@ impl CastFrame {
             start,
             k,
             origin: at.origin,
-            velocity_a: a.v,
+            velocity_a: a.velocity(),
             size: reach as f32,
             speed: (speed / k) as f32,
         }))

@@ -8,6 +8,7 @@ mod common;
 
 mod assets;
 mod bevy_app;
+mod big_space;
 mod ccd;
 mod debug_render;
 mod event_log;

@@ -23,7 +23,7 @@
 
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::collider::limits::{MAX_CAST_COORDINATE, MAX_CAST_TURN, MAX_POSITION};
-use bevy_icollide::math::{Pose, RigidMotion};
+use bevy_icollide::math::{Pose, RigidMotion, WorldPose};
 use bevy_icollide::pipeline::{BodyDesc, BodyHandle, CollisionWorld, QueryFilter, WorldConfig};
 use bevy_icollide::query::{
     CastStatus, QueryError, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear,
@@ -559,8 +559,9 @@ type RowRun = (Vec<(BodyHandle, f64)>, Vec<f32>, Vec<(BodyHandle, usize)>);
 /// diagonal `(s, s, 0)` (both coordinates the same `f32`: exactly on it)
 /// past a row of 400 balls off it by up to 1.3 (never within `2⁻¹²` of the
 /// reach 1, beyond the tolerance): the step each start is reported in, by
-/// body.
-fn row_starts(rng: &mut Rng, jump: f32) -> RowRun {
+/// body. The whole scene is placed at `offset` through `f64` poses
+/// (`tests/core/large_world.rs` runs it far from the origin).
+pub(crate) fn row_starts(rng: &mut Rng, jump: f32, offset: DVec3) -> RowRun {
     let mut world = CollisionWorld::new(WorldConfig::default()).expect("config");
     let ball = SharedShape::sphere(0.5).expect("ball");
     let mut row = Vec::new();
@@ -581,9 +582,7 @@ fn row_starts(rng: &mut Rng, jump: f32) -> RowRun {
         desc.is_static = true;
         let id = world.add_body(desc);
         let at = Vec3::new(3.0, 3.0, 0.0) * i as f32 + off;
-        world
-            .set_pose(id, Pose::from_translation(at))
-            .expect("pose");
+        place(&mut world, id, at, offset);
         // At (s, s, 0) the mover is sqrt(2 (s − s_c)² + d²) from it.
         if d < 1.0 {
             let s_c = (at.x as f64 + at.y as f64) / 2.0;
@@ -599,10 +598,7 @@ fn row_starts(rng: &mut Rng, jump: f32) -> RowRun {
     for k in 0..=steps {
         let x = x0 + k as f32 * jump;
         xs.push(x);
-        let at = Vec3::new(x, x, 0.0);
-        world
-            .set_pose(mover, Pose::from_translation(at))
-            .expect("pose");
+        place(&mut world, mover, Vec3::new(x, x, 0.0), offset);
         for e in world.step().filter(|e| e.started) {
             let other = if e.bodies[0] == mover {
                 e.bodies[1]
@@ -615,12 +611,18 @@ fn row_starts(rng: &mut Rng, jump: f32) -> RowRun {
     (row, xs, starts)
 }
 
+/// A body at `at + offset`, the sum in `f64`.
+fn place(world: &mut CollisionWorld, id: BodyHandle, at: Vec3, offset: DVec3) {
+    let pose = WorldPose::new(Quat::IDENTITY, at.as_dvec3() + offset);
+    world.set_pose_f64(id, pose).expect("pose");
+}
+
 #[test]
 fn a_fast_sphere_starts_a_touch_with_every_sphere_it_passes() {
     let mut rng = Rng::new(49);
     // Up to jumps the world's positions admit (MAX_POSITION, 2^50).
     for jump in [1e1f32, 1e4, 1e6, 1e10, 1e13] {
-        let (row, xs, mut starts) = row_starts(&mut rng, jump);
+        let (row, xs, mut starts) = row_starts(&mut rng, jump, DVec3::ZERO);
         let mut want: Vec<(BodyHandle, usize)> = row
             .iter()
             .map(|&(id, touch)| {

@@ -407,7 +407,8 @@ fn far_boxes_cost_candidates_never_pairs() {
 
 /// Bad `f64` input is refused with the error `f32` input gets: past
 /// `MAX_POSITION` (`2⁵⁰`) `TooFar`, NaN `NonFinite`; the body keeps its
-/// last pose; a bad ray finds nothing.
+/// last pose; a shape query or cast from there is refused; a bad ray finds
+/// nothing.
 #[test]
 fn f64_poses_past_the_limit_are_refused() {
     use bevy_icollide::collider::limits::MAX_POSITION;
@@ -434,10 +435,60 @@ fn f64_poses_past_the_limit_are_refused() {
         world.intersect_shape_f64(&cube, beyond, QueryFilter::ALL, &mut out),
         too_far
     );
+    let cast = |origin| {
+        let motion = RigidMotion::linear(Pose::IDENTITY, Vec3::X);
+        let options = ShapeCastOptions::default();
+        world.cast_shape_f64(&cube, (origin, &motion), &options, QueryFilter::ALL)
+    };
+    use bevy_icollide::query::QueryError;
+    assert_eq!(
+        cast(beyond.translation),
+        Err(QueryError::InvalidPose(PoseError::TooFar))
+    );
+    assert_eq!(
+        cast(nan.translation),
+        Err(QueryError::InvalidPose(PoseError::NonFinite))
+    );
     let _ = world.step();
     let ray = |origin| world.ray_cast_f64((origin, Vec3::X), 10.0, QueryFilter::ALL);
     assert!(ray(beyond.translation).is_none() && ray(nan.translation).is_none());
     // The body at the limit is found by a ray from just before it.
     let hit = ray(at.translation - DVec3::X * 2.0).expect("a hit at the limit");
     assert!((hit.point_f64 - (at.translation - DVec3::X * 0.5)).length() <= 0.25);
+}
+
+/// Continuous detection far out: `exact_casts`' ball jumping along a row
+/// of 400 balls, the scene translated by 10⁶ and 10⁹ m, starts each touch
+/// in the step the exact reference says, as at the origin (jumps of 10 m
+/// to 10¹⁰ m per step; the pairs' sweeps are cast from their `f64`
+/// endpoints).
+#[test]
+fn far_sweeps_start_every_touch_in_its_step() {
+    let mut failures = Vec::new();
+    for offset in [1e6, 1e9].map(|d| DVec3::new(d, -d, 0.5 * d)) {
+        let mut rng = Rng::new(49);
+        for jump in [1e1f32, 1e4, 1e6, 1e10] {
+            let (row, xs, mut starts) = super::exact_casts::row_starts(&mut rng, jump, offset);
+            let mut want: Vec<_> = row
+                .iter()
+                .map(|&(id, touch)| {
+                    (
+                        id,
+                        xs.iter().position(|&x| x as f64 >= touch).expect("passed"),
+                    )
+                })
+                .collect();
+            starts.sort();
+            want.sort();
+            assert!(want.len() > 100, "{} touched", want.len());
+            if starts != want {
+                let missed = want.iter().filter(|w| !starts.contains(w)).count();
+                let extra = starts.iter().filter(|s| !want.contains(s)).count();
+                failures.push(format!(
+                    "offset {offset}, jump {jump}: {missed} missed, {extra} extra"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
 }

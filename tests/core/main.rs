@@ -36,6 +36,7 @@ mod frame_cost;
 mod fuzz;
 mod implicit_reference;
 mod large_world;
+mod large_world_boxes;
 mod layers;
 mod mesh_brute_force;
 mod mesh_distance;
