@@ -1,9 +1,13 @@
-//! The parallel path: the pair tests split into tasks the caller runs on
-//! its threads (Bevy's compute pool, `std::thread::scope`, rayon …); the
-//! results are applied and the events recorded afterwards in one serial
-//! pass, so they do not depend on the number of tasks or threads.
+//! The parallel path: the active pairs, in the serial update's order, cut
+//! into contiguous shares, one task each, that the caller runs on its
+//! threads (Bevy's compute pool, `std::thread::scope`, rayon …). A task
+//! decides which of its pairs need a test and tests them (the serial
+//! caller only lists the pairs); each writes its outcomes into its own
+//! share of the job list, and the events are appended afterwards in one
+//! serial pass over the list, in order, so they are the serial update's
+//! whatever the number of tasks or threads.
 //!
-//! Any task count is accepted: it is clamped to `1 ..= pairs to test` (a
+//! Any task count is accepted: it is clamped to `1 ..= active pairs` (a
 //! task per pair is the finest split there is). A task the caller drops
 //! (or forgets) instead of running leaves its pairs untested: the pass
 //! after the caller returns finds them by their `done` flags and tests them
@@ -18,10 +22,12 @@ use crate::broad_phase::{PairChanges, PairKey};
 use crate::math::prefetch::for_each_read_ahead;
 use crate::query::QueryScratch;
 
-/// One pair to test.
+/// One active pair: tested by its task if it needs a test.
 pub(super) struct Job<'a> {
     key: PairKey,
     state: &'a mut PairState,
+    /// It needed a test (decided by its task).
+    test: bool,
     changed: bool,
     /// Its result touches (copied from the state by the task, so that the
     /// serial pass afterwards reads the job list alone).
@@ -63,20 +69,28 @@ pub struct NarrowTask<'t, 'a, B> {
 }
 
 impl<B: PairBodies> NarrowTask<'_, '_, B> {
-    /// Runs the tests of this share.
+    /// Runs the tests of this share: each pair that needs one (decided as
+    /// it enters the read-ahead, as the serial update does) is tested.
     pub fn run(self) {
+        let bodies = self.bodies;
+        // `inspect` would hand out `&&mut Job`, which cannot be written.
+        #[allow(clippy::manual_inspect)]
+        let jobs = self.jobs.iter_mut().map(|job| {
+            job.test = needs_test(bodies, job.key, job.state);
+            job
+        });
         for_each_read_ahead(
-            self.jobs.iter_mut(),
-            |job, stage| read_ahead(self.bodies, job.key, job.state, stage),
-            |job| {
-                job.changed = run_job(self.bodies, job.key, job.state, self.scratch);
-                job.touching = job.state.result.touching;
-                job.done = true;
+            jobs,
+            |job, stage| {
+                if job.test {
+                    read_ahead(bodies, job.key, job.state, stage);
+                }
             },
+            |job| finish_job(bodies, job, self.scratch),
         );
     }
 
-    /// Number of pair tests in this share.
+    /// Number of pairs in this share (each tested if it needs it).
     pub fn len(&self) -> usize {
         self.jobs.len()
     }
@@ -89,7 +103,7 @@ impl<B: PairBodies> NarrowTask<'_, '_, B> {
 
 impl NarrowPhase {
     /// [`update`](Self::update) with the tests spread over `tasks` tasks
-    /// (clamped to `1 ..= pairs to test`): the pairs to test, in the serial
+    /// (clamped to `1 ..= active pairs`): the pairs, in the serial
     /// update's order, are cut into that many contiguous shares; `run`
     /// gets the tasks (each `Send` when the bodies are `Sync`) and should
     /// run all of them before it returns (a scoped spawn). Each task writes
@@ -108,23 +122,16 @@ impl NarrowPhase {
         events: &mut Vec<PairEvent>,
     ) {
         self.apply_changes(changes, bodies, events);
-        let mut touching = 0;
         let TaskLists { jobs, tasks: list } = std::mem::take(&mut self.task_lists);
         let mut jobs: Vec<Job<'_>> = recycle(jobs);
-        for (&key, state) in self.pairs.iter_mut() {
-            if needs_test(bodies, key, state) {
-                jobs.push(Job {
-                    key,
-                    state,
-                    changed: false,
-                    touching: false,
-                    done: false,
-                });
-            } else {
-                touching += u32::from(state.result.touching);
-            }
-        }
-        let tests = jobs.len() as u32;
+        jobs.extend(self.pairs.iter_mut().map(|(&key, state)| Job {
+            key,
+            state,
+            test: false,
+            changed: false,
+            touching: false,
+            done: false,
+        }));
         let tasks = tasks.clamp(1, jobs.len().max(1));
         if self.scratches.len() < tasks {
             self.scratches.resize_with(tasks, QueryScratch::default);
@@ -139,13 +146,14 @@ impl NarrowPhase {
         }));
         run(list.drain(..));
         let list = recycle(list);
-        let mut after = 0;
+        let (mut tests, mut touching, mut after) = (0, 0, 0);
         for job in &mut jobs {
             if !job.done {
-                job.changed = run_job(bodies, job.key, job.state, &mut self.scratch);
-                job.touching = job.state.result.touching;
-                after += 1;
+                job.test = needs_test(bodies, job.key, job.state);
+                finish_job(bodies, job, &mut self.scratch);
+                after += u32::from(job.test);
             }
+            tests += u32::from(job.test);
             touching += u32::from(job.touching);
             if job.changed {
                 events.push(PairEvent {
@@ -177,4 +185,14 @@ impl NarrowPhase {
             );
         }
     }
+}
+
+/// Tests a job's pair if it needs it and records the outcome in the job.
+#[inline]
+fn finish_job<B: PairBodies>(bodies: &B, job: &mut Job<'_>, scratch: &mut QueryScratch) {
+    if job.test {
+        job.changed = run_job(bodies, job.key, job.state, scratch);
+    }
+    job.touching = job.state.result.touching;
+    job.done = true;
 }

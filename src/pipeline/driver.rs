@@ -125,7 +125,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// before it returns (a scoped spawn). Results are applied and events
     /// recorded afterwards in one serial pass, sorted, so the events are the
     /// same whatever the number of tasks or threads. Any `tasks` is
-    /// accepted: it is clamped to `1 ..= pairs to test`. A task the closure
+    /// accepted: it is clamped to `1 ..= active pairs`. A task the closure
     /// drops instead of running is not lost: its pairs are tested serially
     /// after the closure returns (counted in
     /// [`WorldStats::tested_after_tasks`](super::WorldStats::tested_after_tasks),
