@@ -64,12 +64,47 @@ fn run(
     run_with(mode, warm_up, shape_of, |_| false)
 }
 
+/// One serial step; returns the number of events.
+fn serial_step(world: &mut CollisionWorld) -> usize {
+    world.step().len()
+}
+
+/// One step on the parallel path (the bounds update's and the narrow
+/// phase's tasks, three each), the tasks run in turn on this thread: what
+/// the split and the merge allocate, not a thread pool's spawning.
+fn step_in_tasks(world: &mut CollisionWorld) -> usize {
+    world.update_bounds_with(3, |tasks| {
+        for task in tasks {
+            task.run();
+        }
+    });
+    world.update_narrow_phase_with(3, |tasks| {
+        for task in tasks {
+            task.run();
+        }
+    });
+    world.drain_events().len()
+}
+
 /// [`run`] with continuous detection on the bodies `ccd` picks.
 fn run_with(
     mode: BoundsMode,
     warm_up: u32,
     shape_of: impl Fn(&MultiBodyScene, usize) -> SharedShape,
     ccd: impl Fn(usize) -> bool,
+) -> Counted {
+    run_stepped(mode, warm_up, (shape_of, ccd), serial_step)
+}
+
+/// [`run_with`], each frame stepped by `step`.
+fn run_stepped(
+    mode: BoundsMode,
+    warm_up: u32,
+    (shape_of, ccd): (
+        impl Fn(&MultiBodyScene, usize) -> SharedShape,
+        impl Fn(usize) -> bool,
+    ),
+    step: fn(&mut CollisionWorld) -> usize,
 ) -> Counted {
     // The allocation counter is global: one counted run at a time.
     let _one_at_a_time = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
@@ -107,7 +142,7 @@ fn run_with(
         for (i, &id) in ids.iter().enumerate() {
             world.set_pose(id, scene.bodies[i].pose).expect("valid");
         }
-        let events = world.step().len();
+        let events = step(&mut world);
         COUNTING.store(false, Ordering::Relaxed);
         if counting {
             let n = ALLOCS.load(Ordering::Relaxed);
@@ -141,6 +176,20 @@ fn steady_state_frames_do_not_allocate() {
         let r = run(mode, 1000, |scene, i| scene.shape_of(i).clone());
         check(&format!("{mode:?}"), &r);
     }
+}
+
+/// The parallel path (bounds and narrow-phase tasks, split and merged):
+/// its job and task lists keep their memory between frames.
+#[test]
+fn steady_state_frames_in_tasks_do_not_allocate() {
+    let shape = |scene: &MultiBodyScene, i| scene.shape_of(i).clone();
+    let r = run_stepped(
+        BoundsMode::DynamicBox,
+        1000,
+        (shape, |_| false),
+        step_in_tasks,
+    );
+    check("in tasks", &r);
 }
 
 /// The same with every kind: compounds (their piece-pair lists and caches
@@ -251,6 +300,16 @@ fn a_crowd_sorted_from_scratch_every_frame_does_not_allocate() {
 /// half of the counted frames is no higher than over the first half.
 #[test]
 fn churn_does_not_grow_the_memory_in_use() {
+    churn(serial_step, "churn");
+}
+
+/// The same on the parallel path.
+#[test]
+fn churn_in_tasks_does_not_grow_the_memory_in_use() {
+    churn(step_in_tasks, "churn in tasks");
+}
+
+fn churn(step: fn(&mut CollisionWorld) -> usize, what: &str) {
     let _one_at_a_time = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
     let params = MultiBodyParams {
         count: 1000,
@@ -277,13 +336,13 @@ fn churn_does_not_grow_the_memory_in_use() {
         for (i, &id) in ids.iter().enumerate() {
             world.set_pose(id, scene.bodies[i].pose).expect("valid");
         }
-        events += world.step().len();
+        events += step(&mut world);
         if frame >= warm_up {
             let half = usize::from(frame - warm_up >= counted / 2);
             peaks[half] = peaks[half].max(LIVE.load(Ordering::Relaxed));
         }
     }
-    eprintln!("churn: peak bytes in use {peaks:?}, {events} events");
+    eprintln!("{what}: peak bytes in use {peaks:?}, {events} events");
     assert!(
         events > 10_000,
         "{events} events: bodies must start and end pairs"

@@ -12,7 +12,8 @@
 
 mod tasks;
 
-pub use tasks::NarrowTask;
+pub(crate) use tasks::recycle;
+pub use tasks::{NarrowTask, NarrowTasks};
 
 use glam::{DVec3, Vec3};
 
@@ -185,6 +186,8 @@ pub struct NarrowPhase {
     scratch: QueryScratch,
     /// One scratch per task of the parallel path.
     scratches: Vec<QueryScratch>,
+    /// The parallel path's job and task lists, kept for their memory.
+    task_lists: tasks::TaskLists,
     stats: NarrowStats,
     /// A dropped task was warned about (once per narrow phase object).
     warned_dropped_tasks: bool,

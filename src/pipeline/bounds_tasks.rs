@@ -16,6 +16,7 @@ use super::body::Body;
 use super::driver::refresh_box;
 use crate::bounds::READ_AHEAD;
 use crate::broad_phase::BroadPhase;
+use crate::narrow_phase::recycle;
 
 /// A share of the bounds update: a run of the body table and the dirty
 /// slots in it, to run on any thread.
@@ -73,7 +74,9 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// serially, in the serial update's order, so everything after is the
     /// same whatever the number of tasks or threads (see the module docs).
     /// A dropped task's bodies are refreshed serially after `run` returns.
-    /// This path allocates its task list each call.
+    /// The tasks come as a draining iterator; the lists behind it keep
+    /// their memory (nothing allocated in steady state beyond what `run`'s
+    /// executor does).
     ///
     /// ```
     /// # let mut world = bevy_icollide::pipeline::CollisionWorld::default();
@@ -85,7 +88,11 @@ impl<B: BroadPhase> CollisionWorld<B> {
     ///     })
     /// });
     /// ```
-    pub fn update_bounds_with(&mut self, tasks: usize, run: impl FnOnce(Vec<BoundsTask<'_>>)) {
+    pub fn update_bounds_with(
+        &mut self,
+        tasks: usize,
+        run: impl FnOnce(std::vec::Drain<'_, BoundsTask<'_>>),
+    ) {
         if self.dirty.is_empty() {
             return;
         }
@@ -94,12 +101,18 @@ impl<B: BroadPhase> CollisionWorld<B> {
         slots.extend_from_slice(&self.dirty);
         slots.sort_unstable();
         let tasks = tasks.clamp(1, slots.len());
-        let mut visits = vec![0u64; tasks];
+        let mut visits = std::mem::take(&mut self.bounds_visits);
+        visits.clear();
+        visits.resize(tasks, 0);
         let ttc = self.config.time_to_collision;
-        run(split(&mut self.bodies, &slots, &mut visits, ttc));
+        let mut list = recycle(std::mem::take(&mut self.bounds_tasks));
+        split(&mut list, &mut self.bodies, &slots, &mut visits, ttc);
+        run(list.drain(..));
+        self.bounds_tasks = recycle(list);
         self.bounds_order = slots;
         self.begin_bounds_update();
         self.stats.hill_climb_visits = visits.iter().sum();
+        self.bounds_visits = visits;
         let dirty = std::mem::take(&mut self.dirty);
         for &i in &dirty {
             let body = &mut self.bodies[i as usize];
@@ -119,14 +132,14 @@ impl<B: BroadPhase> CollisionWorld<B> {
 /// The body table cut into one run per task, each holding an equal share
 /// of the (ascending, distinct) dirty `slots`.
 fn split<'a>(
+    list: &mut Vec<BoundsTask<'a>>,
     mut rest: &'a mut [Body],
     slots: &'a [u32],
     visits: &'a mut [u64],
     time_to_collision: bool,
-) -> Vec<BoundsTask<'a>> {
+) {
     let per_task = slots.len().div_ceil(visits.len()).max(1);
     let mut first = 0u32;
-    let mut list = Vec::with_capacity(visits.len());
     for (slots, visits) in slots.chunks(per_task).zip(visits.iter_mut()) {
         let end = slots[slots.len() - 1] + 1;
         let (head, tail) = std::mem::take(&mut rest).split_at_mut((end - first) as usize);
@@ -140,5 +153,4 @@ fn split<'a>(
         rest = tail;
         first = end;
     }
-    list
 }

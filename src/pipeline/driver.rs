@@ -21,7 +21,7 @@ use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
 use crate::math::prefetch::{LINE, prefetch_value};
 use crate::math::{MotionResidual, RigidMotion};
-use crate::narrow_phase::{NarrowTask, PairBodies, PairEvent};
+use crate::narrow_phase::{NarrowTasks, PairBodies, PairEvent};
 use crate::query::PairSide;
 
 /// The contact events of a step, drained from the world's queue as they
@@ -114,11 +114,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     pub fn update_narrow_phase(&mut self) {
         self.update_broad_phase();
         self.broad.drain_changes(&mut self.changes);
-        let bodies = Bodies {
-            bodies: &self.bodies,
-            penetration: self.config.penetration,
-            time_to_collision: self.config.time_to_collision,
-        };
+        let bodies = Bodies::new(&self.bodies, &self.config);
         self.narrow
             .update(&self.changes, &bodies, &mut self.pair_events);
         self.finish_narrow_phase();
@@ -129,7 +125,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// before it returns (a scoped spawn). Results are applied and events
     /// recorded afterwards in one serial pass, sorted, so the events are the
     /// same whatever the number of tasks or threads. Any `tasks` is
-    /// accepted: it is clamped to `1 ..= pairs to test`. A task the closure
+    /// accepted: it is clamped to `1 ..= active pairs`. A task the closure
     /// drops instead of running is not lost: its pairs are tested serially
     /// after the closure returns (counted in
     /// [`WorldStats::tested_after_tasks`](super::WorldStats::tested_after_tasks),
@@ -146,19 +142,17 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// });
     /// ```
     ///
-    /// This path allocates its job list each frame.
+    /// The tasks come as a draining iterator (take them all, by value);
+    /// the lists behind it keep their memory, so this path allocates
+    /// nothing in steady state beyond what `run`'s executor does.
     pub fn update_narrow_phase_with(
         &mut self,
         tasks: usize,
-        run: impl FnOnce(Vec<NarrowTask<'_, '_, Bodies<'_>>>),
+        run: impl FnOnce(NarrowTasks<'_, '_, '_, Bodies<'_>>),
     ) {
         self.update_broad_phase();
         self.broad.drain_changes(&mut self.changes);
-        let bodies = Bodies {
-            bodies: &self.bodies,
-            penetration: self.config.penetration,
-            time_to_collision: self.config.time_to_collision,
-        };
+        let bodies = Bodies::new(&self.bodies, &self.config);
         self.narrow
             .update_with(&self.changes, &bodies, tasks, run, &mut self.pair_events);
         self.finish_narrow_phase();
@@ -179,7 +173,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
 
     /// Turns the narrow phase's pair events into contact events (sorted),
     /// clears the moved flags, frees removed bodies' slots.
-    fn finish_narrow_phase(&mut self) {
+    pub(super) fn finish_narrow_phase(&mut self) {
         let start = self.events.len();
         for i in 0..self.pair_events.len() {
             let e = self.contact_event(self.pair_events[i]);
@@ -285,6 +279,16 @@ pub struct Bodies<'a> {
     bodies: &'a [Body],
     penetration: bool,
     time_to_collision: bool,
+}
+
+impl<'a> Bodies<'a> {
+    pub(super) fn new(bodies: &'a [Body], config: &super::WorldConfig) -> Self {
+        Self {
+            bodies,
+            penetration: config.penetration,
+            time_to_collision: config.time_to_collision,
+        }
+    }
 }
 
 impl PairBodies for Bodies<'_> {

@@ -67,6 +67,8 @@ mod deform;
 pub mod driver;
 mod handle;
 pub mod large_world;
+#[cfg(test)]
+mod merge_order_tests;
 mod scale;
 mod shape_cast;
 pub mod spatial;
@@ -289,6 +291,10 @@ pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
     /// The dirty slots in ascending order, for the parallel bounds update
     /// (kept for its capacity).
     bounds_order: Vec<u32>,
+    /// The parallel bounds update's task list and per-task counters, kept
+    /// for their memory.
+    bounds_tasks: Vec<BoundsTask<'static>>,
+    bounds_visits: Vec<u64>,
     /// Bodies whose box changed since the last narrow phase.
     moved: Vec<u32>,
     /// Deactivated pairs, by body slots.
@@ -335,6 +341,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
             pending_free: Vec::new(),
             dirty: Vec::new(),
             bounds_order: Vec::new(),
+            bounds_tasks: Vec::new(),
+            bounds_visits: Vec::new(),
             moved: Vec::new(),
             disabled_pairs: PairSet::default(),
             broad,

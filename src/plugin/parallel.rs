@@ -36,7 +36,7 @@ pub(super) fn task_count(configured: Option<usize>) -> usize {
 }
 
 /// Runs every task on the compute pool and returns when all have run.
-fn run_all<T: Send>(tasks: Vec<T>, run: fn(T)) {
+fn run_all<T: Send>(tasks: impl IntoIterator<Item = T>, run: fn(T)) {
     compute_pool().scope(|scope| {
         for task in tasks {
             scope.spawn(async move { run(task) });

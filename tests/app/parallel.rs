@@ -1,5 +1,5 @@
 //! The plugin's parallel stages (bounds update and narrow phase on Bevy's
-//! compute pool) give the events of the serial plugin, in
+//! compute pool) give the events, poses and boxes of the serial plugin, in
 //! the same order, whatever the split: 1, 2, 4 and 8 tasks per stage on a
 //! pool of (at most) 4 threads, with colliders despawned and spawned while
 //! the scene moves.
@@ -37,8 +37,8 @@ fn transform(scene: &MultiBodyScene, i: usize) -> Transform {
 /// Each frame's messages of 1 200 moving hulls (enough for every stage to
 /// split), one body in 50 despawned and spawned again every 5th frame;
 /// with `tasks` tasks per parallel stage. Also each frame's
-/// `CollidingEntities` of a few bodies.
-fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>) {
+/// `CollidingEntities`, `ColliderPose` and `ColliderAabb` of a few bodies.
+fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>, Vec<String>) {
     let params = MultiBodyParams {
         count: 1200,
         density: 0.1,
@@ -64,7 +64,7 @@ fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>) {
     let mut ids: Vec<Entity> = (0..params.count)
         .map(|i| spawn(&mut app, &scene, i))
         .collect();
-    let (mut frames, mut colliding) = (Vec::new(), Vec::new());
+    let (mut frames, mut colliding, mut placed) = (Vec::new(), Vec::new(), Vec::new());
     for frame in 0..40 {
         if frame % 5 == 2 {
             for i in (frame..params.count).step_by(50) {
@@ -89,9 +89,14 @@ fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>) {
                 })
                 .collect(),
         );
+        for &e in ids.iter().step_by(41) {
+            let pose = app.world().get::<ColliderPose>(e).expect("a pose");
+            let aabb = app.world().get::<ColliderAabb>(e).expect("a box");
+            placed.push(format!("{:?} {:?}", pose.0, aabb.0));
+        }
         scene.step();
     }
-    (frames, colliding)
+    (frames, colliding, placed)
 }
 
 #[test]
@@ -107,5 +112,6 @@ fn events_do_not_depend_on_the_task_split() {
             "{tasks} tasks: the same messages in the same order"
         );
         assert_eq!(parallel.1, serial.1, "{tasks} tasks: CollidingEntities");
+        assert!(parallel.2 == serial.2, "{tasks} tasks: poses and boxes");
     }
 }
