@@ -159,7 +159,7 @@ impl SharedShape {
     /// pieces. The pieces keep sharing their data (`Arc`).
     ///
     /// Errors: no pieces, a bad piece pose, a piece that is a compound, a
-    /// piece placed beyond [`limits::MAX_COORDINATE`].
+    /// piece placed beyond [`MAX_COORDINATE`](super::limits::MAX_COORDINATE).
     pub fn compound(pieces: Vec<CompoundPiece>) -> Result<Self, ShapeError> {
         let compound = Compound::new(pieces)?;
         let bounds = bounds_of(compound.points())?;
