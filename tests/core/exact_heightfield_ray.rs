@@ -468,7 +468,11 @@ fn missing_height_field_queries_are_errors() {
     };
     // Stationary and moving fields are cast (`exact_field_motion.rs`).
     assert!(cast(Vec3::ZERO).expect("cast").is_some());
-    assert!(cast(Vec3::X).expect("a moving field").is_some());
+    assert!(cast(Vec3::X * 0.2).expect("a moving field").is_some());
+    assert!(
+        cast(Vec3::X).expect("a moving field").is_none(),
+        "gone by then"
+    );
     let mesh =
         SharedShape::trimesh(vec![Vec3::ZERO, Vec3::X, Vec3::Z], vec![[0, 1, 2]]).expect("mesh");
     let mesh_cast = query::cast_shapes(
