@@ -15,6 +15,9 @@
 //!   (`D` bounds the other shape's distance from the half-space's center
 //!   over the cast), and each step advances by the distance over that
 //!   rate: never past the contact.
+//!
+//! A height field is measured by its lowest vertex (every sample outside
+//! holes: `O(samples)` per measure).
 
 use super::cast::{CastStatus, ShapeCastHit, ShapeCastOptions};
 use super::distance::{ClosestPoints, support_map};
@@ -23,6 +26,7 @@ use super::pair::PairSide;
 use crate::bvh::Surface;
 use crate::collider::ShapeData;
 use crate::geometry::cast::MAX_STEPS;
+use crate::geometry::support::PointSetSupport;
 use crate::math::{Pose, RigidMotion};
 use crate::shape::{Feature, HalfSpace};
 
@@ -144,6 +148,20 @@ fn piece(
     }
     if let Some(m) = support_map(s) {
         return half_space::half_space_closest((h, ph), (m, ps), pieces);
+    }
+    if let Some(f) = s.heightfield() {
+        // Its lowest vertex (holes left out): every sample, O(samples).
+        let mut points = Vec::new();
+        let all = f.local_aabb().padded(1.0 + f.local_aabb().reach());
+        let _ = f.for_each_triangle_in(&all, |_, tri| {
+            points.extend(tri);
+            std::ops::ControlFlow::Continue(())
+        });
+        if points.is_empty() {
+            return empty(ph);
+        }
+        let m = PointSetSupport(&points);
+        return half_space::half_space_closest((h, ph), (&m, ps), pieces);
     }
     match surface {
         Some(m) => half_space::half_space_surface((h, ph), (m, ps), pieces),

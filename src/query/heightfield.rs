@@ -85,9 +85,19 @@ pub(super) fn shape_heightfield(
             surface_pairs(a, (field, b), first_only, (pairs, scratch));
             true
         }
+        ShapeKind::HalfSpace(h) => {
+            // The triangles with a vertex on or below the plane.
+            let n = to_field.rotation * h.normal;
+            let c = n.dot(to_field.translation);
+            let all = field.local_aabb().padded(1.0 + field.local_aabb().reach());
+            collect(field, &all, first_only, pairs, |tri| {
+                tri.iter().any(|v| n.dot(*v) <= c)
+            });
+            true
+        }
         // Static against static in a world (never paired there): boxes only,
         // said not exact.
-        ShapeKind::HeightField(_) | ShapeKind::HalfSpace(_) | ShapeKind::Compound(_) => false,
+        ShapeKind::HeightField(_) | ShapeKind::Compound(_) => false,
     };
     if !exact {
         return PairResult {

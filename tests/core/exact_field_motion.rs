@@ -23,7 +23,7 @@ use bevy_icollide::math::{Pose, RigidMotion, WorldPose};
 use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, QueryFilter};
 use bevy_icollide::query::{self, ShapeCastHit, ShapeCastOptions};
 use bevy_icollide::shape::Feature;
-use bevy_icollide::testkit::{Rng, long_factor, sphere_hull, torus};
+use bevy_icollide::testkit::{Rng, first_within, long_factor, motion_pose, sphere_hull, torus};
 use glam::{DVec3, Quat, Vec3};
 
 use crate::exact_heightfield::Terrain;
@@ -447,4 +447,122 @@ fn fast_bodies_do_not_tunnel_through_a_field() {
         1,
         "the rising field touches the ball"
     );
+}
+
+/// A height field cast onto a half-space, either order (a ground under a
+/// falling terrain with holes, turning or not): the field's distance is
+/// its lowest vertex's along the plane's normal (`f64`, the vertices of
+/// the terrain's own triangles: hole-only samples left out).
+#[test]
+fn fields_onto_half_spaces() {
+    let mut rng = Rng::new(4209);
+    let mut hits = 0;
+    let runs = 12;
+    for i in 0..runs {
+        let t = Terrain::random(&mut rng, (8, 8), Vec3::new(6.0, 2.0, 6.0), 0.2);
+        let field = t.shape();
+        let n = (Vec3::Y + rng.vec(-0.3, 0.3)).normalize();
+        let ground = SharedShape::half_space(n).expect("half-space");
+        let pg = Pose::from_translation(Vec3::new(0.0, -3.0, 0.0));
+        let start = Pose::new(
+            Quat::from_rotation_y(rng.range(0.0, 6.3)),
+            rng.vec(-1.0, 1.0),
+        );
+        let down = Vec3::new(rng.range(-1.0, 1.0), -rng.range(0.5, 4.0), 0.0);
+        let mut fm = RigidMotion::linear(start, down);
+        if i % 2 == 1 {
+            fm.angvel = rng.vec(-1.0, 1.0);
+        }
+        let still = RigidMotion::stationary(pg);
+        let verts: Vec<DVec3> = t
+            .triangles()
+            .iter()
+            .flat_map(|(_, v)| v.map(|x| x.as_dvec3()))
+            .collect();
+        let (nd, c) = (
+            n.as_dvec3().normalize(),
+            n.as_dvec3().normalize().dot(pg.translation.as_dvec3()),
+        );
+        let gap = |s: f64| {
+            let (q, p) = motion_pose(&fm, s, (DVec3::ZERO, DVec3::ZERO));
+            verts
+                .iter()
+                .map(|v| nd.dot(q * *v + p) - c)
+                .fold(f64::INFINITY, f64::min)
+        };
+        let reach = verts.iter().map(|v| v.length()).fold(0.0, f64::max);
+        let l = (down.as_dvec3().length() + fm.angvel.as_dvec3().length() * reach) * 1.01;
+        let band = 1e-5 * reach;
+        let first = first_within(gap, l, 1.0, (-band, 1e-9));
+        let options = ShapeCastOptions::default();
+        let ab = query::cast_shapes_nonlinear((&field, &fm), (&ground, &still), &options);
+        let ba = query::cast_shapes_nonlinear((&ground, &still), (&field, &fm), &options);
+        for hit in [ab.expect("cast"), ba.expect("cast")] {
+            let Some(h) = hit else {
+                assert!(first.is_none(), "run {i}: missed the contact at {first:?}");
+                continue;
+            };
+            let t = h.time_of_impact;
+            let step = (t.next_up() - t) as f64;
+            let d = gap(t as f64);
+            let allowed = options.tolerance as f64 + 2.0 * l * step + band;
+            assert!(d <= allowed, "run {i}: {d} apart at {h:?}");
+            assert!(
+                first.is_none_or(|t0| t as f64 <= t0 + step),
+                "run {i}: {h:?} after {first:?}"
+            );
+            hits += 1;
+        }
+    }
+    assert!(
+        hits > runs && hits < 2 * runs,
+        "{hits} hits of {}",
+        2 * runs
+    );
+}
+
+/// A half-space against a height field at rest, both orders: touching
+/// exactly when a terrain vertex (holes left out) is on or below the
+/// plane (`f64`), outside a band of `10⁻⁵` of the terrain's size; the
+/// touched triangles are those with such a vertex.
+#[test]
+fn half_spaces_touch_fields_by_their_vertices() {
+    let mut rng = Rng::new(4210);
+    let (mut touching, runs) = (0, 40);
+    for _ in 0..runs {
+        let t = Terrain::random(&mut rng, (8, 8), Vec3::new(6.0, 2.0, 6.0), 0.2);
+        let field = t.shape();
+        let n = (Vec3::Y + rng.vec(-0.4, 0.4)).normalize();
+        let ground = SharedShape::half_space(n).expect("half-space");
+        let pg = Pose::from_translation(Vec3::new(0.0, rng.range(-2.5, 0.5), 0.0));
+        let pf = Pose::new(
+            Quat::from_rotation_y(rng.range(0.0, 6.3)),
+            rng.vec(-0.5, 0.5),
+        );
+        let (qg, tg) = dpose(&pg);
+        let nd = qg * n.as_dvec3().normalize();
+        let c = nd.dot(tg);
+        let (qf, tf) = dpose(&pf);
+        let below = |v: &Vec3| nd.dot(qf * v.as_dvec3() + tf) - c;
+        let tris = t.triangles();
+        let lowest = tris
+            .iter()
+            .flat_map(|x| x.1.iter())
+            .map(below)
+            .fold(f64::INFINITY, f64::min);
+        if lowest.abs() < 1e-5 * 9.0 {
+            continue;
+        }
+        let want = lowest <= 0.0;
+        assert_eq!(
+            query::intersects(&field, &pf, &ground, &pg).expect("pair"),
+            want
+        );
+        assert_eq!(
+            query::intersects(&ground, &pg, &field, &pf).expect("pair"),
+            want
+        );
+        touching += usize::from(want);
+    }
+    assert!(touching > 5 && touching < runs - 5, "{touching} of {runs}");
 }
