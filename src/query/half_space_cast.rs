@@ -28,7 +28,7 @@ use crate::collider::ShapeData;
 use crate::geometry::cast::MAX_STEPS;
 use crate::geometry::support::PointSetSupport;
 use crate::math::{Pose, RigidMotion};
-use crate::shape::{Feature, HalfSpace};
+use crate::shape::{Feature, HalfSpace, HeightField};
 
 /// The cast when either side is a half-space (`None`: neither is); the
 /// answer is the cast's.
@@ -150,18 +150,7 @@ fn piece(
         return half_space::half_space_closest((h, ph), (m, ps), pieces);
     }
     if let Some(f) = s.heightfield() {
-        // Its lowest vertex (holes left out): every sample, O(samples).
-        let mut points = Vec::new();
-        let all = f.local_aabb().padded(1.0 + f.local_aabb().reach());
-        let _ = f.for_each_triangle_in(&all, |_, tri| {
-            points.extend(tri);
-            std::ops::ControlFlow::Continue(())
-        });
-        if points.is_empty() {
-            return empty(ph);
-        }
-        let m = PointSetSupport(&points);
-        return half_space::half_space_closest((h, ph), (&m, ps), pieces);
+        return half_space_field((h, ph), (f, ps), pieces).unwrap_or_else(|| empty(ph));
     }
     match surface {
         Some(m) => half_space::half_space_surface((h, ph), (m, ps), pieces),
@@ -171,6 +160,24 @@ fn piece(
 
 /// Nothing to touch (not reached: every kind has a support map or a
 /// surface).
+/// The half-space and a height field by the field's lowest vertex
+/// (every sample outside holes: `O(samples)`); `None` when every cell is
+/// a hole.
+pub(super) fn half_space_field(
+    (h, ph): (&HalfSpace, &Pose),
+    (f, pf): (&HeightField, &Pose),
+    pieces: [u32; 2],
+) -> Option<ClosestPoints> {
+    let mut points = Vec::new();
+    let all = f.local_aabb().padded(1.0 + f.local_aabb().reach());
+    let _ = f.for_each_triangle_in(&all, |_, tri| {
+        points.extend(tri);
+        std::ops::ControlFlow::Continue(())
+    });
+    let m = PointSetSupport(&points);
+    (!points.is_empty()).then(|| half_space::half_space_closest((h, ph), (&m, pf), pieces))
+}
+
 fn empty(ph: &Pose) -> ClosestPoints {
     ClosestPoints {
         distance: f32::INFINITY,

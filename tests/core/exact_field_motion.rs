@@ -524,7 +524,7 @@ fn fields_onto_half_spaces() {
 /// A half-space against a height field at rest, both orders: touching
 /// exactly when a terrain vertex (holes left out) is on or below the
 /// plane (`f64`), outside a band of `10⁻⁵` of the terrain's size; the
-/// touched triangles are those with such a vertex.
+/// distance is the lowest vertex's (0 below the plane).
 #[test]
 fn half_spaces_touch_fields_by_their_vertices() {
     let mut rng = Rng::new(4210);
@@ -562,6 +562,15 @@ fn half_spaces_touch_fields_by_their_vertices() {
             query::intersects(&ground, &pg, &field, &pf).expect("pair"),
             want
         );
+        for d in [
+            query::distance(&field, &pf, &ground, &pg).expect("distance"),
+            query::distance(&ground, &pg, &field, &pf).expect("distance"),
+        ] {
+            assert!(
+                (d as f64 - lowest.max(0.0)).abs() <= 1e-5 * 9.0,
+                "{d} against {lowest}"
+            );
+        }
         touching += usize::from(want);
     }
     assert!(touching > 5 && touching < runs - 5, "{touching} of {runs}");
