@@ -13,10 +13,10 @@
 //!   found), [`time_of_impact`] on triangle pairs at the leaves; a
 //!   convex piece on the other side is a tree of one leaf;
 //! - a compound: its pieces, each piece pair dropped by the same box bound;
-//! - a stationary height field with a convex piece: the field triangles
-//!   under the box the piece sweeps, [`time_of_impact`] on each
-//!   (`heightfield_cast.rs`); a moving field, or a field with a mesh, a
-//!   compound or a field, is [`QueryError::Unsupported`].
+//! - a height field with a convex piece or a mesh: the field triangles
+//!   under the box the piece sweeps, each cast as a convex piece
+//!   (`heightfield_cast.rs`); a field with a field is
+//!   [`QueryError::Unsupported`].
 //!
 //! A mesh is a surface here as everywhere in [`query`](super), the other
 //! kinds solids: a shape that moves inside a closed mesh without crossing a
@@ -52,7 +52,7 @@ use super::cache::QueryScratch;
 use super::cast_frame::CastFrame;
 use super::distance::support_map;
 use super::half_space_cast::half_space_cast;
-use super::heightfield_cast::{field_castable, field_pair_cast};
+use super::heightfield_cast::{FieldCastSide, field_castable, field_pair_cast};
 use super::pair::PairSide;
 use super::pair::{ContactData, PairResult};
 use crate::bvh::cast::{
@@ -223,7 +223,7 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
-    if !field_castable((a, motion_a), (b, motion_b)) {
+    if !field_castable(a.shape, b.shape) {
         // An error, not a cast that silently passes through.
         let (a, b) = (a.shape.kind_name(), b.shape.kind_name());
         return Err(QueryError::Unsupported { a, b });
@@ -278,6 +278,19 @@ struct Piece<'a> {
     /// A mesh's scale (`Vec3::ONE` otherwise).
     scale: Vec3,
     motion: RigidMotion,
+}
+
+impl<'a> Piece<'a> {
+    /// The piece as a side of a cast with a height field.
+    fn field_side(&self) -> FieldCastSide<'_> {
+        let mesh = self.deformed.or_else(|| self.shape.surface());
+        FieldCastSide {
+            shape: self.shape,
+            motion: &self.motion,
+            local_box: local_box(self),
+            mesh: mesh.map(|s| (s, self.scale)),
+        }
+    }
 }
 
 /// Every pair of pieces with a lower bound on their time of impact, the
@@ -381,9 +394,9 @@ fn convex_reach(p: &Piece<'_>) -> Reach {
 }
 
 /// One side of a piece pair for the tree search: its tree and parts.
-struct TreeSide<'a> {
-    tree: TreeRef<'a>,
-    parts: Parts<'a>,
+pub(super) struct TreeSide<'a> {
+    pub tree: TreeRef<'a>,
+    pub parts: Parts<'a>,
 }
 
 /// The first contact of two non-compound pieces, limited by `params`.
@@ -395,7 +408,7 @@ fn piece_cast(
 ) -> Option<ShapeCastHit> {
     let (ca, cb) = (support_map(a.shape), support_map(b.shape));
     let (cast, features) =
-        if let Some(found) = field_pair_cast((a.shape, &a.motion), (b.shape, &b.motion), params) {
+        if let Some(found) = field_pair_cast(a.field_side(), b.field_side(), params) {
             found?
         } else if let (Some(sa), Some(sb)) = (ca, cb) {
             let ma = Mover {
@@ -461,7 +474,7 @@ fn tree_side<'a>(
 }
 
 /// [`tree_cast`] on two sides, whichever their trees.
-fn run_tree_cast(
+pub(super) fn run_tree_cast(
     (a, ma): (TreeSide<'_>, &RigidMotion),
     (b, mb): (TreeSide<'_>, &RigidMotion),
     params: &CastParams,

@@ -194,6 +194,13 @@ fn half_space_closest(
     if let Some(s) = support_map(b) {
         return Ok(half_space::half_space_closest((h, pa), (s, pb), pieces));
     }
+    if let Some(f) = b.heightfield() {
+        let c = super::half_space_cast::half_space_field((h, pa), (f, pb), pieces);
+        return c.ok_or(QueryError::Unsupported {
+            a: "half-space",
+            b: b.kind_name(),
+        });
+    }
     b.surface()
         .map(|m| half_space::half_space_surface((h, pa), (m, pb), pieces))
         .ok_or(QueryError::Unsupported {

@@ -15,6 +15,9 @@
 //!   (`D` bounds the other shape's distance from the half-space's center
 //!   over the cast), and each step advances by the distance over that
 //!   rate: never past the contact.
+//!
+//! A height field is measured by its lowest vertex (every sample outside
+//! holes: `O(samples)` per measure).
 
 use super::cast::{CastStatus, ShapeCastHit, ShapeCastOptions};
 use super::distance::{ClosestPoints, support_map};
@@ -23,8 +26,9 @@ use super::pair::PairSide;
 use crate::bvh::Surface;
 use crate::collider::ShapeData;
 use crate::geometry::cast::MAX_STEPS;
+use crate::geometry::support::PointSetSupport;
 use crate::math::{Pose, RigidMotion};
-use crate::shape::{Feature, HalfSpace};
+use crate::shape::{Feature, HalfSpace, HeightField};
 
 /// The cast when either side is a half-space (`None`: neither is); the
 /// answer is the cast's.
@@ -145,6 +149,9 @@ fn piece(
     if let Some(m) = support_map(s) {
         return half_space::half_space_closest((h, ph), (m, ps), pieces);
     }
+    if let Some(f) = s.heightfield() {
+        return half_space_field((h, ph), (f, ps), pieces).unwrap_or_else(|| empty(ph));
+    }
     match surface {
         Some(m) => half_space::half_space_surface((h, ph), (m, ps), pieces),
         None => empty(ph),
@@ -153,6 +160,24 @@ fn piece(
 
 /// Nothing to touch (not reached: every kind has a support map or a
 /// surface).
+/// The half-space and a height field by the field's lowest vertex
+/// (every sample outside holes: `O(samples)`); `None` when every cell is
+/// a hole.
+pub(super) fn half_space_field(
+    (h, ph): (&HalfSpace, &Pose),
+    (f, pf): (&HeightField, &Pose),
+    pieces: [u32; 2],
+) -> Option<ClosestPoints> {
+    let mut points = Vec::new();
+    let all = f.local_aabb().padded(1.0 + f.local_aabb().reach());
+    let _ = f.for_each_triangle_in(&all, |_, tri| {
+        points.extend(tri);
+        std::ops::ControlFlow::Continue(())
+    });
+    let m = PointSetSupport(&points);
+    (!points.is_empty()).then(|| half_space::half_space_closest((h, ph), (&m, pf), pieces))
+}
+
 fn empty(ph: &Pose) -> ClosestPoints {
     ClosestPoints {
         distance: f32::INFINITY,

@@ -85,12 +85,19 @@ pub(super) fn shape_heightfield(
             surface_pairs(a, (field, b), first_only, (pairs, scratch));
             true
         }
+        ShapeKind::HalfSpace(h) => {
+            // The triangles with a vertex on or below the plane.
+            let n = to_field.rotation * h.normal;
+            let c = n.dot(to_field.translation);
+            let all = field.local_aabb().padded(1.0 + field.local_aabb().reach());
+            collect(field, &all, first_only, pairs, |tri| {
+                tri.iter().any(|v| n.dot(*v) <= c)
+            });
+            true
+        }
         // Static against static in a world (never paired there): boxes only,
         // said not exact.
-        ShapeKind::HeightField(_)
-        | ShapeKind::HalfSpace(_)
-        | ShapeKind::Compound(_)
-        | ShapeKind::Polyline(_) => false,
+        ShapeKind::HeightField(_) | ShapeKind::Compound(_) | ShapeKind::Polyline(_) => false,
     };
     if !exact {
         return PairResult {
@@ -337,22 +344,21 @@ pub(super) fn closest_points(
     }
 }
 
-/// [`closest_points`] with the shape `s` as side A.
+/// [`closest_points`] with the shape `s` as side A: a support-mapped
+/// shape by GJK against each field triangle; a mesh by its triangles
+/// (moved into the field's frame once, each skipped when its box is
+/// farther than the best distance so far, GJK triangle–triangle on the
+/// rest: `O(mesh triangles)` per field triangle left by the search).
 fn nearest(
     (s, ps): (&ShapeData, &Pose),
     (f, pf): (&HeightField, &Pose),
     pieces: [u32; 2],
 ) -> Option<ClosestPoints> {
-    let map = support_map(s)?;
     let pose = pf.inverse().mul(ps);
-    let shape_box = support_box(map, &pose, s.reach());
     let mut cache = GjkCache::default();
-    let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
-    let mut visit = |region: &Aabb, best: &mut Option<(f32, Vec3, Vec3, u32)>| {
-        let _ = f.for_each_triangle_in(region, |id, tri| {
-            if best.is_some_and(|b| box_distance(&Aabb::from_points(tri), &shape_box) > b.0) {
-                return ControlFlow::Continue(());
-            }
+    if let Some(map) = support_map(s) {
+        let shape_box = support_box(map, &pose, s.reach());
+        let found = search(f, &shape_box, |tri, _| {
             cache.reset();
             let g = gjk_distance(
                 map,
@@ -361,10 +367,68 @@ fn nearest(
                 &Pose::IDENTITY,
                 &mut cache,
             );
-            if best.is_none_or(|b| g.distance < b.0 || (g.distance == b.0 && id < b.3)) {
-                *best = Some((g.distance, g.point_a, g.point_b, id));
+            Some((g.distance, g.point_a, g.point_b, 0))
+        });
+        return found.map(|b| closest(b, pf, Feature::Vertex(0), pieces));
+    }
+    let mesh = s.surface()?.mesh;
+    let v = mesh.vertices();
+    let tris: Vec<([Vec3; 3], Aabb)> = mesh
+        .triangles()
+        .iter()
+        .map(|t| {
+            let w = t.map(|i| pose.transform_point(v[i as usize]));
+            (w, Aabb::from_points(w))
+        })
+        .collect();
+    let shape_box = tris.iter().fold(Aabb::EMPTY, |b, t| b.union(t.1));
+    let found = search(f, &shape_box, |tri, bound| {
+        let field_box = Aabb::from_points(tri);
+        let mut best: Option<(f32, Vec3, Vec3, u32)> = None;
+        for (k, (m, b)) in (0u32..).zip(&tris) {
+            let limit = best.map_or(bound, |x| x.0.min(bound));
+            if box_distance(b, &field_box) > limit {
+                continue;
             }
-            if g.distance == 0.0 {
+            cache.reset();
+            let (pm, pt) = (PointSetSupport(m), PointSetSupport(&tri));
+            let g = gjk_distance(&pm, &Pose::IDENTITY, &pt, &Pose::IDENTITY, &mut cache);
+            if best.is_none_or(|x| g.distance < x.0) {
+                best = Some((g.distance, g.point_a, g.point_b, k));
+            }
+        }
+        best
+    });
+    let (d, a, b, id, k) = found?;
+    Some(closest((d, a, b, id, 0), pf, Feature::Face(k), pieces))
+}
+
+/// The nearest field triangle's `(distance, point on the shape, point on
+/// the field, triangle, the shape's part)` by `measure(triangle, bound)`
+/// (field frame; `None`: nothing within `bound`), branch and bound over
+/// cells nearest first: the cells under the shape's box (every height)
+/// give a first distance, their footprint grown until they hold a
+/// triangle; then every triangle within that distance of the shape's box,
+/// each skipped when its box is farther than the best distance so far.
+fn search(
+    f: &HeightField,
+    shape_box: &Aabb,
+    mut measure: impl FnMut([Vec3; 3], f32) -> Option<(f32, Vec3, Vec3, u32)>,
+) -> Option<(f32, Vec3, Vec3, u32, u32)> {
+    let mut best: Option<(f32, Vec3, Vec3, u32, u32)> = None;
+    let mut visit = |region: &Aabb, best: &mut Option<(f32, Vec3, Vec3, u32, u32)>| {
+        let _ = f.for_each_triangle_in(region, |id, tri| {
+            let bound = best.map_or(f32::INFINITY, |b| b.0);
+            if box_distance(&Aabb::from_points(tri), shape_box) > bound {
+                return ControlFlow::Continue(());
+            }
+            let Some((d, pa, pb, part)) = measure(tri, bound) else {
+                return ControlFlow::Continue(());
+            };
+            if best.is_none_or(|b| d < b.0 || (d == b.0 && id < b.3)) {
+                *best = Some((d, pa, pb, id, part));
+            }
+            if d == 0.0 {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -392,15 +456,24 @@ fn nearest(
         let pad = 1e-5 * (shape_box.reach() + d);
         visit(&shape_box.padded(d + pad), &mut best);
     }
-    let (d, on_shape, on_field, t) = best?;
-    Some(ClosestPoints {
+    best
+}
+
+/// The closest points of a search (field frame) in the world.
+fn closest(
+    (d, on_shape, on_field, t, _): (f32, Vec3, Vec3, u32, u32),
+    pf: &Pose,
+    feature: Feature,
+    pieces: [u32; 2],
+) -> ClosestPoints {
+    ClosestPoints {
         distance: d,
         point_a: pf.transform_point(on_shape),
         point_b: pf.transform_point(on_field),
-        features: [Feature::Vertex(0), Feature::Face(t)],
+        features: [feature, Feature::Face(t)],
         intersecting: d == 0.0,
         pieces,
-    })
+    }
 }
 
 /// The distance between two boxes (0 when they overlap): a lower bound
