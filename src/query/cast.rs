@@ -69,7 +69,7 @@ use crate::geometry::epa;
 use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::SupportMap;
 use crate::math::{Aabb, MotionResidual, Pose, RigidMotion};
-use crate::shape::{ConvexPolytope, Feature};
+use crate::shape::Feature;
 
 /// How far and how precisely to cast.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -502,7 +502,8 @@ pub(super) fn run_tree_cast(
 }
 
 /// The features of two polytopes in contact at the hit: each one's
-/// supporting feature along the contact normal ([`supporting_feature`]);
+/// supporting feature along the contact normal
+/// ([`crate::shape::ConvexPolytope::supporting_feature`]);
 /// `Vertex(0)` for a sphere or capsule, or without a normal.
 fn convex_features((a, b): (&Piece<'_>, &Piece<'_>), hit: &CastResult) -> [Feature; 2] {
     let (Some(pa), Some(pb)) = (a.shape.polytope(), b.shape.polytope()) else {
@@ -513,37 +514,9 @@ fn convex_features((a, b): (&Piece<'_>, &Piece<'_>), hit: &CastResult) -> [Featu
     }
     let (xa, xb) = (a.motion.pose_at(hit.time), b.motion.pose_at(hit.time));
     [
-        supporting_feature(pa, xa.rotation.inverse() * hit.normal, hit.hints[0]),
-        supporting_feature(pb, xb.rotation.inverse() * -hit.normal, hit.hints[1]),
+        pa.supporting_feature(xa.rotation.inverse() * hit.normal, hit.hints[0]),
+        pb.supporting_feature(xb.rotation.inverse() * -hit.normal, hit.hints[1]),
     ]
-}
-
-/// The feature of `poly` on its supporting plane normal to `dir` (local
-/// frame): its support vertex, the edge to the one neighbor also on the
-/// plane, or, with two or more, the face of those edges whose normal is
-/// closest to `dir` (on the plane: within `2·10⁻³` of the polytope's
-/// radius, since a normal from points a tolerance apart is that coarse).
-fn supporting_feature(poly: &ConvexPolytope, dir: Vec3, hint: u32) -> Feature {
-    let v = poly.support_vertex(dir, hint);
-    let top = dir.dot(poly.vertex(v));
-    let eps = 2e-3 * poly.radius() * dir.length();
-    let on_plane = |e: &u32| dir.dot(poly.vertex(poly.other_vertex(*e, v))) >= top - eps;
-    let mut edges = poly.vertex_edges(v).filter(on_plane);
-    let (Some(first), second) = (edges.next(), edges.next()) else {
-        return Feature::Vertex(v);
-    };
-    if second.is_none() {
-        return Feature::Edge(first);
-    }
-    let faces = poly
-        .vertex_edges(v)
-        .filter(on_plane)
-        .flat_map(|e| poly.edge(e).faces);
-    let best = faces.max_by(|&f, &g| {
-        let (nf, ng) = (poly.face(f).normal.dot(dir), poly.face(g).normal.dot(dir));
-        nf.total_cmp(&ng)
-    });
-    best.map_or(Feature::Edge(first), Feature::Face)
 }
 
 /// The hit of a piece pair, with a normal for shapes that started inside

@@ -25,6 +25,7 @@ pub mod heightfield;
 mod implicit;
 mod lanes;
 mod polytope;
+mod polytope_features;
 mod rays;
 mod round_convex;
 mod rounded;
