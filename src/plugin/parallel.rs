@@ -1,7 +1,8 @@
 //! The plugin's stages on Bevy's compute task pool: the world's bounds
 //! update and narrow phase take their tasks from the core
 //! ([`BoundsTask`], [`NarrowTask`](crate::narrow_phase::NarrowTask)) and
-//! run them here, so the core never imports Bevy. Every split is into
+//! run them here, so the core never imports Bevy; the pose sync converts
+//! the changed `GlobalTransform`s here in chunks. Every split is into
 //! fixed, ordered shares whose results are applied serially afterwards in
 //! one order, so the events are the same whatever the number of tasks or
 //! threads.
@@ -61,5 +62,115 @@ pub(super) fn update_narrow_phase(world: &mut CollisionWorld, tasks: usize) {
         world.update_narrow_phase();
     } else {
         world.update_narrow_phase_with(tasks, |list| run_all(list, |task| task.run()));
+    }
+}
+
+#[cfg(feature = "bevy_transform")]
+pub(super) use poses::{PoseStaging, convert_poses};
+
+#[cfg(feature = "bevy_transform")]
+mod poses {
+    use bevy_ecs::change_detection::Mut;
+    use bevy_ecs::entity::{Entity, EntityHashMap};
+    use bevy_transform::components::GlobalTransform;
+    use glam::Vec3;
+
+    use super::compute_pool;
+    use crate::math::{Pose, PoseError};
+    use crate::pipeline::BodyHandle;
+    use crate::plugin::components::ColliderPose;
+    use crate::plugin::pose::pose_and_scale;
+
+    /// Below this many changed transforms the pose sync converts them on
+    /// the calling thread.
+    const PARALLEL_MIN_POSES: usize = 1024;
+
+    /// A changed transform's collider, as the query gave it.
+    pub(crate) type Staged<'w> = (Entity, &'w GlobalTransform, Mut<'w, ColliderPose>);
+
+    /// What a chunk task found for a staged collider: its body and its
+    /// transform's pose and scale (or why it has none).
+    pub(crate) type Found = (Option<BodyHandle>, Result<(Pose, Vec3), PoseError>);
+
+    /// The staged colliders of the last sync and what was found for
+    /// them, emptied: kept for the allocations (no allocation per frame
+    /// once they have grown).
+    #[derive(Default)]
+    pub(crate) struct PoseStaging {
+        items: Vec<Staged<'static>>,
+        pub found: Vec<Found>,
+    }
+
+    impl PoseStaging {
+        /// The kept allocation, empty, for this run's borrows.
+        pub(crate) fn take<'w>(&mut self) -> Vec<Staged<'w>> {
+            recycle(std::mem::take(&mut self.items))
+        }
+
+        /// Keeps `items`' allocation for the next run.
+        pub(crate) fn keep(&mut self, items: Vec<Staged<'_>>) {
+            self.items = recycle(items);
+        }
+    }
+
+    /// An empty vector with `v`'s allocation: the same element type but
+    /// for its lifetimes, so std collects the vector's own iterator in
+    /// place (no allocation; `recycled_vectors_keep_their_allocation`).
+    fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+        v.clear();
+        v.into_iter()
+            .map(|_| -> U { unreachable!("empty") })
+            .collect()
+    }
+
+    /// `found[k]` = the body of `items[k]` and its transform's pose and
+    /// scale; the `ColliderPose` written when the pose changed: in `tasks`
+    /// contiguous chunks on the compute pool (on the calling thread when
+    /// there are few). Each item reads and writes only itself, so the
+    /// result does not depend on the split; the world is updated
+    /// afterwards, serially, in order.
+    pub(crate) fn convert_poses(
+        items: &mut [Staged],
+        found: &mut Vec<Found>,
+        bodies: &EntityHashMap<BodyHandle>,
+        tasks: usize,
+    ) {
+        found.clear();
+        found.resize(items.len(), (None, Err(PoseError::NonFinite)));
+        let convert = |items: &mut [Staged], found: &mut [Found]| {
+            for ((e, global, pose), f) in items.iter_mut().zip(found) {
+                let converted = pose_and_scale(global);
+                if let Ok((new, _)) = converted
+                    && pose.0 != new
+                {
+                    pose.0 = new;
+                }
+                *f = (bodies.get(e).copied(), converted);
+            }
+        };
+        if tasks <= 1 || items.len() < PARALLEL_MIN_POSES {
+            return convert(items, found);
+        }
+        let per_task = items.len().div_ceil(tasks);
+        compute_pool().scope(|scope| {
+            for (i, f) in items.chunks_mut(per_task).zip(found.chunks_mut(per_task)) {
+                scope.spawn(async move { convert(i, f) });
+            }
+        });
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn recycled_vectors_keep_their_allocation() {
+            let mut v: Vec<(u32, &'static str)> = Vec::with_capacity(100);
+            v.push((1, "a"));
+            let (ptr, cap) = (v.as_ptr() as usize, v.capacity());
+            let s = String::from("b");
+            let mut w: Vec<(u32, &str)> = super::recycle(v);
+            assert!(w.is_empty());
+            w.push((2, &s));
+            assert_eq!((w.as_ptr() as usize, w.capacity()), (ptr, cap));
+        }
     }
 }

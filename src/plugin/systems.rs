@@ -90,6 +90,8 @@ pub(crate) struct SyncParams<'w, 's> {
     transforms: Query<'w, 's, TransformItem, TransformChanged>,
     poses: Query<'w, 's, (Entity, &'static ColliderPose), PoseChanged>,
     scratch: Local<'s, Vec<(Entity, Collider)>>,
+    #[cfg(feature = "bevy_transform")]
+    staging: Local<'s, super::parallel::PoseStaging>,
     colliding: Query<'w, 's, &'static mut CollidingEntities>,
 }
 
@@ -212,25 +214,47 @@ fn set_speed_bound(
     }
 }
 
-/// Changed transforms into the world, in query order. (Converting them
-/// on the compute pool in chunks, then applying them here, was slower on
-/// two threads at 10k and 50k colliders: docs/notes/EXPERIMENTS.md.)
+/// Changed transforms into the world, in query order. With several
+/// tasks the query's items are staged in one pass and converted (and
+/// their `ColliderPose` written) in chunks on the compute pool; the world
+/// then takes them serially in the same order.
 #[cfg(feature = "bevy_transform")]
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
-        state, transforms, ..
+        state,
+        transforms,
+        staging,
+        ..
     } = p;
-    for (e, global, mut pose) in transforms.iter_mut() {
-        sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
+    let tasks = super::parallel::task_count(state.parallel_tasks);
+    if tasks <= 1 {
+        for (e, global, mut pose) in transforms.iter_mut() {
+            sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
+        }
+        return;
     }
+    let mut items = staging.take();
+    items.extend(transforms.iter_mut());
+    super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
+    for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
+        if let Some(body) = body {
+            set_converted(state, (e, body), converted);
+        }
+    }
+    staging.keep(items);
 }
+
+/// A transform's pose and scale, or why it has none.
+#[cfg(feature = "bevy_transform")]
+type Converted = Result<(Pose, glam::Vec3), crate::math::PoseError>;
 
 /// One converted transform into `ColliderPose` and the world.
 #[cfg(feature = "bevy_transform")]
+#[inline(always)]
 fn sync_transform(
     state: &mut CollisionState,
     e: Entity,
-    converted: Result<(Pose, glam::Vec3), crate::math::PoseError>,
+    converted: Converted,
     pose: &mut Mut<ColliderPose>,
 ) {
     if let Ok((new, _)) = converted
@@ -238,11 +262,21 @@ fn sync_transform(
     {
         pose.0 = new;
     }
-    let Some(&body) = state.entity_body.get(&e) else {
-        return;
-    };
-    // A mesh takes the scale; another shape refuses a scale other than 1
-    // (and the pose is skipped with a warning, as for a bad pose).
+    if let Some(&body) = state.entity_body.get(&e) {
+        set_converted(state, (e, body), converted);
+    }
+}
+
+/// One converted transform into the world. A mesh takes the scale;
+/// another shape refuses a scale other than 1 (and the pose is skipped
+/// with a warning, as for a bad pose).
+#[cfg(feature = "bevy_transform")]
+#[inline(always)]
+fn set_converted(
+    state: &mut CollisionState,
+    (e, body): (Entity, BodyHandle),
+    converted: Converted,
+) {
     let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
     let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
     apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));

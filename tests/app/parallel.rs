@@ -1,5 +1,5 @@
-//! The plugin's parallel stages (bounds update and narrow phase on Bevy's
-//! compute pool) give the events, poses and boxes of the serial plugin, in
+//! The plugin's parallel stages (pose conversion, bounds update and narrow
+//! phase on Bevy's compute pool) give the events, poses and boxes of the serial plugin, in
 //! the same order, whatever the split: 1, 2, 4 and 8 tasks per stage on a
 //! pool of (at most) 4 threads, with colliders despawned and spawned while
 //! the scene moves.
