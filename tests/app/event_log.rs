@@ -1,6 +1,6 @@
 //! A headless app with the collision plugin sending messages for every
 //! pair, and a log of them: the setup of the tests that watch shapes of a
-//! kind touch and part (`implicit.rs`, `round_kinds.rs`).
+//! kind touch and part (`implicit.rs`, `round_kinds.rs`, `polyline.rs`).
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
@@ -30,4 +30,13 @@ pub(crate) fn app() -> App {
     .init_resource::<Starts>()
     .add_systems(Last, record);
     app
+}
+
+/// Moves `e` to `at` and runs one frame.
+pub(crate) fn place(app: &mut App, e: Entity, at: glam::Vec3) {
+    app.world_mut()
+        .get_mut::<bevy_transform::prelude::Transform>(e)
+        .expect("transform")
+        .translation = at;
+    app.update();
 }

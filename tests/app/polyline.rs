@@ -2,22 +2,12 @@
 //! events as a ball touches and leaves a chain of segments, a
 //! `SpatialQuery` ray onto a segment, bad input refused.
 
-use bevy_app::prelude::*;
-use bevy_ecs::prelude::*;
 use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
-use crate::event_log::{Starts, app};
-
-fn place(app: &mut App, e: Entity, at: Vec3) {
-    app.world_mut()
-        .get_mut::<Transform>(e)
-        .expect("transform")
-        .translation = at;
-    app.update();
-}
+use crate::event_log::{Starts, app, place};
 
 /// A zigzag along x at y = 0 and a ball of radius 0.5 above its middle
 /// segment: apart at 0.52, touching at 0.48, apart again at 0.52; a ray

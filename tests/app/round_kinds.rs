@@ -4,21 +4,12 @@
 //! through `SpatialQuery` (what picking uses), bad input refused.
 
 use bevy_app::prelude::*;
-use bevy_ecs::prelude::*;
 use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
-use crate::event_log::{Starts, app};
-
-fn place(app: &mut App, e: Entity, at: Vec3) {
-    app.world_mut()
-        .get_mut::<Transform>(e)
-        .expect("transform")
-        .translation = at;
-    app.update();
-}
+use crate::event_log::{Starts, app, place};
 
 fn starts(app: &App) -> usize {
     app.world().resource::<Starts>().0.len()

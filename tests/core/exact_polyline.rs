@@ -60,6 +60,12 @@ pub(crate) fn solid(shape: &SharedShape, pose: &Pose) -> Placed {
 
 /// `min_{s ∈ [0, 1]} f(s)` for a convex `f` (ternary search).
 pub(crate) fn convex_min(f: impl Fn(f64) -> f64) -> f64 {
+    f(convex_argmin(&f))
+}
+
+/// Where on `[0, 1]` a convex `f` is least (ternary search, the ends
+/// checked too).
+pub(crate) fn convex_argmin(f: impl Fn(f64) -> f64) -> f64 {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     for _ in 0..120 {
         let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
@@ -69,7 +75,10 @@ pub(crate) fn convex_min(f: impl Fn(f64) -> f64) -> f64 {
             lo = m1;
         }
     }
-    f(0.0).min(f(1.0)).min(f(0.5 * (lo + hi)))
+    let mid = 0.5 * (lo + hi);
+    [0.0, 1.0]
+        .into_iter()
+        .fold(mid, |b, u| if f(u) < f(b) { u } else { b })
 }
 
 /// Distance from the segment to the solid.

@@ -10,7 +10,7 @@ use glam::{DVec3, Vec3};
 
 use crate::exact_implicit::{BAND, TOL};
 use crate::exact_polyline::{
-    convex_min, other_kind, per_segment, polyline, segment_distance, segments, solid,
+    convex_argmin, convex_min, other_kind, per_segment, polyline, segment_distance, segments, solid,
 };
 use crate::implicit_reference::{Placed, RefShape, point_segment};
 
@@ -23,21 +23,7 @@ fn ray_segment_ref(o: DVec3, d: DVec3, max_t: f64, [p, q]: [DVec3; 2]) -> (f64, 
         let x = p + (q - p) * u;
         (o + d * t_of(x)).distance(x)
     };
-    let (mut lo, mut hi) = (0.0f64, 1.0f64);
-    for _ in 0..120 {
-        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-        if near(m1) <= near(m2) {
-            hi = m2;
-        } else {
-            lo = m1;
-        }
-    }
-    let u = [0.0, 1.0, 0.5 * (lo + hi)]
-        .into_iter()
-        .fold(
-            0.5 * (lo + hi),
-            |b, u| if near(u) < near(b) { u } else { b },
-        );
+    let u = convex_argmin(near);
     (near(u), t_of(p + (q - p) * u))
 }
 
@@ -135,16 +121,7 @@ fn polyline_shape_casts_match_the_first_segment_contact() {
             |k: usize, t: f64| point_segment(c0 + v * t, segs[k][0], segs[k][1]) - f64::from(r);
         let first = |k: usize| {
             let f = |t: f64| gap(k, t);
-            let (mut lo, mut hi) = (0.0f64, 1.0f64);
-            for _ in 0..120 {
-                let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
-                if f(m1) <= f(m2) {
-                    hi = m2;
-                } else {
-                    lo = m1;
-                }
-            }
-            let tmin = 0.5 * (lo + hi);
+            let tmin = convex_argmin(f);
             if f(tmin) > 0.0 {
                 return (None, f(tmin));
             }
