@@ -1,796 +1,777 @@
-//! Broad phase of I-COLLIDE's multi-body scene, side by side with parry3d.
+//! Broad phase of I-COLLIDE's multi-body scene in continuous motion, side
+//! by side with parry3d, box updates included.
 //!
-//! For N = 1 000, 10 000, 100 000 convex hulls (40 points, 5 % density,
-//! 10°/frame, 1.5 % of the radius per frame) this measures, per frame:
+//! **Motion.** N = 1 000, 10 000, 50 000 convex hulls (40 random points on
+//! a sphere of radius 1, 32 distinct hulls shared round-robin, 5 % density)
+//! move as in I-COLLIDE's multi-body benchmark: each turns 10° per frame
+//! about its own random axis and translates 1.5 % of its radius per frame
+//! along its own random direction, bouncing off the walls of the cube
+//! (`MultiBodyScene::step`, once per frame), so the density stays steady
+//! and no frame repeats: nothing is precomputed or replayed. Stepping the
+//! scene is not timed (`iter_custom`: each frame steps the scene, then
+//! times what a broad phase pays for that frame, in this thread's CPU
+//! time: the machine is shared, and its wall clock counts waits for a
+//! core).
 //!
-//! - `bounds_update`: the world box of every body by a fixed cube
-//!   (`FixedCube::aabb`), a dynamic box (`DynamicBox::update`, hill-climbing
-//!   from last frame's extremal vertices; below `CLIMB_MIN_VERTICES` every
-//!   vertex, eight at a time), the same with each hull prefetched
-//!   `READ_AHEAD` bodies early (`dynamic_box_read_ahead`, what the collision
-//!   world does) and brute force (every hull vertex transformed).
-//!   Throughput is in objects: ns per object = 1 / throughput.
-//! - `broad_phase`: sweep and prune (`set_aabb` for every proxy, `update`):
-//!   `sap`, one set of three endpoint lists (I-COLLIDE as published), and
-//!   `grid_sap`, one per grid cell (`GridSweepAndPrune`, what the collision
-//!   world uses), against parry3d's BVH driven like rapier's `BroadPhaseBvh`
-//!   (`insert_or_update_partially`, `optimize_incremental`, `refit`,
-//!   `traverse_bvtt_single_tree`, pair map with started/ended pairs):
-//!   `bvh_exact` (margin 0, full traversal: the same pairs as sweep and
-//!   prune) and `bvh_rapier_cd` (rapier's margin 1e-2 with change
-//!   detection: fewer leaf updates, a superset of the pairs).
+//! **Timed per frame** (group `broad_phase`), each side computing the boxes
+//! it needs from the bodies' poses:
 //!
-//! The scene is stepped K = 64 times beforehand; the benchmarks replay those
-//! consecutive frames there and back (0, 1, …, 63, 62, …, 0, …) so every
-//! timed frame is one frame of coherent motion and `scene.step()` is not
-//! timed. Both broad phases get the same dynamic boxes (margin 0). Before the
-//! timing, one full period checks that sweep and prune and the exact BVH
-//! hold the same pairs every frame and prints swaps and pairs per frame.
+//! - `ours_enlarged_grid`: what the collision world does: every body's box
+//!   (`DynamicBox::update` at the pose's rotation, hull prefetched
+//!   `READ_AHEAD` bodies early, `rounded_out` by its reach, `placed_at` its
+//!   translation: `Body::compute_tight_box`), `set_aabb` into the grid over
+//!   enlarged boxes (`Enlarged::over_grid`, default margin), `update`,
+//!   `drain_changes`;
+//! - `ours_grid`: the same boxes into the grid alone (no enlarged boxes);
+//! - `bvh_exact`: parry's box of every hull (`ConvexPolyhedron::aabb`, what
+//!   `Shape::compute_aabb` calls: every vertex moved by the pose) and its
+//!   `Bvh` driven like rapier's `BroadPhaseBvh` (`insert_or_update_partially`,
+//!   `optimize_incremental`, `refit`, `traverse_bvtt_single_tree`, a pair
+//!   map with started/ended pairs), margin 0 and full traversal: the exact
+//!   pairs of its boxes;
+//! - `bvh_rapier_cd`: the same with rapier's change-detection margin 1e-2
+//!   (a superset of the pairs);
+//! - `boxes_ours`, `boxes_parry`: the box updates alone.
 //!
-//! - `broad_phase_sparse`: the same scene where only 1 body in 10 moves
-//!   (a game-like frame): each broad phase is told only about the movers.
-//!   `ICOLLIDE_BENCH_SPARSE=100` makes it 1 in 100 (time against movers).
+//! Group `broad_phase_sparse`: only 1 body in 10 moves (the others rest at
+//! their first pose); each side computes and passes the movers' boxes only.
+//! Group `bounds_update`: box updates per object (fixed cube, dynamic box,
+//! the world's box, brute force, parry's).
 //!
-//! Run: `cargo bench -p icollide-peers --bench broad_phase`.
-//! `ICOLLIDE_BENCH_HULL_POINTS` and `ICOLLIDE_BENCH_ROTATION_DEG` change the
-//! scene (defaults 40 and 10), e.g. to see where hill-climbing pays;
-//! `ICOLLIDE_BENCH_SHAPES` the number of distinct hulls the bodies share
-//! (default 32, a working set that stays in the cache; with
-//! `ICOLLIDE_BENCH_N=10000 ICOLLIDE_BENCH_SHAPES=10000`, every body its own
-//! hull, it shows what `dynamic_box_read_ahead` is for). Set
-//! `ICOLLIDE_BENCH_N=1000,10000` to run only some sizes.
+//! **Checked.** Before timing, `ICOLLIDE_BENCH_CHECK_FRAMES` (default 64)
+//! frames run every broad phase in lockstep: each one's pairs must equal an
+//! independent sort-and-sweep over its own boxes every frame (the exact
+//! BVH's; a superset for rapier's margin), and its started/ended pairs the
+//! difference of consecutive pair sets; a mismatch panics. Those frames
+//! are also timed interleaved, in this thread's CPU time (`[lockstep]`
+//! line: ratios robust to a loaded machine, with the box updates alone
+//! timed beside them). After each timed run, the broad phase's pairs are
+//! checked again.
+//!
+//! Run: `cargo bench -p icollide-peers --bench broad_phase`. Knobs:
+//! `ICOLLIDE_BENCH_N=1000,10000`, `ICOLLIDE_BENCH_HULL_POINTS` (40),
+//! `ICOLLIDE_BENCH_ROTATION_DEG` (10), `ICOLLIDE_BENCH_TRANSLATION` (0.015),
+//! `ICOLLIDE_BENCH_SHAPES` (32), `ICOLLIDE_BENCH_MARGIN` (the enlarged
+//! boxes' margin), `ICOLLIDE_BENCH_SPARSE` (10).
 
+use std::collections::HashSet;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bevy_icollide::bounds::{DynamicBox, FixedCube, READ_AHEAD};
 use bevy_icollide::broad_phase::enlarged::DEFAULT_MARGIN;
 use bevy_icollide::broad_phase::{
-    AllowAll, BroadPhase, Enlarged, GridSweepAndPrune, PairChanges, ProxyKey, SweepAndPrune,
-    pair_ids,
+    AllowAll, BroadPhase, Enlarged, GridSweepAndPrune, PairChanges, ProxyKey, pair_ids,
 };
+use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::ConvexHull;
 use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
-use criterion::{
-    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
-    criterion_main, measurement::WallTime,
-};
-use icollide_peers::{ParryBvhBroadPhase, PingPong, brute_force_aabb, env_or};
+use cpu_time::ThreadTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::{Throughput, measurement::WallTime};
+use glam::Vec3;
+use icollide_peers::timing::{Log, configure, loadavg, median_us, timed_each, verdict};
+use icollide_peers::{ParryBvhBroadPhase, brute_force_aabb, env_or, to_parry_pose};
+use parry3d::shape::ConvexPolyhedron;
+use std::sync::Arc;
 
-/// Consecutive frames precomputed per N.
-const RING: usize = 64;
 /// rapier's change-detection margin (`BroadPhaseBvh`).
 const RAPIER_MARGIN: f32 = 1.0e-2;
-const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+const SIZES: [usize; 3] = [1_000, 10_000, 50_000];
 
-/// The scene of N bodies and K consecutive frames of its poses and boxes.
-struct Frames {
-    n: usize,
+type Pairs = Vec<(u32, u32)>;
+
+/// The scene in continuous motion: stepped once per frame, never replayed.
+#[derive(Clone)]
+struct Motion {
     scene: MultiBodyScene,
-    cubes: Vec<FixedCube>,
-    /// `poses[f][i]`: body `i` at frame `f`.
-    poses: Vec<Vec<Pose>>,
-    /// `boxes[f][i]`: the dynamic (tight) box of body `i` at frame `f`.
-    boxes: Vec<Vec<Aabb>>,
+    /// Every body's pose at the current frame.
+    poses: Vec<Pose>,
 }
 
-impl Frames {
+impl Motion {
     fn new(n: usize) -> Self {
         let params = MultiBodyParams {
             count: n,
             hull_points: env_or("ICOLLIDE_BENCH_HULL_POINTS", 40),
             density: 0.05,
             rotation_deg: env_or("ICOLLIDE_BENCH_ROTATION_DEG", 10.0),
-            translation: 0.015,
+            translation: env_or("ICOLLIDE_BENCH_TRANSLATION", 0.015),
             distinct_shapes: env_or("ICOLLIDE_BENCH_SHAPES", 32),
             ..Default::default()
         };
         println!(
-            "[scene] N={n}: {} hull points, {}°/frame, {} of the radius per frame, {} distinct hulls",
+            "[scene] N={n}: {} hull points, {}°/frame, {} of the radius per frame, {} distinct hulls, \
+             continuous motion (bouncing off the walls)",
             params.hull_points, params.rotation_deg, params.translation, params.distinct_shapes
         );
-        let mut scene = MultiBodyScene::new(&params);
-        let cubes = (0..n).map(|i| *scene.shape_of(i).fixed_cube()).collect();
-        let mut poses = Vec::with_capacity(RING);
-        for f in 0..RING {
-            if f > 0 {
-                scene.step();
-            }
-            poses.push(scene.bodies.iter().map(|b| b.pose).collect::<Vec<_>>());
-        }
-        let mut this = Self {
-            n,
-            scene,
-            cubes,
-            poses,
-            boxes: Vec::new(),
-        };
-        let mut dyn_boxes = vec![DynamicBox::new(); n];
-        this.boxes = (0..RING)
-            .map(|f| {
-                (0..n)
-                    .map(|i| dyn_boxes[i].update(this.hull(i), &this.poses[f][i]).0)
-                    .collect()
-            })
-            .collect();
-        this
+        let scene = MultiBodyScene::new(&params);
+        let poses = scene.bodies.iter().map(|b| b.pose).collect();
+        Self { scene, poses }
     }
 
-    fn hull(&self, i: usize) -> &ConvexHull {
-        self.scene
-            .shape_of(i)
-            .hull()
-            .expect("scene shapes are hulls")
-    }
-
-    fn hulls(&self) -> Vec<&ConvexHull> {
-        (0..self.n).map(|i| self.hull(i)).collect()
-    }
-}
-
-/// Sizes to run: `ICOLLIDE_BENCH_N` (comma-separated) or [`SIZES`].
-fn sizes() -> Vec<usize> {
-    icollide_peers::env_sizes("ICOLLIDE_BENCH_N", &SIZES)
-}
-
-/// Short runs: 2 cores, three sizes, a few minutes in all. The largest size
-/// takes flat sampling (10 samples of equal iteration counts).
-fn configure(group: &mut BenchmarkGroup<'_, WallTime>, n: usize) {
-    group
-        .sample_size(10)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(if n >= 100_000 { 3 } else { 2 }))
-        .throughput(Throughput::Elements(n as u64));
-    if n >= 100_000 {
-        group.sampling_mode(SamplingMode::Flat);
-    }
-}
-
-/// Checks the three bounds against each other once on every frame of the ring.
-fn check_bounds(frames: &Frames) {
-    let hulls = frames.hulls();
-    let mut dyn_boxes = vec![DynamicBox::new(); frames.n];
-    let mut visits = 0u64;
-    for f in 0..RING {
-        for i in 0..frames.n {
-            let pose = &frames.poses[f][i];
-            let (tight, v) = dyn_boxes[i].update(hulls[i], pose);
-            visits += u64::from(v);
-            let brute = brute_force_aabb(hulls[i].vertices(), pose);
-            assert_eq!(
-                tight, brute,
-                "dynamic box {i} differs from brute force at frame {f}"
-            );
-            let cube = frames.cubes[i].aabb(pose);
-            assert!(
-                cube.min.cmple(brute.min).all() && cube.max.cmpge(brute.max).all(),
-                "cube {i} does not contain the hull at frame {f}"
-            );
+    /// One frame of motion (rotation and translation, bounces).
+    fn step(&mut self) {
+        self.scene.step();
+        for (p, b) in self.poses.iter_mut().zip(&self.scene.bodies) {
+            *p = b.pose;
         }
     }
-    let verts = hulls.iter().map(|h| h.vertices().len()).sum::<usize>() as f64 / frames.n as f64;
-    println!(
-        "[check] N={}: dynamic box == brute force on {RING} frames; cube contains the hull; \
-         {verts:.1} hull vertices/object; dynamic box: {:.1} vertex visits/object/frame \
-         (first frame from vertex 0 included)",
-        frames.n,
-        visits as f64 / (RING * frames.n) as f64,
-    );
 }
 
-fn bench_bounds(c: &mut Criterion, frames: &Frames) {
-    let n = frames.n;
-    let hulls = frames.hulls();
-    let mut out = vec![Aabb::new(glam::Vec3::ZERO, glam::Vec3::ZERO); n];
-    let mut group = c.benchmark_group("bounds_update");
-    configure(&mut group, n);
-
-    // Criterion calls each routine once per sample: the frame order and the
-    // dynamic boxes live outside so that every timed frame follows the last.
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("fixed_cube", n), |b| {
-        b.iter(|| {
-            let poses = &frames.poses[ring.next()];
-            for ((o, cube), pose) in out.iter_mut().zip(&frames.cubes).zip(poses) {
-                *o = cube.aabb(pose);
-            }
-            black_box(&out);
-        })
-    });
-
-    let mut ring = PingPong::new(RING);
-    let mut boxes = vec![DynamicBox::new(); n];
-    for (d, (h, p)) in boxes.iter_mut().zip(hulls.iter().zip(&frames.poses[0])) {
-        d.update(h, p);
-    }
-    group.bench_function(BenchmarkId::new("dynamic_box", n), |b| {
-        b.iter(|| {
-            let poses = &frames.poses[ring.next()];
-            for (((o, d), h), pose) in out.iter_mut().zip(&mut boxes).zip(&hulls).zip(poses) {
-                *o = d.update(h, pose).0;
-            }
-            black_box(&out);
-        })
-    });
-
-    // The same with the world's pad for rounding (`Aabb::rounded_out`, the
-    // hull's reach and the pose's translation), as a body's box gets it.
-    for (d, (h, p)) in boxes.iter_mut().zip(hulls.iter().zip(&frames.poses[0])) {
-        d.update(h, p);
-    }
-    let reach: Vec<f32> = hulls
-        .iter()
-        .map(|h| Aabb::from_points(h.vertices().iter().copied()).reach())
-        .collect();
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("dynamic_box_rounded_out", n), |b| {
-        b.iter(|| {
-            let poses = &frames.poses[ring.next()];
-            for ((((o, d), h), pose), r) in out
-                .iter_mut()
-                .zip(&mut boxes)
-                .zip(&hulls)
-                .zip(poses)
-                .zip(&reach)
-            {
-                *o = d.update(h, pose).0.rounded_out(*r, pose.translation);
-            }
-            black_box(&out);
-        })
-    });
-
-    // What the collision world does: the same updates, each body's hull
-    // fields hinted `2 READ_AHEAD` bodies before its turn and its lanes
-    // `READ_AHEAD` before (from frame 0 again).
-    for (d, (h, p)) in boxes.iter_mut().zip(hulls.iter().zip(&frames.poses[0])) {
-        d.update(h, p);
-    }
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("dynamic_box_read_ahead", n), |b| {
-        b.iter(|| {
-            let poses = &frames.poses[ring.next()];
-            for i in 0..n {
-                if let Some(ahead) = hulls.get(i + 2 * READ_AHEAD) {
-                    DynamicBox::prefetch_fields(ahead);
-                }
-                if let Some(ahead) = hulls.get(i + READ_AHEAD) {
-                    DynamicBox::prefetch(ahead);
-                }
-                out[i] = boxes[i].update(hulls[i], &poses[i]).0;
-            }
-            black_box(&out);
-        })
-    });
-
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("brute_force", n), |b| {
-        b.iter(|| {
-            let poses = &frames.poses[ring.next()];
-            for ((o, h), pose) in out.iter_mut().zip(&hulls).zip(poses) {
-                *o = brute_force_aabb(h.vertices(), pose);
-            }
-            black_box(&out);
-        })
-    });
-    group.finish();
-}
-
-/// Sweep and prune over frame 0's boxes, one proxy per body (`key == i`).
-/// The first update's changes (every pair started) are drained and dropped.
-fn new_sap(boxes: &[Aabb]) -> SweepAndPrune {
-    let mut sap = SweepAndPrune::new();
-    for (i, b) in boxes.iter().enumerate() {
-        sap.insert(i as ProxyKey, *b, false).expect("valid box");
-    }
-    sap.update(&AllowAll);
-    sap.drain_changes(&mut PairChanges::default());
-    sap
-}
-
-/// One frame: every box moved, the update, and its pair changes drained
-/// into `changes`.
+/// Body `i`'s box as the collision world computes it
+/// (`Body::compute_tight_box`): the dynamic box at the pose's rotation,
+/// rounded out by the hull's reach, placed at its translation.
 #[inline]
-fn sap_frame(sap: &mut SweepAndPrune, boxes: &[Aabb], changes: &mut PairChanges) {
-    for (i, b) in boxes.iter().enumerate() {
-        sap.set_aabb(i as ProxyKey, *b)
-            .expect("live proxy, valid box");
-    }
-    sap.update(&AllowAll);
-    sap.drain_changes(changes);
+fn world_box(d: &mut DynamicBox, hull: &ConvexHull, reach: f32, pose: &Pose) -> Aabb {
+    let turned = d.update(hull, &Pose::new(pose.rotation, Vec3::ZERO)).0;
+    turned
+        .rounded_out(reach, Vec3::ZERO)
+        .placed_at(pose.translation.as_dvec3())
 }
 
-/// Grid sweep and prune over frame 0's boxes (`key == i`), automatic cells.
-/// The first update's changes are drained and dropped.
-fn new_grid(boxes: &[Aabb]) -> GridSweepAndPrune {
-    let mut grid = GridSweepAndPrune::new(None);
-    for (i, b) in boxes.iter().enumerate() {
-        grid.insert(i as ProxyKey, *b, false).expect("valid box");
-    }
-    grid.update(&AllowAll);
-    grid.drain_changes(&mut PairChanges::default());
-    grid
+/// Our side's per-body box state: the world's dynamic boxes.
+#[derive(Clone)]
+struct OurBoxes<'a> {
+    hulls: Vec<&'a ConvexHull>,
+    reach: Vec<f32>,
+    dynamic: Vec<DynamicBox>,
 }
 
-/// One frame of the grid, as [`sap_frame`].
+impl<'a> OurBoxes<'a> {
+    fn new(shapes: &'a [SharedShape], scene: &MultiBodyScene) -> Self {
+        let of = |i: usize| &shapes[scene.bodies[i].shape];
+        let n = scene.bodies.len();
+        Self {
+            hulls: (0..n).map(|i| of(i).hull().expect("hull")).collect(),
+            reach: (0..n).map(|i| of(i).reach()).collect(),
+            dynamic: vec![DynamicBox::new(); n],
+        }
+    }
+
+    /// Body `i`'s world box, the hulls `READ_AHEAD` bodies on prefetched
+    /// as the world does.
+    #[inline]
+    fn update(&mut self, i: usize, pose: &Pose) -> Aabb {
+        if let Some(ahead) = self.hulls.get(i + 2 * READ_AHEAD) {
+            DynamicBox::prefetch_fields(ahead);
+        }
+        if let Some(ahead) = self.hulls.get(i + READ_AHEAD) {
+            DynamicBox::prefetch(ahead);
+        }
+        world_box(&mut self.dynamic[i], self.hulls[i], self.reach[i], pose)
+    }
+}
+
+/// One frame of ours: the moved bodies' boxes, `set_aabb`, `update`, drain.
 #[inline]
-fn grid_frame(grid: &mut GridSweepAndPrune, boxes: &[Aabb], changes: &mut PairChanges) {
-    for (i, b) in boxes.iter().enumerate() {
-        grid.set_aabb(i as ProxyKey, *b)
-            .expect("live proxy, valid box");
-    }
-    grid.update(&AllowAll);
-    grid.drain_changes(changes);
-}
-
-/// The margin of the enlarged-box grid: `ICOLLIDE_BENCH_MARGIN` or
-/// [`DEFAULT_MARGIN`].
-fn margin() -> f32 {
-    env_or("ICOLLIDE_BENCH_MARGIN", DEFAULT_MARGIN)
-}
-
-/// The grid behind enlarged boxes (`Enlarged`, margin [`margin`]) over
-/// frame 0's boxes (`key == i`); the first update's changes are dropped.
-fn new_enlarged(boxes: &[Aabb]) -> Enlarged<GridSweepAndPrune> {
-    let mut bp = Enlarged::over_grid(None, margin());
-    for (i, b) in boxes.iter().enumerate() {
-        bp.insert(i as ProxyKey, *b, false).expect("valid box");
-    }
-    bp.update(&AllowAll);
-    bp.drain_changes(&mut PairChanges::default());
-    bp
-}
-
-/// One frame of the enlarged-box grid, as [`sap_frame`].
-#[inline]
-fn enlarged_frame(bp: &mut Enlarged<GridSweepAndPrune>, boxes: &[Aabb], changes: &mut PairChanges) {
-    for (i, b) in boxes.iter().enumerate() {
-        bp.set_aabb(i as ProxyKey, *b)
-            .expect("live proxy, valid box");
+fn ours_frame<B: BroadPhase>(
+    bp: &mut B,
+    boxes: &mut OurBoxes<'_>,
+    poses: &[Pose],
+    moved: Option<&[u32]>,
+    changes: &mut PairChanges,
+) {
+    match moved {
+        None => {
+            for (i, pose) in poses.iter().enumerate() {
+                let b = boxes.update(i, pose);
+                bp.set_aabb(i as ProxyKey, b)
+                    .expect("live proxy, valid box");
+            }
+        }
+        Some(moved) => {
+            for &i in moved {
+                let b = boxes.update(i as usize, &poses[i as usize]);
+                bp.set_aabb(i, b).expect("live proxy, valid box");
+            }
+        }
     }
     bp.update(&AllowAll);
     bp.drain_changes(changes);
 }
 
-fn enlarged_pairs(bp: &Enlarged<GridSweepAndPrune>) -> Vec<(u32, u32)> {
+/// Parry's side: one shape per body (shared `Arc`s, as rapier's colliders
+/// share a `SharedShape`) and the boxes of the last frame.
+#[derive(Clone)]
+struct ParryBoxes {
+    shapes: Vec<Arc<ConvexPolyhedron>>,
+    out: Vec<Aabb>,
+}
+
+impl ParryBoxes {
+    fn new(shapes: &[SharedShape], scene: &MultiBodyScene) -> Self {
+        let distinct: Vec<Arc<ConvexPolyhedron>> = shapes
+            .iter()
+            .map(|s| {
+                let v = s.hull().expect("hull").vertices();
+                Arc::new(ConvexPolyhedron::from_convex_hull(v).expect("parry3d hull"))
+            })
+            .collect();
+        let shapes: Vec<_> = scene
+            .bodies
+            .iter()
+            .map(|b| distinct[b.shape].clone())
+            .collect();
+        let out = vec![Aabb::EMPTY; shapes.len()];
+        Self { shapes, out }
+    }
+
+    /// Body `i`'s box as rapier computes it (`compute_aabb`).
+    #[inline]
+    fn update(&mut self, i: usize, pose: &Pose) {
+        let a = self.shapes[i].aabb(&to_parry_pose(pose));
+        self.out[i] = Aabb::new(a.mins, a.maxs);
+    }
+}
+
+/// One frame of parry: the moved bodies' boxes and the BVH's update.
+#[inline]
+fn parry_frame(
+    bvh: &mut ParryBvhBroadPhase,
+    boxes: &mut ParryBoxes,
+    poses: &[Pose],
+    moved: Option<&[u32]>,
+) -> icollide_peers::PairChanges {
+    match moved {
+        None => {
+            for (i, pose) in poses.iter().enumerate() {
+                boxes.update(i, pose);
+            }
+            bvh.update(&boxes.out)
+        }
+        Some(moved) => {
+            for &i in moved {
+                boxes.update(i as usize, &poses[i as usize]);
+            }
+            bvh.update_subset(&boxes.out, moved)
+        }
+    }
+}
+
+/// The overlapping pairs of `boxes` (closed boxes), sorted: sort by
+/// `min.x`, then each box against the following ones while they start
+/// before it ends. Independent of the crate's broad phases.
+fn reference_pairs(boxes: &[Aabb]) -> Pairs {
+    let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| boxes[a as usize].min.x.total_cmp(&boxes[b as usize].min.x));
+    let mut out = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let p = &boxes[i as usize];
+        for &j in &order[k + 1..] {
+            let q = &boxes[j as usize];
+            if q.min.x > p.max.x {
+                break;
+            }
+            let yz = p.min.y <= q.max.y
+                && q.min.y <= p.max.y
+                && p.min.z <= q.max.z
+                && q.min.z <= p.max.z;
+            if yz {
+                out.push((i.min(j), i.max(j)));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+fn active_pairs<B: BroadPhase>(bp: &B) -> Pairs {
     let mut v = Vec::new();
     bp.for_each_active(&mut |k| v.push(pair_ids(k)));
     v.sort_unstable();
     v
 }
 
-fn grid_pairs(grid: &GridSweepAndPrune) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = grid.active_pairs().map(pair_ids).collect();
+/// The boxes a broad phase of ours holds (its tight boxes), by key.
+fn held_boxes<B: BroadPhase>(bp: &B, n: usize) -> Vec<Aabb> {
+    (0..n as ProxyKey)
+        .map(|k| bp.aabb(k).expect("live proxy"))
+        .collect()
+}
+
+/// `now \ before` (both sorted).
+fn minus(now: &Pairs, before: &Pairs) -> Pairs {
+    let old: HashSet<_> = before.iter().copied().collect();
+    now.iter().copied().filter(|p| !old.contains(p)).collect()
+}
+
+fn sorted_ids(keys: &[u64]) -> Pairs {
+    let mut v: Pairs = keys.iter().map(|&k| pair_ids(k)).collect();
     v.sort_unstable();
     v
 }
 
-fn sap_pairs(sap: &SweepAndPrune) -> Vec<(u32, u32)> {
-    let mut v: Vec<(u32, u32)> = sap.active_pairs().map(pair_ids).collect();
-    v.sort_unstable();
-    v
-}
-
-/// The three broad phases, in step at frame 0 after one checked period.
-struct BroadPhases {
-    sap: SweepAndPrune,
+/// Every contender, in step.
+struct Contenders<'a> {
+    ours: Enlarged<GridSweepAndPrune>,
+    ours_boxes: OurBoxes<'a>,
     grid: GridSweepAndPrune,
-    enlarged: Enlarged<GridSweepAndPrune>,
+    grid_boxes: OurBoxes<'a>,
     exact: ParryBvhBroadPhase,
     rapier: ParryBvhBroadPhase,
+    parry_boxes: ParryBoxes,
+    rapier_boxes: ParryBoxes,
 }
 
-/// Runs one full period (there and back) of the ring through sweep and
-/// prune and both BVH variants, checks that sweep and prune and the exact
-/// BVH agree every frame (and the change-detecting BVH holds a superset),
-/// prints per-frame statistics, and returns the three back at frame 0.
-fn check_broad_phases(frames: &Frames) -> BroadPhases {
-    let boxes = &frames.boxes;
-    let t = Instant::now();
-    let mut sap = new_sap(&boxes[0]);
-    let sap_build = t.elapsed();
-    let t = Instant::now();
-    let mut grid = new_grid(&boxes[0]);
-    let grid_build = t.elapsed();
-    assert_eq!(grid_pairs(&grid), sap_pairs(&sap), "grid, frame 0");
-    let mut enlarged = new_enlarged(&boxes[0]);
-    assert_eq!(
-        enlarged_pairs(&enlarged),
-        sap_pairs(&sap),
-        "enlarged, frame 0"
-    );
-    let (mut escaped, mut candidates, mut enlarged_time) = (0u64, 0usize, Duration::ZERO);
-    let mut enlarged_swaps = 0u64;
-    let mut enlarged_changes = PairChanges::default();
-    let (mut grid_swaps, mut grid_time) = (0u64, Duration::ZERO);
-    let t = Instant::now();
-    let mut exact = ParryBvhBroadPhase::exact(&boxes[0]);
-    let bvh_build = t.elapsed();
-    let mut rapier = ParryBvhBroadPhase::with_change_detection(&boxes[0], RAPIER_MARGIN);
-    assert_eq!(sap_pairs(&sap), exact.sorted_pairs(), "frame 0");
-
-    let mut ring = PingPong::new(RING);
-    let frames_run = ring.period();
-    let (mut swaps, mut moved, mut sap_started, mut sap_ended) = (0u64, 0u64, 0usize, 0usize);
-    let (mut bvh_started, mut bvh_ended) = (0usize, 0usize);
-    let (mut pairs_sum, mut pairs_min, mut pairs_max) = (0usize, usize::MAX, 0usize);
-    let mut rapier_pairs_sum = 0usize;
-    let (mut sap_time, mut bvh_time) = (Duration::ZERO, Duration::ZERO);
-    let (mut sap_changes, mut grid_changes) = (PairChanges::default(), PairChanges::default());
-    for step in 0..frames_run {
-        let f = ring.next();
-        let t = Instant::now();
-        sap_frame(&mut sap, &boxes[f], &mut sap_changes);
-        sap_time += t.elapsed();
-        let s = sap.stats();
-        swaps += s.swaps.iter().sum::<u64>();
-        moved += u64::from(s.moved);
-        sap_started += sap_changes.started.len();
-        sap_ended += sap_changes.ended.len();
-
-        let t = Instant::now();
-        grid_frame(&mut grid, &boxes[f], &mut grid_changes);
-        grid_time += t.elapsed();
-        grid_swaps += grid.stats().swaps.iter().sum::<u64>();
-        assert_eq!(
-            grid.box_pairs(),
-            sap.box_pairs(),
-            "grid pair count, step {step}"
-        );
-        assert_eq!(
-            grid_changes.started, sap_changes.started,
-            "grid started, step {step}"
-        );
-        assert_eq!(
-            grid_changes.ended, sap_changes.ended,
-            "grid ended, step {step}"
-        );
-
-        let t = Instant::now();
-        enlarged_frame(&mut enlarged, &boxes[f], &mut enlarged_changes);
-        enlarged_time += t.elapsed();
-        escaped += u64::from(enlarged.stats().escaped);
-        enlarged_swaps += enlarged.stats().swaps.iter().sum::<u64>();
-        candidates += enlarged.candidates();
-        assert_eq!(
-            (&enlarged_changes.started, &enlarged_changes.ended),
-            (&sap_changes.started, &sap_changes.ended),
-            "enlarged changes, step {step}"
-        );
-
-        let t = Instant::now();
-        let ch = exact.update(&boxes[f]);
-        bvh_time += t.elapsed();
-        bvh_started += ch.started;
-        bvh_ended += ch.ended;
-        rapier.update(&boxes[f]);
-
-        let pairs = sap.box_pairs();
-        assert_eq!(
-            pairs,
-            exact.pair_count(),
-            "pair count, step {step} (frame {f})"
-        );
-        assert_eq!(
-            ch.started,
-            sap_changes.started.len(),
-            "started, step {step}"
-        );
-        assert_eq!(ch.ended, sap_changes.ended.len(), "ended, step {step}");
-        assert!(
-            rapier.pair_count() >= pairs,
-            "change detection lost pairs, step {step}"
-        );
-        pairs_sum += pairs;
-        pairs_min = pairs_min.min(pairs);
-        pairs_max = pairs_max.max(pairs);
-        rapier_pairs_sum += rapier.pair_count();
-    }
-    assert_eq!(ring.current(), 0);
-    let exact_pairs = sap_pairs(&sap);
-    assert_eq!(
-        exact_pairs,
-        exact.sorted_pairs(),
-        "pair sets after one period"
-    );
-    let rapier_pairs = rapier.sorted_pairs();
-    assert!(
-        exact_pairs
-            .iter()
-            .all(|p| rapier_pairs.binary_search(p).is_ok()),
-        "change detection lost pairs"
-    );
-
-    let per = |x: f64| x / frames_run as f64;
-    println!(
-        "[check] N={}: {frames_run} frames, SAP and exact BVH agree on every frame \
-         (pair count, started, ended; full pair set at frames 0 and {frames_run})",
-        frames.n
-    );
-    println!(
-        "[stats] N={}: SAP swaps/frame {:.0} ({:.2}/object), moved/frame {:.0}; \
-         pairs/frame mean {:.1} (min {pairs_min}, max {pairs_max}); \
-         started/frame {:.2}, ended/frame {:.2}",
-        frames.n,
-        per(swaps as f64),
-        per(swaps as f64) / frames.n as f64,
-        per(moved as f64),
-        per(pairs_sum as f64),
-        per(sap_started as f64),
-        per(sap_ended as f64),
-    );
-    println!(
-        "[stats] N={}: exact BVH started/frame {:.2}, ended/frame {:.2}; \
-         rapier-CD BVH (margin {RAPIER_MARGIN}) pairs/frame mean {:.1} (+{:.1}% over exact)",
-        frames.n,
-        per(bvh_started as f64),
-        per(bvh_ended as f64),
-        per(rapier_pairs_sum as f64),
-        100.0 * (rapier_pairs_sum as f64 / pairs_sum.max(1) as f64 - 1.0),
-    );
-    assert_eq!(
-        grid_pairs(&grid),
-        exact_pairs,
-        "grid pair set after one period"
-    );
-    println!(
-        "[stats] N={}: grid SAP ({} cells of {:.2}) swaps/frame {:.0} ({:.2}/object), \
-         build {:.2} ms, check loop mean {:.3} ms/frame",
-        frames.n,
-        grid.cell_count(),
-        grid.cell_size(),
-        per(grid_swaps as f64),
-        per(grid_swaps as f64) / frames.n as f64,
-        grid_build.as_secs_f64() * 1e3,
-        per(grid_time.as_secs_f64() * 1e3),
-    );
-    assert_eq!(
-        enlarged_pairs(&enlarged),
-        exact_pairs,
-        "enlarged pair set after one period"
-    );
-    println!(
-        "[stats] N={}: enlarged grid (margin {}, cells of {:.2}): {:.0} of {} boxes left their fat \
-         box per frame, swaps/frame {:.0}, {:.1} candidates per frame ({:.1} pairs), \
-         check loop mean {:.3} ms/frame",
-        frames.n,
-        enlarged.margin(),
-        enlarged.inner().cell_size(),
-        per(escaped as f64),
-        frames.n,
-        per(enlarged_swaps as f64),
-        per(candidates as f64),
-        per(pairs_sum as f64),
-        per(enlarged_time.as_secs_f64() * 1e3),
-    );
-    println!(
-        "[stats] N={}: build SAP {:.2} ms, BVH {:.2} ms; check loop mean SAP {:.3} ms/frame, \
-         exact BVH {:.3} ms/frame",
-        frames.n,
-        sap_build.as_secs_f64() * 1e3,
-        bvh_build.as_secs_f64() * 1e3,
-        per(sap_time.as_secs_f64() * 1e3),
-        per(bvh_time.as_secs_f64() * 1e3),
-    );
-
-    // The pitfall of change detection without a margin: parry flags a leaf
-    // as changed only when it fattens it, so after the first frame nothing is
-    // traversed. Shown with a hand-driven tree, a few frames.
-    let stale = stale_change_detection_pairs(&boxes[..8.min(RING)]);
-    println!(
-        "[note]  N={}: parry traverse::<true> with margin 0 after 7 frames holds {} pairs, \
-         exact {} (change detection needs margin > 0)",
-        frames.n, stale.0, stale.1
-    );
-
-    BroadPhases {
-        sap,
-        grid,
-        enlarged,
-        exact,
-        rapier,
-    }
+/// The margin of the enlarged boxes: `ICOLLIDE_BENCH_MARGIN` or the default.
+fn margin() -> f32 {
+    env_or("ICOLLIDE_BENCH_MARGIN", DEFAULT_MARGIN)
 }
 
-/// (pairs found by margin-0 change detection, exact pairs) after the frames.
-fn stale_change_detection_pairs(frames: &[Vec<Aabb>]) -> (usize, usize) {
-    use parry3d::partitioning::{Bvh, BvhWorkspace};
-    use std::collections::HashSet;
-    let mut bvh = Bvh::new();
-    let mut ws = BvhWorkspace::default();
-    let mut pairs = HashSet::new();
-    for boxes in frames {
-        for (i, b) in boxes.iter().enumerate() {
-            bvh.insert_or_update_partially(icollide_peers::to_parry(b), i as u32, 0.0);
+impl<'a> Contenders<'a> {
+    /// Every broad phase over the current frame's boxes (movers and the
+    /// rest alike); the first changes are drained and dropped.
+    fn new(shapes: &'a [SharedShape], motion: &Motion) -> Self {
+        let scene = &motion.scene;
+        let mut ours_boxes = OurBoxes::new(shapes, scene);
+        let mut parry_boxes = ParryBoxes::new(shapes, scene);
+        let mut ours = Enlarged::over_grid(None, margin());
+        let mut grid = GridSweepAndPrune::new(None);
+        for (i, pose) in motion.poses.iter().enumerate() {
+            let b = ours_boxes.update(i, pose);
+            ours.insert(i as ProxyKey, b, false).expect("valid box");
+            grid.insert(i as ProxyKey, b, false).expect("valid box");
+            parry_boxes.update(i, pose);
         }
-        bvh.optimize_incremental(&mut ws);
-        bvh.refit(&mut ws);
-        pairs.clear();
-        bvh.traverse_bvtt_single_tree::<true>(&mut ws, &mut |a, b| {
-            pairs.insert((a.min(b), a.max(b)));
-        });
+        let mut drop = PairChanges::default();
+        ours.update(&AllowAll);
+        ours.drain_changes(&mut drop);
+        grid.update(&AllowAll);
+        grid.drain_changes(&mut drop);
+        Self {
+            exact: ParryBvhBroadPhase::exact(&parry_boxes.out),
+            rapier: ParryBvhBroadPhase::with_change_detection(&parry_boxes.out, RAPIER_MARGIN),
+            grid_boxes: ours_boxes.clone(),
+            rapier_boxes: parry_boxes.clone(),
+            ours,
+            ours_boxes,
+            grid,
+            parry_boxes,
+        }
     }
-    let exact = ParryBvhBroadPhase::exact(frames.last().expect("frames")).pair_count();
-    (pairs.len(), exact)
 }
 
-fn bench_broad_phase(c: &mut Criterion, frames: &Frames) {
-    let n = frames.n;
-    let BroadPhases {
-        mut sap,
+/// Per-contender sums over the lockstep frames.
+#[derive(Default)]
+struct Lockstep {
+    /// This thread's CPU time per contender, then the box updates alone
+    /// (ours, parry's).
+    time: [Duration; 6],
+    pairs: usize,
+    escaped: u64,
+    candidates: usize,
+    differing: usize,
+    rapier_extra: usize,
+}
+
+const NAMES: [&str; 4] = [
+    "ours_enlarged_grid",
+    "ours_grid",
+    "bvh_exact",
+    "bvh_rapier_cd",
+];
+
+/// Runs `frames` frames of every contender in lockstep (the order rotated
+/// each frame), checking each against the reference every frame (panics
+/// on a mismatch), and prints the interleaved timings.
+fn lockstep(c: &mut Contenders<'_>, motion: &mut Motion, moved: Option<&[u32]>, frames: usize) {
+    let n = motion.poses.len();
+    let mut sum = Lockstep::default();
+    let mut before_ours = active_pairs(&c.ours);
+    let mut before_parry = c.exact.sorted_pairs();
+    let (mut ch_ours, mut ch_grid) = (PairChanges::default(), PairChanges::default());
+    let mut ch_exact = icollide_peers::PairChanges::default();
+    let (mut boxes_ours, mut boxes_parry) = (c.ours_boxes.clone(), c.parry_boxes.clone());
+    for f in 0..frames {
+        step(motion, moved);
+        for k in 0..6 {
+            let which = (k + f) % 6;
+            let t = ThreadTime::now();
+            match which {
+                4 => boxes_only(&motion.poses, moved, |i, p| {
+                    black_box(boxes_ours.update(i, p));
+                }),
+                5 => boxes_only(&motion.poses, moved, |i, p| boxes_parry.update(i, p)),
+                0 => ours_frame(
+                    &mut c.ours,
+                    &mut c.ours_boxes,
+                    &motion.poses,
+                    moved,
+                    &mut ch_ours,
+                ),
+                1 => ours_frame(
+                    &mut c.grid,
+                    &mut c.grid_boxes,
+                    &motion.poses,
+                    moved,
+                    &mut ch_grid,
+                ),
+                2 => ch_exact = parry_frame(&mut c.exact, &mut c.parry_boxes, &motion.poses, moved),
+                _ => {
+                    parry_frame(&mut c.rapier, &mut c.rapier_boxes, &motion.poses, moved);
+                }
+            }
+            sum.time[which] += t.elapsed();
+        }
+        let ours_boxes = held_boxes(&c.ours, n);
+        assert_eq!(
+            held_boxes(&c.grid, n),
+            ours_boxes,
+            "frame {f}: box updates differ"
+        );
+        let want = reference_pairs(&ours_boxes);
+        let got = active_pairs(&c.ours);
+        assert!(
+            got == want,
+            "frame {f}: enlarged grid pairs differ from the reference"
+        );
+        assert!(
+            active_pairs(&c.grid) == want,
+            "frame {f}: grid pairs differ"
+        );
+        let started = minus(&want, &before_ours);
+        let ended = minus(&before_ours, &want);
+        assert_eq!(
+            sorted_ids(&ch_ours.started),
+            started,
+            "frame {f}: ours started"
+        );
+        assert_eq!(sorted_ids(&ch_ours.ended), ended, "frame {f}: ours ended");
+        assert_eq!(
+            sorted_ids(&ch_grid.started),
+            started,
+            "frame {f}: grid started"
+        );
+        assert_eq!(sorted_ids(&ch_grid.ended), ended, "frame {f}: grid ended");
+        let parry_want = reference_pairs(&c.parry_boxes.out);
+        assert!(
+            c.exact.sorted_pairs() == parry_want,
+            "frame {f}: exact BVH pairs differ"
+        );
+        let (ps, pe) = (
+            minus(&parry_want, &before_parry),
+            minus(&before_parry, &parry_want),
+        );
+        assert_eq!(
+            (ch_exact.started, ch_exact.ended),
+            (ps.len(), pe.len()),
+            "frame {f}: BVH changes"
+        );
+        let rapier = c.rapier.sorted_pairs();
+        assert!(
+            parry_want.iter().all(|p| rapier.binary_search(p).is_ok()),
+            "frame {f}: rapier's change detection lost pairs"
+        );
+        sum.rapier_extra += rapier.len() - parry_want.len();
+        sum.differing += minus(&want, &parry_want).len() + minus(&parry_want, &want).len();
+        sum.pairs += want.len();
+        sum.escaped += u64::from(c.ours.stats().escaped);
+        sum.candidates += c.ours.candidates();
+        before_ours = want;
+        before_parry = parry_want;
+    }
+    let per = |x: f64| x / frames as f64;
+    let ms: Vec<f64> = sum
+        .time
+        .iter()
+        .map(|t| per(t.as_secs_f64() * 1e3))
+        .collect();
+    let movers = moved.map_or(n, <[u32]>::len);
+    println!(
+        "[check] N={n} ({movers} moving): {frames} frames in lockstep, every broad phase's pairs and \
+         changes equal the reference sweep over its own boxes every frame; pairs/frame {:.1}, \
+         ours vs parry's boxes differ by {:.2} pairs/frame (rounding pads), rapier's margin +{:.1}",
+        per(sum.pairs as f64),
+        per(sum.differing as f64),
+        per(sum.rapier_extra as f64),
+    );
+    println!(
+        "[stats] N={n}: enlarged grid (margin {}, cells of {:.2}): {:.1} boxes left their fat box \
+         per frame, {:.1} candidates",
+        c.ours.margin(),
+        c.ours.inner().cell_size(),
+        per(sum.escaped as f64),
+        per(sum.candidates as f64),
+    );
+    let line: Vec<String> = NAMES
+        .iter()
+        .zip(&ms)
+        .map(|(k, t)| format!("{k} {t:.4}"))
+        .collect();
+    println!(
+        "[lockstep] N={n} ({movers} moving), CPU ms/frame interleaved: {}; box updates alone: \
+         ours {:.4}, parry {:.4}; ours ÷ exact BVH {:.2}×, ÷ rapier-CD BVH {:.2}×; without the \
+         box updates {:.2}× and {:.2}× (load {})",
+        line.join(", "),
+        ms[4],
+        ms[5],
+        ms[0] / ms[2],
+        ms[0] / ms[3],
+        (ms[0] - ms[4]) / (ms[2] - ms[5]),
+        (ms[0] - ms[4]) / (ms[3] - ms[5]),
+        loadavg()
+    );
+}
+
+/// `update(i, pose)` for every moving body.
+fn boxes_only(poses: &[Pose], moved: Option<&[u32]>, mut update: impl FnMut(usize, &Pose)) {
+    match moved {
+        None => poses.iter().enumerate().for_each(|(i, p)| update(i, p)),
+        Some(moved) => moved
+            .iter()
+            .for_each(|&i| update(i as usize, &poses[i as usize])),
+    }
+}
+
+/// One frame of motion: every body, or only the movers (the others keep
+/// the pose they had).
+fn step(motion: &mut Motion, moved: Option<&[u32]>) {
+    match moved {
+        None => motion.step(),
+        Some(moved) => {
+            let keep = motion.poses.clone();
+            motion.step();
+            let mut next = keep;
+            for &i in moved {
+                next[i as usize] = motion.poses[i as usize];
+            }
+            motion.poses = next;
+        }
+    }
+}
+
+/// Times `frame` per frame of continuous motion: each iteration steps
+/// `motion` (not timed), then times `frame` in this thread's CPU time (on
+/// a loaded machine the wall clock also counts the time spent waiting for
+/// a core).
+fn bench_moving(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    motion: &mut Motion,
+    moved: Option<&[u32]>,
+    log: &mut Log,
+    mut frame: impl FnMut(&[Pose]),
+) {
+    group.bench_function(id, |b| {
+        timed_each(b, log, || {
+            step(motion, moved);
+            let t = ThreadTime::now();
+            frame(&motion.poses);
+            t.elapsed()
+        })
+    });
+}
+
+fn bench_broad_phase(
+    c: &mut Criterion,
+    shapes: &[SharedShape],
+    start: &Motion,
+    moved: Option<&[u32]>,
+) {
+    let n = start.poses.len();
+    let mut motion = start.clone();
+    let mut cont = Contenders::new(shapes, &motion);
+    lockstep(
+        &mut cont,
+        &mut motion,
+        moved,
+        env_or("ICOLLIDE_BENCH_CHECK_FRAMES", 64),
+    );
+    let name = if moved.is_some() {
+        "broad_phase_sparse"
+    } else {
+        "broad_phase"
+    };
+    let mut group = c.benchmark_group(name);
+    configure(&mut group);
+    group.throughput(Throughput::Elements(n as u64));
+    let mut logs: [Log; 6] = Default::default();
+    let mut changes = PairChanges::default();
+    let Contenders {
+        mut ours,
+        mut ours_boxes,
         mut grid,
-        mut enlarged,
+        mut grid_boxes,
         mut exact,
         mut rapier,
-    } = check_broad_phases(frames);
-    let mut group = c.benchmark_group("broad_phase");
-    configure(&mut group, n);
-
-    // State lives outside the routines (called once per sample): each timed
-    // frame follows the previous one. All three start at frame 0.
-    // One `PairChanges` per broad phase, reused: draining allocates nothing
-    // once its lists have grown.
-    let mut ring = PingPong::new(RING);
-    let mut changes = PairChanges::default();
-    group.bench_function(BenchmarkId::new("sap", n), |b| {
-        b.iter(|| {
-            sap_frame(&mut sap, &frames.boxes[ring.next()], &mut changes);
-            black_box(changes.started.len() + changes.ended.len())
-        })
+        mut parry_boxes,
+        mut rapier_boxes,
+    } = cont;
+    let id = |k: &str| BenchmarkId::new(k, n);
+    let mut m = motion.clone();
+    bench_moving(&mut group, id(NAMES[0]), &mut m, moved, &mut logs[0], |p| {
+        ours_frame(&mut ours, &mut ours_boxes, p, moved, &mut changes)
     });
-
-    let mut ring = PingPong::new(RING);
-    let mut changes = PairChanges::default();
-    group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
-        b.iter(|| {
-            grid_frame(&mut grid, &frames.boxes[ring.next()], &mut changes);
-            black_box(changes.started.len() + changes.ended.len())
-        })
+    check_after(&held_boxes(&ours, n), &active_pairs(&ours), NAMES[0]);
+    let mut m = motion.clone();
+    bench_moving(&mut group, id(NAMES[1]), &mut m, moved, &mut logs[1], |p| {
+        ours_frame(&mut grid, &mut grid_boxes, p, moved, &mut changes)
     });
-
-    let mut ring = PingPong::new(RING);
-    let mut changes = PairChanges::default();
-    group.bench_function(BenchmarkId::new("grid_sap_enlarged", n), |b| {
-        b.iter(|| {
-            enlarged_frame(&mut enlarged, &frames.boxes[ring.next()], &mut changes);
-            black_box(changes.started.len() + changes.ended.len())
-        })
+    check_after(&held_boxes(&grid, n), &active_pairs(&grid), NAMES[1]);
+    let mut m = motion.clone();
+    bench_moving(&mut group, id(NAMES[2]), &mut m, moved, &mut logs[2], |p| {
+        black_box(parry_frame(&mut exact, &mut parry_boxes, p, moved));
     });
-
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("bvh_exact", n), |b| {
-        b.iter(|| black_box(exact.update(&frames.boxes[ring.next()])))
+    check_after(&parry_boxes.out, &exact.sorted_pairs(), NAMES[2]);
+    let mut m = motion.clone();
+    bench_moving(&mut group, id(NAMES[3]), &mut m, moved, &mut logs[3], |p| {
+        black_box(parry_frame(&mut rapier, &mut rapier_boxes, p, moved));
     });
-
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("bvh_rapier_cd", n), |b| {
-        b.iter(|| black_box(rapier.update(&frames.boxes[ring.next()])))
-    });
-    group.finish();
-}
-
-/// Every `sparse()`-th body moves; the others rest where frame 0 put them.
-/// `ICOLLIDE_BENCH_SPARSE` or 10.
-fn sparse() -> usize {
-    env_or("ICOLLIDE_BENCH_SPARSE", 10usize).max(1)
-}
-
-/// The sparse scene: a game-like frame where 1 body in `sparse()` moves.
-/// Sweep and prune and the grid get `set_aabb` for the moving bodies only;
-/// the BVH updates only their leaves (`update_subset`).
-fn bench_sparse(c: &mut Criterion, frames: &Frames) {
-    let n = frames.n;
-    let every = sparse();
-    let moved: Vec<u32> = (0..n as u32)
-        .filter(|i| (*i as usize).is_multiple_of(every))
-        .collect();
-    let boxes: Vec<Vec<Aabb>> = frames
-        .boxes
-        .iter()
-        .map(|f| {
-            (0..n)
-                .map(|i| {
-                    if i.is_multiple_of(every) {
-                        f[i]
-                    } else {
-                        frames.boxes[0][i]
-                    }
-                })
-                .collect()
-        })
-        .collect();
-    let mut grid = new_grid(&boxes[0]);
-    let mut exact = ParryBvhBroadPhase::exact(&boxes[0]);
-    let mut rapier = ParryBvhBroadPhase::with_change_detection(&boxes[0], RAPIER_MARGIN);
-    let step = |grid: &mut GridSweepAndPrune, b: &[Aabb], changes: &mut PairChanges| {
-        for &i in &moved {
-            grid.set_aabb(i, b[i as usize])
-                .expect("live proxy, valid box");
-        }
-        grid.update(&AllowAll);
-        grid.drain_changes(changes);
-    };
-    let mut enlarged = new_enlarged(&boxes[0]);
-    let enlarged_step =
-        |bp: &mut Enlarged<GridSweepAndPrune>, b: &[Aabb], changes: &mut PairChanges| {
-            for &i in &moved {
-                bp.set_aabb(i, b[i as usize])
-                    .expect("live proxy, valid box");
-            }
-            bp.update(&AllowAll);
-            bp.drain_changes(changes);
-        };
-    let mut changes = PairChanges::default();
-    let mut enlarged_changes = PairChanges::default();
-    // One checked period: the grids and the exact BVH agree on every frame.
-    let mut ring = PingPong::new(RING);
-    for s in 0..ring.period() {
-        let f = ring.next();
-        step(&mut grid, &boxes[f], &mut changes);
-        enlarged_step(&mut enlarged, &boxes[f], &mut enlarged_changes);
-        assert_eq!(
-            enlarged_changes, changes,
-            "sparse enlarged changes, step {s}"
+    if moved.is_none() {
+        let mut b = OurBoxes::new(shapes, &motion.scene);
+        let mut m = motion.clone();
+        bench_moving(
+            &mut group,
+            id("boxes_ours"),
+            &mut m,
+            None,
+            &mut logs[4],
+            |p| {
+                for (i, pose) in p.iter().enumerate() {
+                    black_box(b.update(i, pose));
+                }
+            },
         );
-        let ch = exact.update_subset(&boxes[f], &moved);
-        rapier.update_subset(&boxes[f], &moved);
-        assert_eq!(
-            grid.box_pairs(),
-            exact.pair_count(),
-            "sparse pair count, step {s}"
-        );
-        assert_eq!(
-            changes.started.len(),
-            ch.started,
-            "sparse started, step {s}"
+        let mut b = ParryBoxes::new(shapes, &motion.scene);
+        let mut m = motion.clone();
+        bench_moving(
+            &mut group,
+            id("boxes_parry"),
+            &mut m,
+            None,
+            &mut logs[5],
+            |p| {
+                for (i, pose) in p.iter().enumerate() {
+                    b.update(i, pose);
+                }
+                black_box(&b.out);
+            },
         );
     }
-    assert_eq!(grid_pairs(&grid), exact.sorted_pairs(), "sparse pair sets");
-    println!(
-        "[check] N={n}: sparse scene ({} of {n} bodies move), grid SAP and exact BVH agree on every frame; {} pairs",
-        moved.len(),
-        grid.box_pairs()
+    group.finish();
+    summary(name, n, &logs);
+}
+
+/// Panics unless `pairs` are the reference pairs of `boxes`.
+fn check_after(boxes: &[Aabb], pairs: &Pairs, what: &str) {
+    assert!(
+        *pairs == reference_pairs(boxes),
+        "{what}: pairs differ from the reference after timing"
     );
-    let mut group = c.benchmark_group("broad_phase_sparse");
-    configure(&mut group, n);
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("grid_sap", n), |b| {
-        b.iter(|| {
-            step(&mut grid, &boxes[ring.next()], &mut changes);
-            black_box(changes.started.len())
-        })
+}
+
+fn summary(name: &str, n: usize, logs: &[Log; 6]) {
+    let ms: Vec<f64> = logs.iter().map(|l| median_us(l) / 1e3).collect();
+    let faster = ms[2].min(ms[3]);
+    let ratio = ms[0] / faster;
+    println!(
+        "[summary] {name} N={n}, CPU ms/frame (medians): ours_enlarged_grid {:.4}, ours_grid {:.4}, \
+         bvh_exact {:.4}, bvh_rapier_cd {:.4}; boxes ours {:.4}, parry {:.4}; ours ÷ faster BVH \
+         {ratio:.2}× (target ≤ 0.5: {}); load {}",
+        ms[0],
+        ms[1],
+        ms[2],
+        ms[3],
+        ms[4],
+        ms[5],
+        verdict(ratio <= 0.5),
+        loadavg()
+    );
+}
+
+/// Box updates alone, per object; the dynamic box checked against brute
+/// force on the check frames first.
+fn bench_bounds(c: &mut Criterion, shapes: &[SharedShape], start: &Motion) {
+    let n = start.poses.len();
+    let mut motion = start.clone();
+    let ours = OurBoxes::new(shapes, &motion.scene);
+    let cubes: Vec<FixedCube> = (0..n)
+        .map(|i| *shapes[motion.scene.bodies[i].shape].fixed_cube())
+        .collect();
+    let mut dynamic = vec![DynamicBox::new(); n];
+    for f in 0..env_or("ICOLLIDE_BENCH_CHECK_FRAMES", 64usize) {
+        motion.step();
+        for (i, pose) in motion.poses.iter().enumerate() {
+            let tight = dynamic[i].update(ours.hulls[i], pose).0;
+            let brute = brute_force_aabb(ours.hulls[i].vertices(), pose);
+            assert_eq!(
+                tight, brute,
+                "dynamic box {i} differs from brute force at frame {f}"
+            );
+            let cube = cubes[i].aabb(pose);
+            assert!(
+                cube.contains(&brute),
+                "cube {i} does not contain the hull at frame {f}"
+            );
+        }
+    }
+    println!(
+        "[check] N={n}: dynamic box == brute force on every check frame; cubes contain the hulls"
+    );
+    let mut group = c.benchmark_group("bounds_update");
+    configure(&mut group);
+    group.throughput(Throughput::Elements(n as u64));
+    let mut log = Log::new();
+    let mut out = vec![Aabb::EMPTY; n];
+    let id = |k: &str| BenchmarkId::new(k, n);
+    let mut m = motion.clone();
+    bench_moving(&mut group, id("fixed_cube"), &mut m, None, &mut log, |p| {
+        for ((o, cube), pose) in out.iter_mut().zip(&cubes).zip(p) {
+            *o = cube.aabb(pose);
+        }
+        black_box(&out);
     });
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("grid_sap_enlarged", n), |b| {
-        b.iter(|| {
-            enlarged_step(&mut enlarged, &boxes[ring.next()], &mut changes);
-            black_box(changes.started.len())
-        })
+    let mut m = motion.clone();
+    bench_moving(&mut group, id("dynamic_box"), &mut m, None, &mut log, |p| {
+        for (i, pose) in p.iter().enumerate() {
+            out[i] = dynamic[i].update(ours.hulls[i], pose).0;
+        }
+        black_box(&out);
     });
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("bvh_exact", n), |b| {
-        b.iter(|| black_box(exact.update_subset(&boxes[ring.next()], &moved)))
+    let mut world = ours.clone();
+    let mut m = motion.clone();
+    bench_moving(&mut group, id("world_box"), &mut m, None, &mut log, |p| {
+        for (i, pose) in p.iter().enumerate() {
+            out[i] = world.update(i, pose);
+        }
+        black_box(&out);
     });
-    let mut ring = PingPong::new(RING);
-    group.bench_function(BenchmarkId::new("bvh_rapier_cd", n), |b| {
-        b.iter(|| black_box(rapier.update_subset(&boxes[ring.next()], &moved)))
+    let mut m = motion.clone();
+    bench_moving(&mut group, id("brute_force"), &mut m, None, &mut log, |p| {
+        for (i, pose) in p.iter().enumerate() {
+            out[i] = brute_force_aabb(ours.hulls[i].vertices(), pose);
+        }
+        black_box(&out);
+    });
+    let mut parry = ParryBoxes::new(shapes, &motion.scene);
+    let mut m = motion.clone();
+    bench_moving(&mut group, id("parry_aabb"), &mut m, None, &mut log, |p| {
+        for (i, pose) in p.iter().enumerate() {
+            parry.update(i, pose);
+        }
+        black_box(&parry.out);
     });
     group.finish();
 }
 
 fn benches(c: &mut Criterion) {
-    for n in sizes() {
-        let t = Instant::now();
-        let frames = Frames::new(n);
+    for n in icollide_peers::env_sizes("ICOLLIDE_BENCH_N", &SIZES) {
+        let motion = Motion::new(n);
+        let shapes = motion.scene.shapes.clone();
         println!(
-            "[setup] N={n}: scene (half-size {:.1}) and {RING} frames in {:.2} s",
-            frames.scene.half_size,
-            t.elapsed().as_secs_f64()
+            "[setup] N={n}: half-size {:.1}, load {}",
+            motion.scene.half_size,
+            loadavg()
         );
-        check_bounds(&frames);
-        bench_bounds(c, &frames);
-        bench_broad_phase(c, &frames);
-        bench_sparse(c, &frames);
+        bench_broad_phase(c, &shapes, &motion, None);
+        let every = env_or("ICOLLIDE_BENCH_SPARSE", 10usize).max(1);
+        let moved: Vec<u32> = (0..n as u32)
+            .filter(|i| (*i as usize).is_multiple_of(every))
+            .collect();
+        bench_broad_phase(c, &shapes, &motion, Some(&moved));
+        bench_bounds(c, &shapes, &motion);
     }
 }
 

@@ -42,12 +42,12 @@
 //! **The margin** trades the inner structure's work (boxes leaving their fat
 //! boxes) against candidates (fat pairs whose tight boxes do not overlap).
 //! The broad-phase bench prints both; see docs/notes/EXPERIMENTS.md#enlarged-boxes for measured margins.
-//! With the default, in one run of `--bench broad_phase` (10 000 hulls
-//! turning 10° and moving 1.5 % of their radius per frame), the grid behind
-//! this layer took 0.314 ms per frame with every body moving against 0.836
-//! ms for parry3d's BVH, 0.054 ms with one body in ten moving (0.785 ms)
-//! and 0.33 µs with one in a thousand (0.760 ms); the grid alone took
-//! 0.984 and 0.303 ms in an earlier run. Fast movers pay: a box that
+//! With the default, in `--bench broad_phase` (10 000 hulls turning 10°
+//! and moving 1.5 % of their radius per frame, moving on continuously), a
+//! frame of box updates and this layer over the grid took 0.41× the CPU
+//! time of parry3d's box updates and BVH with every body moving, 0.20× with
+//! one body in ten; over the grid alone 0.58× (docs/BENCHMARKS.md#broad-phase).
+//! Fast movers pay: a box that
 //! leaves its fat box every few frames jumps by the margin each time, and
 //! at 10–20 % of the radius per frame the grid made more swaps than without
 //! the layer (docs/notes/EXPERIMENTS.md#fast-movers).
@@ -307,7 +307,10 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
     }
 
     fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
-        if !aabb.is_valid() {
+        // `Aabb::is_valid` and `Aabb::contains` on four-lane vectors: this
+        // runs for every moving body every frame.
+        let (lo, hi) = (Vec3A::from(aabb.min), Vec3A::from(aabb.max));
+        if !(lo.is_finite() && hi.is_finite() && lo.cmple(hi).all()) {
             return Err(BroadPhaseError::InvalidAabb);
         }
         // The inner broad phase holds the fat box (and knows the live keys).
@@ -315,7 +318,8 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
             .inner
             .aabb(key)
             .ok_or(BroadPhaseError::UnknownProxy(key))?;
-        if !fat.contains(&aabb) {
+        let inside = Vec3A::from(fat.min).cmple(lo) & hi.cmple(Vec3A::from(fat.max));
+        if !inside.all() {
             self.inner.set_aabb(key, self.fatten(&aabb))?;
             self.escaped += 1;
         }

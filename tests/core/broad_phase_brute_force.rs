@@ -803,3 +803,107 @@ fn insertions_over_their_swap_budget_fall_back_to_a_rebuild() {
     }
     assert!(rebuilt > 0, "insertions over budget sort from scratch");
 }
+
+/// `Enlarged::set_aabb`'s per-frame test (the box valid, and still inside
+/// its fat box, on four-lane vectors): a box flush with its fat box on any
+/// side stays (nothing reaches the inner broad phase), one a float step
+/// beyond on any one side of any one axis leaves it, and a coordinate that
+/// is not finite on any one axis is refused; near the origin and far out
+/// (steps of 2⁻²⁴ relative), with a neighbour whose box touches the moved
+/// one's side exactly: the pairs equal brute force after every update and
+/// the invariants hold (the fat box holds the tight one).
+#[test]
+fn enlarged_boxes_flush_with_their_fat_box_stay_and_one_step_out_leave() {
+    for center in [Vec3::ZERO, Vec3::new(-3e5, 7e5, 1e6)] {
+        let tight = Aabb::from_center_half_extents(center, Vec3::ONE);
+        for axis in 0..3 {
+            for high in [false, true] {
+                flush_and_one_step_out(tight, axis, high);
+            }
+        }
+    }
+}
+
+/// One side of [`enlarged_boxes_flush_with_their_fat_box_stay_and_one_step_out_leave`].
+fn flush_and_one_step_out(tight: Aabb, axis: usize, high: bool) {
+    let what = format!("{:?} axis {axis} high {high}", tight.min);
+    let step = |x: f32| if high { x.next_up() } else { x.next_down() };
+    let mut bp = Enlarged::new(GridSweepAndPrune::new(None), 0.25);
+    bp.insert(0, tight, false).expect("valid");
+    bp.update(&|_, _| true);
+    let fat = bp.inner().aabb(0).expect("live");
+    assert!(fat.contains(&tight) && fat != tight, "{what}");
+    // Flush with the fat box on that side, a neighbour touching it there.
+    let (mut flush, mut touch) = (tight, tight);
+    if high {
+        flush.max[axis] = fat.max[axis];
+        touch.min[axis] = flush.max[axis];
+        touch.max[axis] = flush.max[axis] + 1.0;
+    } else {
+        flush.min[axis] = fat.min[axis];
+        touch.max[axis] = flush.min[axis];
+        touch.min[axis] = flush.min[axis] - 1.0;
+    }
+    bp.insert(1, touch, false).expect("valid");
+    bp.set_aabb(0, flush).expect("valid");
+    bp.update(&|_, _| true);
+    assert_eq!(bp.stats().escaped, 0, "{what}: flush stays");
+    assert_eq!(bp.inner().aabb(0), Some(fat), "{what}");
+    assert!(bp.is_active(0, 1), "{what}: touching boxes pair");
+    bp.validate(&|_, _| true).expect("valid");
+    // One float step beyond the fat box: leaves it; the neighbour, moved
+    // by the same step, still touches.
+    let mut out = flush;
+    let mut next = touch;
+    if high {
+        out.max[axis] = step(fat.max[axis]);
+        next.min[axis] = out.max[axis];
+        next.max[axis] = next.min[axis] + 1.0;
+    } else {
+        out.min[axis] = step(fat.min[axis]);
+        next.max[axis] = out.min[axis];
+        next.min[axis] = next.max[axis] - 1.0;
+    }
+    assert!(!fat.contains(&out), "{what}");
+    bp.set_aabb(1, next).expect("valid");
+    bp.set_aabb(0, out).expect("valid");
+    bp.update(&|_, _| true);
+    assert_eq!(
+        bp.stats().escaped,
+        1,
+        "{what}: one step out leaves (the neighbour stays)"
+    );
+    assert!(bp.inner().aabb(0).expect("live").contains(&out), "{what}");
+    assert_eq!(
+        bp.box_pairs(),
+        box_pairs(&[Some(out), Some(next)], |_| false).len()
+    );
+    assert!(bp.is_active(0, 1), "{what}: still touching");
+    bp.validate(&|_, _| true).expect("valid");
+    // Apart by one step: the pair ends.
+    let mut apart = next;
+    if high {
+        apart.min[axis] = out.max[axis].next_up();
+    } else {
+        apart.max[axis] = out.min[axis].next_down();
+    }
+    bp.set_aabb(1, apart).expect("valid");
+    bp.update(&|_, _| true);
+    assert!(!bp.is_active(0, 1), "{what}: one step apart");
+    // Not finite on this one axis, or min above max: refused, box kept.
+    for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+        let mut b = out;
+        if high {
+            b.max[axis] = bad;
+        } else {
+            b.min[axis] = bad;
+        }
+        assert!(bp.set_aabb(0, b).is_err(), "{what}: {bad}");
+    }
+    let mut inverted = out;
+    inverted.min[axis] = out.max[axis].next_up();
+    assert!(bp.set_aabb(0, inverted).is_err(), "{what}: min above max");
+    bp.update(&|_, _| true);
+    assert_eq!(bp.aabb(0), Some(out), "{what}");
+    bp.validate(&|_, _| true).expect("valid");
+}
