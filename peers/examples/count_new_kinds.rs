@@ -19,8 +19,11 @@ use glam::Vec3;
 use icollide_peers::to_parry_pose;
 use parry3d::shape::{Cone, ConvexPolyhedron, Cuboid, Cylinder, RoundShape, Shape};
 
+/// Our shapes, parry's and the poses of one scene.
+type Scene = ([SharedShape; 2], [Box<dyn Shape>; 2], Vec<[Pose; 2]>);
+
 /// The bench's scene `which` (same seed and order of draws).
-fn scene(which: &str) -> ([SharedShape; 2], [Box<dyn Shape>; 2], Vec<[Pose; 2]>) {
+fn scene(which: &str) -> Scene {
     let mut rng = Rng::new(43);
     let pts: Vec<Vec3> = (0..40).map(|_| rng.unit_vector() * 0.5).collect();
     let mut poses = || -> Vec<[Pose; 2]> {
