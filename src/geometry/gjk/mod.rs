@@ -86,6 +86,9 @@ pub const GJK_MAX_ITERATIONS: u32 = 64;
 const REL_GAP: f32 = 2e-6;
 /// `|v|` below this fraction of the CSO scale counts as touching (distance 0).
 const REL_ZERO: f32 = 1e-6;
+/// Relative gap `(|v| - μ) / |v|` below which a cold distance query walks
+/// from its last support vertices instead of scanning.
+const WALK_GAP: f32 = 0.5;
 /// Squared relative length below which two CSO points are considered equal.
 const REL_DUP2: f32 = 1e-12;
 
@@ -273,8 +276,8 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             s.push(sp);
         }
     }
-    // A cold query (no cached simplex, no hints) asks for every support
-    // without a start: its directions swing widely, and a hull below
+    // A cold query (no cached simplex, no hints) asks for its supports
+    // without a start while its directions swing widely: a hull below
     // 2 048 vertices is then scanned whole, faster than a walk (see
     // `ConvexPolytope::support_vertex`).
     let cold = s.len == 0 && cache.hint_a == NO_HINT && cache.hint_b == NO_HINT;
@@ -297,6 +300,7 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let mut iterations = 0u32;
     let mut exhausted = false;
     let mut lower = f32::NEG_INFINITY;
+    let mut walk = false;
 
     while !intersecting && iterations < GJK_MAX_ITERATIONS {
         let zero = REL_ZERO * scale;
@@ -306,7 +310,7 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             break;
         }
         iterations += 1;
-        let sp = if cold {
+        let sp = if cold && !walk {
             cso.support(-v, NO_HINT, NO_HINT)
         } else {
             cso.support(-v, cache.hint_a, cache.hint_b)
@@ -329,6 +333,9 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if len - lower <= REL_GAP * scale {
             break;
         }
+        // Once the bounds are within `WALK_GAP` (distance queries), the
+        // directions barely turn: the supports walk from their last vertex.
+        walk = mode == Mode::Distance && len - lower <= WALK_GAP * len;
         let tol = REL_GAP * scale * len;
         if s.contains(sp.w, REL_DUP2 * scale * scale) {
             // The support is already in the simplex: done, unless rounding
