@@ -9,9 +9,9 @@ use super::planes::project_motion;
 use crate::broad_phase::BroadPhase;
 use crate::collider::SharedShape;
 use crate::geometry::gjk::GjkCache;
-use crate::math::{Pose, RigidMotion};
+use crate::math::{Aabb, Pose, RigidMotion};
 use crate::pipeline::{BodyHandle, CollisionWorld, QueryFilter};
-use crate::query::{QueryError, ShapeCastOptions};
+use crate::query::{PairSide, QueryError, ShapeCastOptions};
 
 /// How the slide moves.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -125,19 +125,9 @@ impl Slider {
             ..
         } = self;
         *touches_at = None;
-        touches.clear();
-        let shape_box = shape.local_aabb().transformed(pose);
-        world.visit_sides(&shape_box.padded(reach), &filter, |id, side| {
-            body_contacts(
-                (shape, pose),
-                (id, &side),
-                (&shape_box, reach),
-                gjk,
-                touches,
-            );
-        });
-        sort_touches(touches);
-        touches
+        collect_touches((touches, gjk), (shape, pose), reach, |query, f| {
+            world.visit_sides(query, &filter, f)
+        })
     }
 
     /// [`Self::touches`] among the bodies gathered for this slide
@@ -154,19 +144,9 @@ impl Slider {
             nearby,
             ..
         } = self;
-        touches.clear();
-        let shape_box = shape.local_aabb().transformed(pose);
-        world.visit_sides_among(nearby, &shape_box.padded(reach), |id, side| {
-            body_contacts(
-                (shape, pose),
-                (id, &side),
-                (&shape_box, reach),
-                gjk,
-                touches,
-            );
-        });
-        sort_touches(touches);
-        touches
+        collect_touches((touches, gjk), (shape, pose), reach, |query, f| {
+            world.visit_sides_among(nearby, query, f)
+        })
     }
 
     /// The slide's touches at `pose` (within two skins, among the
@@ -400,6 +380,31 @@ impl Slider {
         }
         pos
     }
+}
+
+/// The touches of `shape` at `pose` within `reach` of the bodies `visit`
+/// hands over for the shape's box grown by `reach`, sorted: the one body of
+/// [`Slider::touches`] (a broad-phase query) and of its slide's own
+/// (among the gathered bodies).
+fn collect_touches<'t>(
+    (touches, gjk): (&'t mut Vec<Touch>, &mut GjkCache),
+    (shape, pose): (&SharedShape, &Pose),
+    reach: f32,
+    visit: impl FnOnce(&Aabb, &mut dyn FnMut(BodyHandle, PairSide<'_>)),
+) -> &'t [Touch] {
+    touches.clear();
+    let shape_box = shape.local_aabb().transformed(pose);
+    visit(&shape_box.padded(reach), &mut |id, side| {
+        body_contacts(
+            (shape, pose),
+            (id, &side),
+            (&shape_box, reach),
+            gjk,
+            touches,
+        );
+    });
+    sort_touches(touches);
+    touches
 }
 
 /// Touches in the order they are reported: by body, piece and triangle.
