@@ -21,6 +21,7 @@ mod exact_casts;
 mod exact_ccd;
 mod exact_field_motion;
 mod exact_half_space;
+mod exact_half_space_pairs;
 mod exact_heightfield;
 mod exact_heightfield_cast;
 mod exact_heightfield_ray;
