@@ -30,6 +30,7 @@ mod exact_inputs;
 mod exact_polyline;
 mod exact_polyline_casts;
 mod exact_polyline_motion;
+mod exact_polyline_pairs;
 mod exact_round_casts;
 mod exact_round_kinds;
 mod exact_tree_queries;
