@@ -32,14 +32,14 @@ use crate::implicit_reference::{Placed, separation};
 /// A shape as a polytope core swept by a ball of `radius` (its own
 /// frame): a hull or box, a triangle, a segment, a point.
 #[derive(Clone)]
-struct Core {
+pub(crate) struct Core {
     verts: Vec<Vec3>,
     tris: Vec<[u32; 3]>,
     radius: f64,
 }
 
 impl Core {
-    fn of(s: &SharedShape) -> Core {
+    pub(crate) fn of(s: &SharedShape) -> Core {
         let (verts, radius) = if let Some(r) = s.round_convex() {
             (r.core_points().to_vec(), r.radius())
         } else if let Some(c) = s.rounded() {
@@ -65,7 +65,7 @@ impl Core {
         }
     }
 
-    fn triangle(t: [Vec3; 3]) -> Core {
+    pub(crate) fn triangle(t: [Vec3; 3]) -> Core {
         Core {
             verts: t.to_vec(),
             tris: vec![[0, 1, 2], [0, 2, 1]],
@@ -97,11 +97,11 @@ fn signed((a, pa): (&Core, &Poly), (b, pb): (&Core, &Poly)) -> f64 {
 }
 
 /// A target's pieces at a pose, as cores at their poses.
-type Pieces<'a> = &'a dyn Fn(&Pose) -> Vec<(Core, Pose)>;
+pub(crate) type Pieces<'a> = &'a dyn Fn(&Pose) -> Vec<(Core, Pose)>;
 
 /// The least separation of the mover `a` at `pa` moved by `shift` from
 /// the pieces.
-fn least(a: &Core, pa: &Pose, shift: DVec3, pieces: &[(Core, Pose)]) -> f64 {
+pub(crate) fn least(a: &Core, pa: &Pose, shift: DVec3, pieces: &[(Core, Pose)]) -> f64 {
     let pa = a.at(pa, shift);
     pieces
         .iter()
@@ -137,7 +137,7 @@ fn piece_root(f: impl Fn(f64) -> f64) -> Result<f64, f64> {
 /// clear of the band; never after the first contact, touching (within
 /// the tolerance) then. `None` when undecided (touching at the start, a
 /// grazing piece), else whether it hit.
-fn check_linear(
+pub(crate) fn check_linear(
     (a, pa, vel): (&Core, &Pose, Vec3),
     pieces: &[(Core, Pose)],
     got: Option<ShapeCastHit>,
@@ -180,7 +180,7 @@ fn check_linear(
 
 /// A turning cast (the target turning and moving, `a` still): touching
 /// at the reported time, apart at 20 times before. Whether it hit.
-fn check_turning(
+pub(crate) fn check_turning(
     (a, pa): (&Core, &Pose),
     (mb, pieces): (&RigidMotion, Pieces<'_>),
     got: Option<ShapeCastHit>,
@@ -229,7 +229,7 @@ fn patch(rng: &mut Rng, bump: f32, tree: TreeKind) -> (SharedShape, Vec<[Vec3; 3
 
 /// The mover at `pa` moving at `vel` (even `i`), or the target at
 /// `−vel` (odd `i`: the answer then seen from the target).
-fn cast_either(
+pub(crate) fn cast_either(
     (a, pa, vel): (&SharedShape, &Pose, Vec3),
     (b, pb): (&SharedShape, &Pose),
     i: usize,
@@ -299,7 +299,7 @@ fn round_kinds_cast_at_meshes_stop_at_the_first_triangle_contact() {
 /// trees): falling from `0, 2⁻²⁴, 4·2⁻²⁴, 10⁻³` above at speed 1 it
 /// touches at the gap (never after, within the tolerance); sliding level
 /// `10⁻³` above it never touches; the same `2²⁰` out.
-fn identity_falls_onto(target: impl Fn(TreeKind) -> SharedShape) {
+pub(crate) fn identity_falls_onto(target: impl Fn(TreeKind) -> SharedShape) {
     let rbox = SharedShape::round_cuboid(Vec3::splat(0.2), 0.05).expect("rbox");
     let tiny = 2f32.powi(-24);
     let options = ShapeCastOptions::default();

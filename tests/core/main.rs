@@ -33,6 +33,7 @@ mod exact_polyline_casts;
 mod exact_polyline_motion;
 mod exact_polyline_pairs;
 mod exact_round_casts;
+mod exact_round_fields;
 mod exact_round_kinds;
 mod exact_tree_queries;
 mod exact_trees;
