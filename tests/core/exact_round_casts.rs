@@ -445,14 +445,22 @@ fn compounds_of_round_kinds_report_the_deepest_piece() {
             Pose::new(rng.rotation(), rng.in_cube(0.5)),
         );
         let ro = Placed::new(&other, &po);
-        let per: Vec<f64> = pieces
-            .iter()
-            .map(|x| separation(&Placed::new(&x.shape, &pc.mul(&x.pose)), &ro, &[]).0)
-            .collect();
-        let deepest = per.iter().copied().fold(f64::MAX, f64::min);
         let pen = query::penetration(&c, &pc, &other, &po).expect("penetration");
         let back = query::penetration(&other, &po, &c, &pc).expect("penetration");
-        let case = format!("{i}: pieces {per:?}, {pen:?}");
+        // The crate's normals as candidate directions: they can only raise
+        // the reference's maximised separation, never decide it.
+        let seeds: Vec<Vec3> = pen
+            .iter()
+            .map(|p| p.normal)
+            .chain(back.iter().map(|q| -q.normal))
+            .collect();
+        let per: Vec<f64> = pieces
+            .iter()
+            .map(|x| separation(&Placed::new(&x.shape, &pc.mul(&x.pose)), &ro, &seeds).0)
+            .collect();
+        let deepest = per.iter().copied().fold(f64::MAX, f64::min);
+        let kinds: Vec<&str> = pieces.iter().map(|x| x.shape.kind_name()).collect();
+        let case = format!("{i}: {kinds:?} / {}: {per:?}, {pen:?}", other.kind_name());
         if deepest > BAND {
             assert!(pen.is_none() && back.is_none(), "{case}");
             continue;
@@ -464,8 +472,10 @@ fn compounds_of_round_kinds_report_the_deepest_piece() {
         assert!((f64::from(p.depth) + deepest).abs() <= TOL, "{case}");
         assert!((f64::from(q.depth) + deepest).abs() <= TOL, "{case}");
         // Each normal is the deepest piece's: its separation along it is
-        // the maximised one (stationary there: the depth to second order;
-        // the two orders may pick different normals of equal depth).
+        // the maximised one (the two orders may pick different normals of
+        // equal depth). EPA's depth converges faster than its normal: at a
+        // kink of the separation (a core's edge) a normal `2·10⁻³` off
+        // loses `10⁻³` (seen once in 2 400 scenes: `7·10⁻⁴`).
         let k = (0..per.len())
             .find(|&k| per[k] == deepest)
             .expect("deepest");
@@ -473,7 +483,7 @@ fn compounds_of_round_kinds_report_the_deepest_piece() {
         for n in [p.normal, -q.normal] {
             let along = crate::implicit_reference::sep(&piece, &ro, n.as_dvec3());
             assert!(
-                (along - deepest).abs() <= 2.0 * TOL,
+                (along - deepest).abs() <= 5.0 * TOL,
                 "{case}: {along} along {n}, back {q:?}"
             );
         }
