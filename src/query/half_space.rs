@@ -125,7 +125,8 @@ pub(super) fn half_space_surface(
 /// Two half-spaces (A, B): apart only when their normals are opposite
 /// (`|n_a × n_b| <= 2⁻²⁰`) and B's plane lies above A's; then the gap and
 /// the depth are along `n_a`. Overlapping with other normals, their
-/// overlap is unbounded: touching, no contact data.
+/// overlap is unbounded: touching, no contact data, both witnesses one
+/// point in both ([`common_point`]).
 pub(super) fn half_spaces(
     (h, pa): (&HalfSpace, &Pose),
     (g, pb): (&HalfSpace, &Pose),
@@ -136,10 +137,15 @@ pub(super) fn half_spaces(
     let gap = na.dot(pb.translation - pa.translation);
     let on_a = pa.translation;
     let apart = opposite && gap > 0.0;
-    let point_b = if opposite { on_a + gap * na } else { on_a };
+    let (point_a, point_b) = if opposite {
+        (on_a, on_a + gap * na)
+    } else {
+        let p = common_point((na, on_a), (nb, pb.translation));
+        (p, p)
+    };
     let c = ClosestPoints {
         distance: if apart { gap } else { 0.0 },
-        point_a: on_a,
+        point_a,
         point_b,
         features: [Feature::Vertex(0); 2],
         intersecting: !apart,
@@ -148,6 +154,28 @@ pub(super) fn half_spaces(
     let data = opposite
         .then(|| ContactData::featureless(gap.max(0.0), (-gap).max(0.0), na, on_a, point_b));
     (c, data)
+}
+
+/// A point in both of two half-spaces whose normals are not opposite
+/// (planes through `ta` and `tb`): `ta` when it is in B; else, for normals
+/// within 60° of each other, `ta` moved along `-n_a` onto B's plane;
+/// else the point of both planes nearest `ta` (on their line of
+/// intersection, `|n_a × n_b|² ≥ 2⁻⁴⁰` away from parallel here).
+/// Computed in `f64`: the line is far when the normals are nearly
+/// opposite, and its offset divides by `|n_a × n_b|²`.
+fn common_point((na, ta): (Vec3, Vec3), (nb, tb): (Vec3, Vec3)) -> Vec3 {
+    let (na, nb) = (na.as_dvec3(), nb.as_dvec3());
+    let d = nb.dot(tb.as_dvec3() - ta.as_dvec3());
+    if d >= 0.0 {
+        return ta;
+    }
+    let c = na.dot(nb);
+    let step = if c > 0.5 {
+        na * (d / c)
+    } else {
+        (nb - na * c) * (d / na.cross(nb).length_squared())
+    };
+    ta + step.as_vec3()
 }
 
 /// The pair test of two half-spaces (see [`half_spaces`]).

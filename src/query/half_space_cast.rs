@@ -16,8 +16,12 @@
 //!   over the cast), and each step advances by the distance over that
 //!   rate: never past the contact.
 //!
+//! Two half-spaces: closed form, see [`two_half_spaces`].
+//!
 //! A height field is measured by its lowest vertex (every sample outside
 //! holes: `O(samples)` per measure).
+
+use glam::Vec3;
 
 use super::cast::{CastStatus, ShapeCastHit, ShapeCastOptions};
 use super::distance::{ClosestPoints, support_map};
@@ -66,6 +70,9 @@ fn cast(
     if start.distance <= target {
         return Some(hit_at(h, ma, 0.0, start, true, CastStatus::Converged));
     }
+    if let Some(g) = other.shape.half_space() {
+        return two_half_spaces((h, ma), (g, mb), &at, options);
+    }
     let gap = mb.start.transform_point(mb.local_center) - ma.start.transform_point(ma.local_center);
     if ma.is_linear() && mb.is_linear() {
         let n = ma.start.rotation * h.normal;
@@ -96,6 +103,35 @@ fn cast(
         c = at(t);
     }
     Some(hit_at(h, ma, t, c, false, CastStatus::OutOfIterations))
+}
+
+/// Two half-spaces apart at time 0 (normals opposite, see
+/// [`half_space::half_spaces`]). While each turns only about its own
+/// normal, each plane slides in itself and the gap changes at the fixed
+/// rate `n_a · (v_b - v_a)`: the contact is in closed form, as for
+/// translations (the rounding taken off is that of the gap alone: the
+/// planes have no extent to measure). Any other turn tilts the normals
+/// apart at once, and planes that are not parallel meet: contact at 0.
+fn two_half_spaces(
+    (h, ma): (&HalfSpace, &RigidMotion),
+    (g, mb): (&HalfSpace, &RigidMotion),
+    at: &dyn Fn(f32) -> ClosestPoints,
+    options: &ShapeCastOptions,
+) -> Option<ShapeCastHit> {
+    let (na, nb) = (ma.start.rotation * h.normal, mb.start.rotation * g.normal);
+    let in_plane = |w: Vec3, n: Vec3| w.cross(n).length() <= 2f32.powi(-20) * w.length();
+    if !(in_plane(ma.angvel, na) && in_plane(mb.angvel, nb)) {
+        return Some(hit_at(h, ma, 0.0, at(0.0), false, CastStatus::Converged));
+    }
+    let rate = na.dot(mb.linvel - ma.linvel);
+    let gap = (mb.start.translation - ma.start.translation).length();
+    let d = at(0.0).distance - options.target_distance - 8.0 * f32::EPSILON * gap;
+    let t = d.max(0.0) / -rate;
+    if !(rate < 0.0 && t <= options.max_time_of_impact) {
+        return None;
+    }
+    let t = (t - 2.0 * t * f32::EPSILON).max(0.0);
+    Some(hit_at(h, ma, t, at(t), false, CastStatus::Converged))
 }
 
 fn hit_at(

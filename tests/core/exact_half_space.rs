@@ -23,7 +23,7 @@ use crate::exact_round_kinds::round_kind;
 use crate::implicit_reference::Placed;
 
 /// The plane of a half-space at a pose, `f64`: unit normal and offset.
-fn plane(h: &SharedShape, pose: &Pose) -> (DVec3, f64) {
+pub(crate) fn plane(h: &SharedShape, pose: &Pose) -> (DVec3, f64) {
     let n = h
         .half_space()
         .expect("half-space")
@@ -37,11 +37,11 @@ fn plane(h: &SharedShape, pose: &Pose) -> (DVec3, f64) {
 }
 
 /// The signed distance of a convex shape to the plane.
-fn signed(s: &SharedShape, pose: &Pose, (n, c): (DVec3, f64)) -> f64 {
+pub(crate) fn signed(s: &SharedShape, pose: &Pose, (n, c): (DVec3, f64)) -> f64 {
     -Placed::new(s, pose).support(-n) - c
 }
 
-fn any_kind(rng: &mut Rng) -> SharedShape {
+pub(crate) fn any_kind(rng: &mut Rng) -> SharedShape {
     if rng.bool() {
         round_kind(rng, 1.0)
     } else {

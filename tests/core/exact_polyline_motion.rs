@@ -17,7 +17,7 @@ use crate::implicit_reference::{Placed, RefShape, point_segment, point_triangle}
 
 /// The first `t ∈ [0, 1]` where `gap(t) ≤ 0`: `steps` samples, then 50
 /// bisections of the first step that reaches 0.
-fn first_contact(gap: impl Fn(f64) -> f64, steps: u32) -> Option<f64> {
+pub(crate) fn first_contact(gap: impl Fn(f64) -> f64, steps: u32) -> Option<f64> {
     let k = (0..=steps).find(|&k| gap(f64::from(k) / f64::from(steps)) <= 1e-12)?;
     let (mut lo, mut hi) = (
         f64::from(k.max(1) - 1) / f64::from(steps),
@@ -302,7 +302,7 @@ fn cast(
 
 /// A segment's endpoints under a turning motion, in `f64`: each local
 /// point turns about the motion's center along an arc.
-fn turned(line: &SharedShape, m: &RigidMotion, t: f64) -> Vec<[DVec3; 2]> {
+pub(crate) fn turned(line: &SharedShape, m: &RigidMotion, t: f64) -> Vec<[DVec3; 2]> {
     let rot0 = m.start.rotation.as_dquat();
     let c0 = rot0 * m.local_center.as_dvec3() + m.start.translation.as_dvec3();
     let rot = DQuat::from_scaled_axis(m.angvel.as_dvec3() * t) * rot0;
