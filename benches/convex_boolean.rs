@@ -318,7 +318,7 @@ fn frame(cfg: &mut Config, polys: &[&ConvexPolytope], k: usize) -> Duration {
         }
     }
     cfg.timed[k] += 1;
-    if cfg.timed[k] % CHECK_EVERY == 0 {
+    if cfg.timed[k].is_multiple_of(CHECK_EVERY) {
         check_timed(cfg, polys, k);
     }
     e
