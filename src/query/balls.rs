@@ -16,8 +16,10 @@
 //! the centroids (a few ulps of that sum), the outer radius's own `f32`
 //! rounding (a few ulps of it) and the pose's (already in the pair's
 //! frame) are far below it, and so is GJK's touching tolerance (`10⁻⁶` of
-//! the pair's scale, which that sum bounds). So a rejected pair is apart
-//! by more than GJK could call touching, and an accepted one overlaps.
+//! the pair's scale, which that sum bounds). A rotation that is not quite
+//! unit (norm² `1 + δ`) scales what it turns by `1 + δ`: `|δ|` of each
+//! pose is added to the pad's ratio. So a rejected pair is apart by more
+//! than GJK could call touching, and an accepted one overlaps.
 
 use crate::math::Pose;
 use crate::shape::ConvexPolytope;
@@ -37,7 +39,11 @@ pub(crate) fn ball_answer(
     let (ca, cb) = (a.transform_point(la), b.transform_point(lb));
     let (ra, rb) = (pa.radius(), pb.radius());
     let magnitudes = ca.abs() + cb.abs() + la.abs() + lb.abs();
-    let pad = PAD * (magnitudes.element_sum() + ra + rb);
+    // A rotation of norm² `1 + δ` (the world takes `|δ| ≤ 2·10⁻³`) moves
+    // a point by `δ` of its distance from the origin.
+    let skew =
+        (a.rotation.length_squared() - 1.0).abs() + (b.rotation.length_squared() - 1.0).abs();
+    let pad = (PAD + skew) * (magnitudes.element_sum() + ra + rb);
     let d2 = (cb - ca).length_squared();
     let outer = ra + rb + pad;
     // NaN anywhere: both comparisons fail and GJK decides.
