@@ -20,14 +20,17 @@
 //! - [`timing`]: criterion settings, sample logs and medians, scene
 //!   selection, shared by the benches.
 
+mod motion;
 pub mod timing;
+
+pub use motion::{PairMotion, WRAP};
 
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::{Aabb, Pose};
 use bevy_icollide::shape::ConvexPolytope;
 pub use bevy_icollide::testkit::cube_sphere;
 use bevy_icollide::testkit::{Rng, sphere_hull};
-use glam::{Mat3, Quat, Vec3};
+use glam::{Mat3, Vec3};
 use std::sync::Arc;
 
 use parry3d::bounding_volume::Aabb as ParryAabb;
@@ -164,6 +167,8 @@ pub struct SeparatedPairs {
     pub shapes: Vec<SharedShape>,
     /// `frames[f][b]`: body `b` at frame `f`.
     pub frames: Vec<Vec<Pose>>,
+    /// The motion at the last of `frames`, to step on from there.
+    pub motion: PairMotion,
 }
 
 impl SeparatedPairs {
@@ -179,53 +184,19 @@ impl SeparatedPairs {
             .map(|_| sphere_hull(&mut rng, params.hull_points, 1.0))
             .collect();
         let shapes: Vec<SharedShape> = (0..n).map(|b| pool[b % distinct].clone()).collect();
-        let side = (params.pairs as f64).cbrt().ceil().max(1.0) as usize;
-        let angle = params.rotation_deg.to_radians();
-        let [d_min, d_max] = params.center_distance;
-        let mut poses = Vec::with_capacity(n);
-        let mut velocities = Vec::with_capacity(n);
-        let mut spins = Vec::with_capacity(n);
-        for i in 0..params.pairs {
-            let cell = Vec3::new(
-                (i % side) as f32,
-                (i / side % side) as f32,
-                (i / (side * side)) as f32,
-            );
-            let center = cell * params.spacing;
-            let axis = rng.unit_vector();
-            let half = 0.5 * rng.range(d_min, d_max);
-            for t in [center - axis * half, center + axis * half] {
-                poses.push(Pose::new(rng.rotation(), t));
-                velocities.push(rng.unit_vector() * params.step);
-                spins.push(Quat::from_axis_angle(rng.unit_vector(), angle));
-            }
-        }
+        let mut motion = PairMotion::new(&params, &mut rng);
         let mut all = Vec::with_capacity(frames);
         for f in 0..frames {
             if f > 0 {
-                for i in 0..params.pairs {
-                    let (a, b) = (2 * i, 2 * i + 1);
-                    let axis = poses[b].translation - poses[a].translation;
-                    let d = axis.length();
-                    let u = axis / d;
-                    let rate = (velocities[b] - velocities[a]).dot(u);
-                    if (d + rate < d_min && rate < 0.0) || (d + rate > d_max && rate > 0.0) {
-                        for k in [a, b] {
-                            let v: Vec3 = velocities[k];
-                            velocities[k] = v - 2.0 * v.dot(u) * u;
-                        }
-                    }
-                }
-                for ((p, v), s) in poses.iter_mut().zip(&velocities).zip(&spins) {
-                    *p = Pose::new((*s * p.rotation).normalize(), p.translation + *v);
-                }
+                motion.step();
             }
-            all.push(poses.clone());
+            all.push(motion.poses.clone());
         }
         Self {
             params,
             shapes,
             frames: all,
+            motion,
         }
     }
 

@@ -3,6 +3,7 @@
 
 use glam::Vec3;
 
+use super::balls::ball_answer;
 use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
@@ -53,11 +54,21 @@ pub fn test_pair(
         (ShapeKind::RoundConvex(s), _) => support_pair(s, a, b, cache, scratch),
         (_, ShapeKind::RoundConvex(s)) => flipped(support_pair(s, b, a, cache, scratch), cache),
         (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
+            let boolean = a.boolean_only || b.boolean_only;
+            // Far apart or deep in contact: decided without the cache.
+            if let Some(t) = boolean
+                .then(|| ball_answer(pa, &a.pose, pb, &b.pose))
+                .flatten()
+            {
+                return PairResult::exact_without_contact(t);
+            }
             if !matches!(cache, PairCache::Convex(_)) {
                 // Only for pairs that did not get a recycled cache.
                 *cache = PairCache::Convex(Box::default());
             }
             match cache {
+                // No EPA: the pair's buffers stay where they are.
+                PairCache::Convex(c) if boolean => convex_pair(pa, a, pb, b, c),
                 PairCache::Convex(c) => {
                     // EPA works in the shared buffers, not the pair's own.
                     std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);

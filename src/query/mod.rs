@@ -61,6 +61,7 @@
 //! kinds: the first time two moving shapes touch (conservative advancement
 //! on convex parts, the trees searched by time for meshes; `cast.rs`).
 
+mod balls;
 mod cache;
 mod cast;
 mod cast_frame;

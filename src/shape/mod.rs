@@ -23,6 +23,7 @@ pub mod build;
 mod half_space;
 pub mod heightfield;
 mod implicit;
+mod inner_ball;
 mod lanes;
 mod polytope;
 mod polytope_features;

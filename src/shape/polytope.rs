@@ -143,7 +143,7 @@ pub struct PolyFace {
 #[repr(C, align(64))]
 pub struct ConvexPolytope {
     // The fields a query reads, first and together (`repr(C)`, boxed
-    // slices, the struct aligned to a cache line: 112 bytes, two lines),
+    // slices, the struct aligned to a cache line: 120 bytes, two lines),
     // what `prefetch_fields` hints. Lin–Canny's walk reads the first five
     // and the centroid and radius (the vertex count is the records'),
     // GJK's climbs the records and the neighbours.
@@ -162,6 +162,8 @@ pub struct ConvexPolytope {
     vert_neighbors: Box<[u32]>,
     centroid: Vec3,
     radius: f32,
+    /// A ball about the centroid inside the hull (see `inner_ball`).
+    inner_radius: f32,
     // Read by whole-hull scans (hulls under 2 048 vertices without a
     // hint) and by callers that want the vertices as a slice.
     vertices: Box<[Vec3]>,
@@ -328,6 +330,11 @@ impl ConvexPolytope {
     /// Largest distance from the centroid to a vertex.
     pub fn radius(&self) -> f32 {
         self.radius
+    }
+    /// The radius of a ball about the centroid that lies inside the hull,
+    /// certified in `f64` and rounded down (0 when none could be).
+    pub fn inner_radius(&self) -> f32 {
+        self.inner_radius
     }
     /// The other vertex of edge `e` than `v`.
     #[inline]
@@ -524,6 +531,7 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         .iter()
         .map(|v| v.distance(centroid))
         .fold(0.0, f32::max);
+    let inner_radius = super::inner_ball::inner_radius(hull.vertices(), hull.triangles(), centroid);
     ConvexPolytope {
         vert_recs: vertex_records(&vertices, &parts.vert_edge_start),
         seeds: SupportSeeds::new(&vertices),
@@ -535,6 +543,7 @@ fn build(hull: &ConvexHull, groups: &[Vec<u32>]) -> ConvexPolytope {
         vert_links: parts.vert_links.into(),
         centroid,
         radius,
+        inner_radius,
         vert_neighbors: parts.vert_neighbors.into(),
     }
 }

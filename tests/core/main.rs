@@ -11,6 +11,7 @@ mod common;
 
 mod all_kinds;
 mod bad_input;
+mod ball_answers;
 mod bounds_brute_force;
 mod broad_phase_brute_force;
 mod controller;
