@@ -13,6 +13,7 @@ mod all_kinds;
 mod bad_input;
 mod bounds_brute_force;
 mod broad_phase_brute_force;
+mod broad_phase_churn;
 mod controller;
 mod convex_brute_force;
 mod deformable;
