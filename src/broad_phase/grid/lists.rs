@@ -1,6 +1,8 @@
-//! A cell's update: its moved and entering proxies brought into its three
+//! A cell's update: its moved proxies brought to their places in its three
 //! lists by insertion sort, every crossing deciding a pair in the grid's
-//! one table; a from-scratch sort and sweep when that would cost more.
+//! one table, then its entering proxies inserted by binary search with
+//! their pairs found by one overlap scan; a from-scratch sort and sweep
+//! when that would cost more.
 //!
 //! The cells' endpoints carry the caller's keys, and a crossing reads the
 //! proxies' current boxes from the grid's one array, so a cell is nothing
