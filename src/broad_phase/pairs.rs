@@ -47,6 +47,12 @@ impl Hasher for PairHasher {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         self.0 = z ^ (z >> 31);
     }
+    #[inline]
+    fn write_u128(&mut self, k: u128) {
+        self.write_u64((k >> 64) as u64);
+        let high = self.0;
+        self.write_u64(k as u64 ^ high);
+    }
 }
 
 /// `BuildHasher` for the fixed pair hasher.

@@ -24,4 +24,5 @@ mod round_kinds;
 mod scaled_app;
 mod shape_cast_world;
 mod spatial_query;
+mod statics;
 mod ttc;

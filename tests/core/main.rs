@@ -14,6 +14,7 @@ mod bad_input;
 mod ball_answers;
 mod bounds_brute_force;
 mod broad_phase_brute_force;
+mod broad_phase_churn;
 mod controller;
 mod convex_brute_force;
 mod deformable;

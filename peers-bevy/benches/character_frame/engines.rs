@@ -10,6 +10,7 @@ use bevy_icollide::plugin as ic;
 use bevy_icollide::prelude::{ControllerOptions, SlideOptions};
 use bevy_rapier3d::prelude as ra;
 
+use crate::avian_detection::add_avian_detection;
 use crate::level;
 
 /// The engines compared.
@@ -263,28 +264,8 @@ fn drive_controllers(mut q: Query<&mut ic::KinematicCharacter>, mut started: Loc
 /// avian: the physics without the solver and what only serves it, its
 /// spatial queries kept (its `MoveAndSlide` casts through them).
 fn add_avian(app: &mut App) {
-    let plugins = av::PhysicsPlugins::new(PostUpdate)
-        .build()
-        .disable::<av::IntegratorPlugin>()
-        .disable::<av::SolverPlugin>()
-        .disable::<av::CcdPlugin>()
-        .disable::<av::IslandPlugin>()
-        .disable::<av::IslandSleepingPlugin>()
-        .disable::<av::JointPlugin>()
-        .disable::<av::ForcePlugin>()
-        .disable::<av::PhysicsInterpolationPlugin>();
-    app.insert_resource(avian3d::physics_transform::PhysicsTransformConfig {
-        position_to_transform: false,
-        transform_to_collider_scale: false,
-        ..Default::default()
-    })
-    .insert_resource(av::NarrowPhaseConfig {
-        match_contacts: false,
-        ..Default::default()
-    })
-    .add_plugins(plugins)
-    .insert_resource(av::Gravity(Vec3::ZERO))
-    .add_systems(Update, avian_walkers);
+    add_avian_detection(app, true);
+    app.add_systems(Update, avian_walkers);
 }
 
 /// avian's config, kept (its plane list is a `Vec`).

@@ -70,6 +70,8 @@
 #[allow(dead_code)]
 mod level;
 
+#[path = "../common/avian_detection.rs"]
+mod avian_detection;
 mod depth;
 mod engines;
 

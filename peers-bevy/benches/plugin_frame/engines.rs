@@ -15,6 +15,7 @@ use bevy_icollide::testkit::MultiBodyScene;
 use bevy_rapier3d::prelude as ra;
 use cpu_time::ProcessTime;
 
+use crate::avian_detection::add_avian_detection;
 use crate::spawn::{Churn, Mover, Spawner, churn_bodies};
 
 /// What the scene does besides moving (knobs `ICOLLIDE_BENCH_STATIC`,
@@ -336,35 +337,8 @@ fn add_rapier(app: &mut App, threads: usize) -> Reader {
 }
 
 fn add_avian(app: &mut App) -> Reader {
-    // What runs: transform sync, collider boxes and trees, broad phase,
-    // narrow phase (contact manifolds), events. What does not: the solver
-    // and its integrator, CCD, islands and sleeping, joints, forces,
-    // spatial queries, interpolation.
-    let plugins = av::PhysicsPlugins::new(PostUpdate)
-        .build()
-        .disable::<av::IntegratorPlugin>()
-        .disable::<av::SolverPlugin>()
-        .disable::<av::CcdPlugin>()
-        .disable::<av::IslandPlugin>()
-        .disable::<av::IslandSleepingPlugin>()
-        .disable::<av::JointPlugin>()
-        .disable::<av::ForcePlugin>()
-        .disable::<av::SpatialQueryPlugin>()
-        .disable::<av::PhysicsInterpolationPlugin>();
-    // Read before the plugins build: nothing writes bodies back to their
-    // transforms (the app moves them), no scale to sync, and no contact
-    // matching (it carries impulses over for the solver's warm start).
-    app.insert_resource(avian3d::physics_transform::PhysicsTransformConfig {
-        position_to_transform: false,
-        transform_to_collider_scale: false,
-        ..Default::default()
-    })
-    .insert_resource(av::NarrowPhaseConfig {
-        match_contacts: false,
-        ..Default::default()
-    })
-    .add_plugins(plugins)
-    .insert_resource(av::Gravity(Vec3::ZERO));
+    // Spatial queries off: nothing here casts.
+    add_avian_detection(app, false);
     let w = app.world();
     Reader::Avian(
         w.resource::<Messages<av::CollisionStart>>().get_cursor(),

@@ -160,6 +160,8 @@
 //! one row per engine, this crate's stages and split, and a markdown row;
 //! at the end all rows as a table for docs/BENCHMARKS.md.
 
+#[path = "../common/avian_detection.rs"]
+mod avian_detection;
 mod engines;
 mod measure;
 mod reference;

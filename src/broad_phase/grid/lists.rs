@@ -1,6 +1,8 @@
-//! A cell's update: its moved and entering proxies brought into its three
+//! A cell's update: its moved proxies brought to their places in its three
 //! lists by insertion sort, every crossing deciding a pair in the grid's
-//! one table; a from-scratch sort and sweep when that would cost more.
+//! one table, then its entering proxies inserted by binary search with
+//! their pairs found by one overlap scan; a from-scratch sort and sweep
+//! when that would cost more.
 //!
 //! The cells' endpoints carry the caller's keys, and a crossing reads the
 //! proxies' current boxes from the grid's one array, so a cell is nothing
@@ -19,6 +21,7 @@ use crate::broad_phase::sap::{
     sweep_x,
 };
 use crate::math::Aabb;
+use glam::Vec3A;
 
 /// What a cell's update reads and writes outside the cell: the swaps'
 /// context (current boxes, static flags, the pair table, the filter), the
@@ -126,10 +129,11 @@ impl GridSweepAndPrune {
     }
 }
 
-/// Brings the cell's moved and entering proxies into its lists by
-/// insertion sort; `false` when a sort from scratch should do it instead
-/// (many arrivals, or swaps over the budget: the lists are then left with
-/// every proxy once, in the lists or still entering, unsorted).
+/// Brings the cell's moved proxies to their places in its lists by
+/// insertion sort, then inserts the entering ones; `false` when a sort
+/// from scratch should do it instead (many arrivals, or swaps over the
+/// budget: the lists are then left with every proxy once, in the lists or
+/// still entering, unsorted).
 fn update_incrementally<F: PairFilter + ?Sized>(
     region: &mut Region,
     ctx: &mut CellCtx<'_, F>,
@@ -141,7 +145,7 @@ fn update_incrementally<F: PairFilter + ?Sized>(
     }
     ctx.budget = swap_budget(n + entering);
     let resort = region.moved.len() * RESORT_FRACTION >= n;
-    if resort && region.shuffled > 0 {
+    let sorted = if resort && region.shuffled > 0 {
         // The last re-sorts ran over budget: from scratch for a while.
         region.shuffled -= 1;
         false
@@ -152,29 +156,25 @@ fn update_incrementally<F: PairFilter + ?Sized>(
         }
         sorted
     } else {
-        sift_moved(region, ctx) && sift_entered(region, ctx)
+        sift_moved(region, ctx)
+    };
+    if sorted {
+        insert_entered(region, ctx);
     }
+    sorted
 }
 
-/// Appends the entering proxies, refreshes every endpoint from the current
-/// boxes (one pass per list) and insertion-sorts each list whole; `false`
-/// once the swaps exceed the budget. (Position hints go stale.)
+/// Refreshes every endpoint from the current boxes (one pass per list)
+/// and insertion-sorts each list whole; `false` once the swaps exceed the
+/// budget. (Position hints go stale.)
 fn resort_all<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) -> bool {
     for (axis, list) in region.axes.iter_mut().enumerate() {
-        for &id in &region.entered {
-            list.push(Endpoint::new(0.0, id, false));
-            list.push(Endpoint::new(0.0, id, true));
-        }
         let left = ctx.budget.saturating_sub(ctx.swaps.iter().sum());
         match ctx.swap.refresh_and_sort(list, axis, left) {
             Some(s) => ctx.swaps[axis] += s,
-            None => {
-                region.entered.clear();
-                return false;
-            }
+            None => return false,
         }
     }
-    region.entered.clear();
     true
 }
 
@@ -218,35 +218,70 @@ fn sift_moved<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_,
     true
 }
 
-/// Appends and sifts the entering proxies' endpoints (both arrive from the
-/// right: min first). `false`, the rest left entering, once the swaps
-/// exceed the budget.
-fn sift_entered<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) -> bool {
-    for done in 0..region.entered.len() {
-        if ctx.over_budget() {
-            region.entered.drain(..done);
-            return false;
-        }
-        let id: ProxyKey = region.entered[done];
+/// Brings the entering proxies into the lists, which hold every other
+/// proxy of the cell at its current box by now: each endpoint is put by
+/// binary search where sifting it in from the end would stop (after every
+/// endpoint it does not come before), and the proxy's pairs are the
+/// proxies of the cell whose current boxes overlap its own, found by one
+/// scan of the x list up to its max (a proxy overlapping it starts there).
+///
+/// Sifting from the end, as before, crossed every endpoint to the right,
+/// with a pair-table lookup for each one that ended an overlap on that
+/// axis: under churn (a tenth of the bodies respawned every frame) it was
+/// most of the broad phase. The pairs added are the same: a sifted min
+/// crosses the max of every proxy whose box overlaps. The ends it reported
+/// were of pairs with boxes apart, which the cells both proxies shared
+/// before (or leaving one) end anyway, so the table after the update, and
+/// the changes drained from it, are the same.
+fn insert_entered<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) {
+    for i in 0..region.entered.len() {
+        let id = region.entered[i];
         let b = ctx.swap.aabbs[id as usize];
         let mut at = [0u16; 6];
+        let mut x_max = 0;
         for (axis, list) in region.axes.iter_mut().enumerate() {
-            list.push(Endpoint::new(b.min[axis], id, false));
-            list.push(Endpoint::new(b.max[axis], id, true));
-            let n = list.len();
-            let min_at = ctx.swap.sift_to(list, axis, n - 2);
-            // The min moved left of n - 2 only: the max is still last.
-            let max_at = ctx.swap.sift_to(list, axis, n - 1);
-            ctx.swaps[axis] += ((n - 2 - min_at) + (n - 1 - max_at)) as u64;
-            at[2 * axis] = hint(min_at);
-            at[2 * axis + 1] = hint(max_at);
+            for (k, e) in [
+                Endpoint::new(b.min[axis], id, false),
+                Endpoint::new(b.max[axis], id, true),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let pos = list.partition_point(|&x| !e.before(x));
+                list.insert(pos, e);
+                at[2 * axis + k] = hint(pos);
+                x_max = pos;
+            }
+            if axis == 0 {
+                scan_overlaps(&list[..x_max], id, &b, &mut ctx.swap);
+            }
         }
         if let Some(hints) = ctx.hints(id) {
             *hints = at;
         }
     }
     region.entered.clear();
-    true
+}
+
+/// Starts `id`'s pair with each proxy whose min endpoint is in `list` (the
+/// x list up to `id`'s max: every proxy overlapping it has its min there)
+/// and whose box overlaps `b`. Without branches but the rare hit: which
+/// endpoints are mins, and which boxes overlap, follow no pattern.
+fn scan_overlaps<F: PairFilter + ?Sized>(
+    list: &[Endpoint],
+    id: ProxyKey,
+    b: &Aabb,
+    swap: &mut SwapCtx<'_, F, [bool]>,
+) {
+    let (b_min, b_max) = (Vec3A::from(b.min), Vec3A::from(b.max));
+    for &e in list {
+        let q = e.proxy();
+        let o = &swap.aabbs[q as usize];
+        let overlap = (b_min.cmple(Vec3A::from(o.max)) & Vec3A::from(o.min).cmple(b_max)).all();
+        if overlap & !e.is_max() & (q != id) {
+            swap.start(id, q);
+        }
+    }
 }
 
 /// A position as a hint (a list longer than `u16::MAX` gets the last one:

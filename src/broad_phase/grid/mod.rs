@@ -55,13 +55,14 @@ mod cells;
 mod lists;
 mod spatial;
 
-use super::pairs::{PairMap, PairTable, pair_ids, pair_key};
+use super::pairs::{PairBuildHasher, PairTable, pair_ids, pair_key};
 use super::sap::{Endpoint, SweepScratch};
 use super::{
     BroadPhaseError, BroadPhaseStats, InvariantError, PairChanges, PairFilter, PairKey, ProxyKey,
     check_insert, delegate_broad_phase,
 };
 use crate::math::Aabb;
+use std::collections::HashMap;
 
 /// Boxes spanning more cells than this are handled as oversized.
 pub const MAX_CELLS: usize = 64;
@@ -188,7 +189,7 @@ pub struct GridSweepAndPrune {
     inv_cell: f32,
     regions: Vec<Region>,
     region_cells: Vec<Cell>,
-    region_of: PairMap<u32>,
+    region_of: HashMap<u128, u32, PairBuildHasher>,
     /// By key.
     meta: Vec<Meta>,
     /// By key.
@@ -489,10 +490,14 @@ fn mark_dirty(dirty: &mut Vec<u32>, region: &mut Region, r: u32) {
     }
 }
 
-/// A hashable key for a cell (21 bits per coordinate after clamping).
-fn cell_key(c: Cell) -> u64 {
-    let f = |x: i32| (x.clamp(-(1 << 20), (1 << 20) - 1) + (1 << 20)) as u64;
-    (f(c[0]) << 42) | (f(c[1]) << 21) | f(c[2])
+/// A hashable key for a cell: its three coordinates, each whole (cells
+/// are clamped to ±1e9 per axis only). (Packing 21 bits per coordinate
+/// into a `u64`, as before, gave cells more than 2^20 apart from the
+/// origin, 2.6 · 10^6 m out with cells of 2.5 m, one key: a box spanning
+/// two of them entered one region twice.)
+fn cell_key(c: Cell) -> u128 {
+    let f = |x: i32| u128::from(x as u32);
+    (f(c[0]) << 64) | (f(c[1]) << 32) | f(c[2])
 }
 
 impl GridSweepAndPrune {

@@ -72,7 +72,7 @@ impl<F: PairFilter + ?Sized, S: StaticFlags + ?Sized> SwapCtx<'_, F, S> {
     /// The boxes of `a` and `b` overlap: store the pair if it may pair.
     #[cold]
     #[inline(never)]
-    fn start(&mut self, a: ProxyKey, b: ProxyKey) {
+    pub fn start(&mut self, a: ProxyKey, b: ProxyKey) {
         let key = pair_key(a, b);
         let both_static = self.statics.is_static(a) && self.statics.is_static(b);
         if !both_static && allowed(self.filter, key) {
