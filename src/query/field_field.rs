@@ -4,7 +4,7 @@
 //! each is mapped into the other field's frame and the cells under its own
 //! box give the triangles it may meet, decided by the exact
 //! triangle–triangle test (Shewchuk's orientation predicates, as two
-//! meshes' leaves are; Guigue and Devillers 2003), or measured by GJK
+//! meshes' leaves are; Devillers and Guigue 2003), or measured by GJK
 //! triangle–triangle for distances.
 //!
 //! One frame decides: the field whose pose has the lesser bit pattern
