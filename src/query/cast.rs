@@ -15,8 +15,8 @@
 //! - a compound: its pieces, each piece pair dropped by the same box bound;
 //! - a height field with a convex piece or a mesh: the field triangles
 //!   under the box the piece sweeps, each cast as a convex piece
-//!   (`heightfield_cast.rs`); a field with a field is
-//!   [`QueryError::Unsupported`].
+//!   (`heightfield_cast.rs`); a field with a field: each triangle of one
+//!   under the box the other sweeps, cast against the other field.
 //!
 //! A mesh is a surface here as everywhere in [`query`](super), the other
 //! kinds solids: a shape that moves inside a closed mesh without crossing a
@@ -52,7 +52,7 @@ use super::cache::QueryScratch;
 use super::cast_frame::CastFrame;
 use super::distance::support_map;
 use super::half_space_cast::half_space_cast;
-use super::heightfield_cast::{FieldCastSide, field_castable, field_pair_cast};
+use super::heightfield_cast::{FieldCastSide, field_pair_cast};
 use super::pair::PairSide;
 use super::pair::{ContactData, PairResult};
 use crate::bvh::cast::{
@@ -223,11 +223,6 @@ pub(crate) fn cast_sides_with(
         m.check().map_err(QueryError::InvalidCast)?;
     }
     options.check().map_err(QueryError::InvalidCast)?;
-    if !field_castable(a.shape, b.shape) {
-        // An error, not a cast that silently passes through.
-        let (a, b) = (a.shape.kind_name(), b.shape.kind_name());
-        return Err(QueryError::Unsupported { a, b });
-    }
     if let Some(hit) = half_space_cast((a, motion_a), (b, motion_b), options) {
         return Ok(hit);
     }

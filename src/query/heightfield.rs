@@ -20,8 +20,7 @@
 //! (A's feature: `0` for spheres, capsules, cylinders and cones; the hull
 //! or mesh triangle; [`INSIDE_SOLID`]); `test_pair` flips the pair in one
 //! place when the field is side A. A height field against a height field
-//! answers by boxes (not exact; static terrain pairs are not created by
-//! the world).
+//! is `field_field.rs` (`[triangle of A, triangle of B]`).
 
 use std::ops::ControlFlow;
 
@@ -32,7 +31,7 @@ use super::distance::{ClosestPoints, support_map};
 use super::inside::{INSIDE_SOLID, box_meets_region};
 use super::mesh_walk::touched_triangles_by;
 use super::pair::{PairResult, PairSide};
-use super::{implicit, rounded};
+use super::{field_field, implicit, rounded};
 use crate::bounds::support_box;
 use crate::bvh::{BoxNode, MeshSide, TreeRef};
 use crate::collider::ShapeData;
@@ -95,9 +94,12 @@ pub(super) fn shape_heightfield(
             });
             true
         }
-        // Static against static in a world (never paired there): boxes only,
-        // said not exact.
-        ShapeKind::HeightField(_) | ShapeKind::Compound(_) | ShapeKind::Polyline(_) => false,
+        ShapeKind::HeightField(f) => {
+            field_field::field_pairs((f, &a.pose), (field, &b.pose), first_only, pairs);
+            true
+        }
+        // Composites reach here only as their parts (`test_pair`).
+        ShapeKind::Compound(_) | ShapeKind::Polyline(_) => false,
     };
     if !exact {
         return PairResult {
@@ -322,7 +324,8 @@ fn box_meets_plane((rotation, center, half): (Quat, Vec3, Vec3), (n, p): (Vec3, 
 
 /// Closest points of a convex shape (a polytope, sphere, capsule,
 /// cylinder or cone) and a height field, either side (`flip` turns the
-/// answer around when the field is side A); `None` for other kinds.
+/// answer around when the field is side A), or of two fields
+/// (`field_field.rs`); `None` for other kinds.
 ///
 /// Branch and bound over cells, nearest first: the cells under the
 /// shape's box (every height) give a first distance, their footprint
@@ -340,7 +343,8 @@ pub(super) fn closest_points(
     match (a.heightfield(), b.heightfield()) {
         (None, Some(f)) => nearest((a, pose_a), (f, pose_b), pieces),
         (Some(f), None) => nearest((b, pose_b), (f, pose_a), [pieces[1], pieces[0]]).map(flip),
-        _ => None,
+        (Some(fa), Some(fb)) => field_field::field_closest((fa, pose_a), (fb, pose_b), pieces),
+        (None, None) => None,
     }
 }
 
@@ -410,7 +414,7 @@ fn nearest(
 /// give a first distance, their footprint grown until they hold a
 /// triangle; then every triangle within that distance of the shape's box,
 /// each skipped when its box is farther than the best distance so far.
-fn search(
+pub(super) fn search(
     f: &HeightField,
     shape_box: &Aabb,
     mut measure: impl FnMut([Vec3; 3], f32) -> Option<(f32, Vec3, Vec3, u32)>,
@@ -478,6 +482,6 @@ fn closest(
 
 /// The distance between two boxes (0 when they overlap): a lower bound
 /// on the distance between anything inside them.
-fn box_distance(a: &Aabb, b: &Aabb) -> f32 {
+pub(super) fn box_distance(a: &Aabb, b: &Aabb) -> f32 {
     (a.min - b.max).max(b.min - a.max).max(Vec3::ZERO).length()
 }

@@ -12,8 +12,9 @@
 //! field's center (conservative advancement, their reach measured from
 //! their vertices: Mirtich 1996), and the box they are taken from covers
 //! the other shape's path in the turning frame. A compound is cast piece
-//! by piece (`cast.rs`); a field against a field is
-//! [`QueryError::Unsupported`](super::QueryError).
+//! by piece (`cast.rs`). A field against a field ([`fields_cast`]): each
+//! triangle of one under the box the other sweeps is cast, as a convex
+//! piece, against the other field (the same per-triangle cast).
 
 use std::ops::ControlFlow;
 
@@ -29,17 +30,6 @@ use crate::geometry::gjk::GjkCache;
 use crate::geometry::support::{PointSetSupport, SupportMap};
 use crate::math::{Aabb, RigidMotion};
 use crate::shape::{Feature, HeightField};
-
-/// Whether two shapes can be cast: not when both hold a height field
-/// (themselves or as compound pieces).
-pub(super) fn field_castable(a: &ShapeData, b: &ShapeData) -> bool {
-    let has_field = |s: &ShapeData| {
-        s.heightfield().is_some()
-            || s.compound()
-                .is_some_and(|c| c.pieces().iter().any(|p| p.shape.heightfield().is_some()))
-    };
-    !(has_field(a) && has_field(b))
-}
 
 /// One non-compound piece of a cast with a field (pair frame).
 #[derive(Clone, Copy)]
@@ -65,7 +55,8 @@ pub(super) fn field_pair_cast(
     let (field_is_a, field, other) = match (a.shape.heightfield(), b.shape.heightfield()) {
         (Some(f), None) => (true, (f, a.motion), b),
         (None, Some(f)) => (false, (f, b.motion), a),
-        _ => return None,
+        (Some(fa), Some(fb)) => return Some(fields_cast((fa, &a), (fb, &b), params)),
+        (None, None) => return None,
     };
     let Some(caster) = Caster::of(&other) else {
         return Some(None);
@@ -75,6 +66,43 @@ pub(super) fn field_pair_cast(
         let pair = [part, Feature::Face(t)];
         (hit, if field_is_a { [pair[1], pair[0]] } else { pair })
     }))
+}
+
+/// Two fields: each triangle of `b` under the box `a` sweeps (`b`'s
+/// frame) cast, as a convex piece moving with `b`, against `a`'s
+/// triangles under the box it sweeps ([`field_cast`]); the earliest kept,
+/// later triangles limited by it. Features `[Face(of a), Face(of b)]`.
+fn fields_cast(
+    (fa, a): (&HeightField, &FieldCastSide<'_>),
+    (fb, b): (&HeightField, &FieldCastSide<'_>),
+    params: &CastParams,
+) -> Option<(CastResult, [Feature; 2])> {
+    let region = swept_region((&a.local_box, a.motion), b.motion, params);
+    let mut params = *params;
+    let mut best: Option<(CastResult, [Feature; 2])> = None;
+    let _ = fb.for_each_triangle_in(&region, |id, tri| {
+        let reach = if b.motion.is_linear() {
+            Reach::ball(0.0)
+        } else {
+            Reach::of_points(tri, b.motion)
+        };
+        let points = PointSetSupport(&tri);
+        let caster = Caster {
+            body: Body::Convex(&points, reach),
+            local_box: Aabb::from_points(tri),
+            motion: b.motion,
+        };
+        let found = field_cast(&caster, (fa, a.motion), true, &params);
+        if let Some((hit, _, k)) = found.filter(|h| best.is_none_or(|b| h.0.time < b.0.time)) {
+            params.max_time = hit.time;
+            best = Some((hit, [Feature::Face(k), Feature::Face(id)]));
+            if hit.time <= 0.0 {
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    best
 }
 
 /// What is cast against the field's triangles.
@@ -125,7 +153,7 @@ fn field_cast(
     field_is_a: bool,
     params: &CastParams,
 ) -> Option<(CastResult, Feature, u32)> {
-    let region = swept_region(caster, motion, params);
+    let region = swept_region((&caster.local_box, caster.motion), motion, params);
     let mut params = *params;
     let mut best: Option<(CastResult, Feature, u32)> = None;
     let (mut leaf, mut stack) = (AabbTree::default(), Vec::new());
@@ -192,19 +220,23 @@ fn field_cast(
 /// hull's box), the ball about its motion's center that holds it at any
 /// turn for a turning one (that center moves in a straight line). A
 /// turning field: [`turning_region`].
-fn swept_region(c: &Caster<'_>, field: &RigidMotion, params: &CastParams) -> Aabb {
+fn swept_region(
+    (local_box, motion): (&Aabb, &RigidMotion),
+    field: &RigidMotion,
+    params: &CastParams,
+) -> Aabb {
     let t = params.max_time;
     let swept = if !field.is_linear() {
-        turning_region(c, field, t)
-    } else if c.motion.is_linear() {
-        let ends = [0.0, t].map(|s| field.pose_at(s).inverse().mul(&c.motion.pose_at(s)));
-        c.local_box
+        turning_region((local_box, motion), field, t)
+    } else if motion.is_linear() {
+        let ends = [0.0, t].map(|s| field.pose_at(s).inverse().mul(&motion.pose_at(s)));
+        local_box
             .transformed(&ends[0])
-            .union(c.local_box.transformed(&ends[1]))
+            .union(local_box.transformed(&ends[1]))
     } else {
-        let r = c.local_box.max_distance_from(c.motion.local_center);
+        let r = local_box.max_distance_from(motion.local_center);
         let ball = |s: f32| {
-            let center = c.motion.pose_at(s).transform_point(c.motion.local_center);
+            let center = motion.pose_at(s).transform_point(motion.local_center);
             let local = field.pose_at(s).inverse().transform_point(center);
             Aabb::from_center_half_extents(local, Vec3::splat(r))
         };
@@ -223,12 +255,12 @@ const MAX_SAMPLES: f32 = 256.0;
 /// moves at most at `|v_c − v_f| + |ω_f| ρ`. The union of the balls at
 /// `n + 1` evenly spaced samples, each grown by that speed times half the
 /// spacing, holds the path.
-fn turning_region(c: &Caster<'_>, field: &RigidMotion, t: f32) -> Aabb {
-    let r = c.local_box.max_distance_from(c.motion.local_center);
+fn turning_region((local_box, motion): (&Aabb, &RigidMotion), field: &RigidMotion, t: f32) -> Aabb {
+    let r = local_box.max_distance_from(motion.local_center);
     let center = |m: &RigidMotion, s: f32| m.pose_at(s).transform_point(m.local_center);
-    let d = |s: f32| center(c.motion, s) - center(field, s);
+    let d = |s: f32| center(motion, s) - center(field, s);
     let rho = d(0.0).length().max(d(t).length());
-    let speed = (c.motion.linvel - field.linvel).length() + field.angvel.length() * rho;
+    let speed = (motion.linvel - field.linvel).length() + field.angvel.length() * rho;
     let n = (speed * t / r.max(1e-3 * rho).max(f32::MIN_POSITIVE))
         .ceil()
         .clamp(1.0, MAX_SAMPLES);
@@ -239,7 +271,7 @@ fn turning_region(c: &Caster<'_>, field: &RigidMotion, t: f32) -> Aabb {
             let local = field
                 .pose_at(s)
                 .inverse()
-                .transform_point(center(c.motion, s));
+                .transform_point(center(motion, s));
             Aabb::from_center_half_extents(local, Vec3::splat(pad))
         })
         .fold(Aabb::EMPTY, Aabb::union)
@@ -265,7 +297,7 @@ mod tests {
             local_box: Aabb::from_center_half_extents(Vec3::ZERO, Vec3::splat(0.1)),
             motion: &motion,
         };
-        let region = turning_region(&c, &field, 2.0);
+        let region = turning_region((&c.local_box, c.motion), &field, 2.0);
         for k in 0..=1000 {
             let s = 2.0 * k as f32 / 1000.0;
             let p = field

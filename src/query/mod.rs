@@ -49,7 +49,7 @@
 //! | with a triangle mesh | the trees, exact triangle tests (a mesh is a surface, a convex shape solid) | branch and bound over the trees, exact triangle distances (a polytope by its hull's triangles, 0 with a mesh triangle inside it) | [`QueryError::Unsupported`] (no depth for non-convex shapes) |
 //! | with a sphere or capsule (not a mesh) | the pair test | GJK with margins | EPA on the cores plus the radii |
 //! | with a cylinder or cone | the pair test | GJK (with a mesh: branch and bound over its tree, GJK at the leaves) | EPA (not with a mesh) |
-//! | with a height field | the pair test (cells under the other's box) | convex kinds and meshes: branch and bound over cells, GJK at the triangles (a mesh: against each of its triangles); a half-space: the field's lowest vertex; a field: [`QueryError::Unsupported`] | [`QueryError::Unsupported`] |
+//! | with a height field | the pair test (cells under the other's box) | convex kinds and meshes: branch and bound over cells, GJK at the triangles (a mesh: against each of its triangles); a half-space: the field's lowest vertex; a field: each triangle under the other's box against the other's nearest triangle | [`QueryError::Unsupported`] |
 //! | with a compound | the pair test's piece recursion | over all piece pairs | deepest piece pair (all pieces convex) |
 //!
 //! [`ray_cast`] works on every kind: Cyrus–Beck clipping against a convex
@@ -69,6 +69,7 @@ pub(crate) mod compound;
 mod dispatch;
 mod distance;
 mod features;
+mod field_field;
 mod half_space;
 mod half_space_cast;
 mod heightfield;

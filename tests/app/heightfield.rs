@@ -82,3 +82,56 @@ fn bad_terrain_data_is_refused() {
     let e = std::panic::catch_unwind(|| Collider::heightfield(vec![0.0; 2], 1, 2, Vec3::ONE));
     assert!(e.is_err(), "the literal form panics with the reason");
 }
+
+/// A terrain meets a terrain: a flat 3 × 3 field (2 wide) lowered onto
+/// the bump of the 5 × 5 terrain touches it exactly when it reaches the
+/// tip (both fields' triangles named), and leaves it when lifted.
+#[test]
+fn a_terrain_meets_a_terrain() {
+    let mut app = App::new();
+    app.add_plugins((
+        bevy_transform::TransformPlugin,
+        CollisionPlugin::default().with_messages_for_all_pairs(),
+    ))
+    .init_resource::<Events>()
+    .add_systems(Last, record);
+    let mut heights = vec![0.0; 25];
+    heights[12] = 1.0;
+    let ground = app
+        .world_mut()
+        .spawn((
+            Collider::heightfield(heights, 5, 5, Vec3::new(4.0, 1.0, 4.0)),
+            Transform::from_xyz(10.0, 0.0, 0.0),
+        ))
+        .id();
+    let lid = app
+        .world_mut()
+        .spawn((
+            Collider::heightfield(vec![0.0; 9], 3, 3, Vec3::new(2.0, 1.0, 2.0)),
+            Transform::from_xyz(10.0, 1.0 + 2f32.powi(-20), 0.0),
+        ))
+        .id();
+    app.update();
+    assert_eq!(app.world().resource::<Events>().0, 0, "just above the tip");
+    let place = |app: &mut App, y: f32| {
+        let mut t = app.world_mut().get_mut::<Transform>(lid).expect("lid");
+        t.translation.y = y;
+        app.update();
+    };
+    place(&mut app, 1.0);
+    assert_eq!(app.world().resource::<Events>().0, 1, "on the tip");
+    let pairs = app
+        .world_mut()
+        .run_system_once(move |c: Collisions| c.triangle_pairs(ground, lid))
+        .expect("system runs")
+        .expect("triangle pairs");
+    // The tip is sample (2, 2) of the ground: a corner of its cells
+    // (1, 1), (1, 2), (2, 1), (2, 2); the lid's centre sample (1, 1) is a
+    // corner of all four of its cells.
+    let ground_cells: std::collections::BTreeSet<u32> = pairs.iter().map(|p| p[0] / 2).collect();
+    let lid_cells: std::collections::BTreeSet<u32> = pairs.iter().map(|p| p[1] / 2).collect();
+    assert_eq!(ground_cells, [5, 6, 9, 10].into(), "{pairs:?}");
+    assert_eq!(lid_cells, [0, 1, 2, 3].into(), "{pairs:?}");
+    place(&mut app, 1.5);
+    assert_eq!(app.world().resource::<Events>().1, 1, "lifted off");
+}

@@ -41,7 +41,7 @@ fn check(scene: &Scene<'_>, hit: Option<ShapeCastHit>, field_index: usize, what:
 }
 
 /// [`check`] with options (a target distance).
-fn check_with(
+pub fn check_with(
     scene: &Scene<'_>,
     hit: Option<ShapeCastHit>,
     (field_index, options): (usize, &ShapeCastOptions),

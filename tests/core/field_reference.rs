@@ -52,6 +52,17 @@ impl Body {
         Body::Poly(hull.vertices().to_vec(), hull.triangles().to_vec())
     }
 
+    /// A terrain's triangles (its own frame), as a mesh: a field against a
+    /// field is a mesh against each terrain triangle.
+    pub fn terrain(t: &Terrain) -> Body {
+        Body::Mesh(
+            t.triangles()
+                .into_iter()
+                .map(|(_, v)| v.map(|x| x.as_dvec3()))
+                .collect(),
+        )
+    }
+
     pub fn mesh(v: &[Vec3], t: &[[u32; 3]]) -> Body {
         Body::Mesh(
             t.iter()

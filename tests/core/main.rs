@@ -22,6 +22,7 @@ mod exact_bounds;
 mod exact_casts;
 mod exact_ccd;
 mod exact_field_compounds;
+mod exact_field_field;
 mod exact_field_motion;
 mod exact_half_space;
 mod exact_half_space_pairs;
