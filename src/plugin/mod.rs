@@ -59,6 +59,8 @@ mod picking;
 #[cfg(feature = "bevy_transform")]
 mod pose;
 #[cfg(feature = "bevy_transform")]
+mod pose_sync;
+#[cfg(feature = "bevy_transform")]
 mod propagation;
 #[cfg(feature = "reflect")]
 mod reflect;

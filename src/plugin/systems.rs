@@ -141,9 +141,9 @@ pub(crate) struct SyncParams<'w, 's> {
     scratch: Local<'s, Vec<(Entity, Collider)>>,
     #[cfg(feature = "bevy_transform")]
     staging: Local<'s, super::parallel::PoseStaging>,
-    /// One task's changed transforms, to apply in body order.
+    /// The one-thread sync's order (table or body order).
     #[cfg(feature = "bevy_transform")]
-    in_body_order: Local<'s, Vec<(BodyHandle, Entity, Converted)>>,
+    in_body_order: Local<'s, super::pose_sync::BodyOrder>,
     colliding: Query<'w, 's, &'static mut CollidingEntities>,
 }
 
@@ -292,33 +292,17 @@ fn sync_transforms(p: &mut SyncParams) {
     } = p;
     for &e in static_changed.iter() {
         if let Ok((e, global, mut pose)) = static_transforms.get_mut(e) {
-            sync_transform(state, e, super::pose::pose_and_scale(global), &mut pose);
+            super::pose_sync::sync_transform(
+                state,
+                e,
+                super::pose::pose_and_scale(global),
+                &mut pose,
+            );
         }
     }
     let tasks = super::parallel::task_count(state.parallel_tasks);
     if tasks <= 1 {
-        let mut staged = std::mem::take(&mut **in_body_order);
-        for (e, global, mut pose) in transforms.iter_mut() {
-            let converted = super::pose::pose_and_scale(global);
-            write_pose(converted, &mut pose);
-            if let Some(&body) = state.entity_body.get(&e) {
-                staged.push((body, e, converted));
-            }
-        }
-        // In body order: the world's bodies (and, through its list of
-        // moved bodies, their boxes) are then read in memory order. Bevy's
-        // tables keep no such order once colliders are despawned and
-        // spawned (a despawned row takes the last one, a new entity goes
-        // last), and reading the bodies in table order then missed the
-        // cache at almost every body: with a tenth of 10 000 colliders
-        // respawned every frame, about 1.5 ms per frame in pose sync and
-        // boxes. Sorting costs a pass over a nearly sorted list otherwise.
-        staged.sort_unstable_by_key(|&(body, _, _)| body.index());
-        for &(body, e, converted) in &staged {
-            set_converted(state, (e, body), converted);
-        }
-        staged.clear();
-        **in_body_order = staged;
+        in_body_order.sync(state, transforms.iter_mut());
         return;
     }
     let mut items = staging.take();
@@ -326,60 +310,14 @@ fn sync_transforms(p: &mut SyncParams) {
     super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
     for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
         if let Some(body) = body {
-            set_converted(state, (e, body), converted);
+            super::pose_sync::set_converted(state, (e, body), converted);
         }
     }
     staging.keep(items);
 }
 
-/// A transform's pose and scale, or why it has none.
-#[cfg(feature = "bevy_transform")]
-type Converted = Result<(Pose, glam::Vec3), crate::math::PoseError>;
-
-/// One converted transform into `ColliderPose` and the world.
-#[cfg(feature = "bevy_transform")]
-#[inline(always)]
-fn sync_transform(
-    state: &mut CollisionState,
-    e: Entity,
-    converted: Converted,
-    pose: &mut Mut<ColliderPose>,
-) {
-    write_pose(converted, pose);
-    if let Some(&body) = state.entity_body.get(&e) {
-        set_converted(state, (e, body), converted);
-    }
-}
-
-/// A converted transform into the collider's `ColliderPose` (if valid and
-/// different: change detection sees real changes only).
-#[cfg(feature = "bevy_transform")]
-#[inline(always)]
-fn write_pose(converted: Converted, pose: &mut Mut<ColliderPose>) {
-    if let Ok((new, _)) = converted
-        && pose.0 != new
-    {
-        pose.0 = new;
-    }
-}
-
-/// One converted transform into the world. A mesh takes the scale;
-/// another shape refuses a scale other than 1 (and the pose is skipped
-/// with a warning, as for a bad pose).
-#[cfg(feature = "bevy_transform")]
-#[inline(always)]
-fn set_converted(
-    state: &mut CollisionState,
-    (e, body): (Entity, BodyHandle),
-    converted: Converted,
-) {
-    let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
-    let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
-    apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
-}
-
 /// Sets a body's pose, or warns once and keeps the last valid pose.
-fn apply_pose(
+pub(super) fn apply_pose(
     state: &mut CollisionState,
     (e, body): (Entity, BodyHandle),
     pose: Result<Pose, crate::pipeline::WorldError>,
