@@ -53,20 +53,7 @@ pub fn test_pair(
         (ShapeKind::RoundConvex(s), _) => support_pair(s, a, b, cache, scratch),
         (_, ShapeKind::RoundConvex(s)) => flipped(support_pair(s, b, a, cache, scratch), cache),
         (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
-            if !matches!(cache, PairCache::Convex(_)) {
-                // Only for pairs that did not get a recycled cache.
-                *cache = PairCache::Convex(Box::default());
-            }
-            match cache {
-                PairCache::Convex(c) => {
-                    // EPA works in the shared buffers, not the pair's own.
-                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-                    let r = convex_pair(pa, a, pb, b, c);
-                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-                    r
-                }
-                _ => PairResult::default(),
-            }
+            with_convex(cache, scratch, |c| convex_pair(pa, a, pb, b, c))
         }
         (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
         | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => match cache.mesh_pairs() {
@@ -95,19 +82,42 @@ fn with_gjk(
     scratch: &mut QueryScratch,
     f: impl FnOnce(&mut GjkCache) -> PairResult,
 ) -> PairResult {
+    with_convex(cache, scratch, |c| f(&mut c.gjk))
+}
+
+/// The pair's convex cache (made one if it was not; a cold one on the
+/// stack for a one-shot query that keeps no cache, which then allocates
+/// nothing), with EPA's buffers swapped in from the shared scratch while
+/// `f` runs.
+fn with_convex(
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+    f: impl FnOnce(&mut ConvexCache) -> PairResult,
+) -> PairResult {
+    if scratch.one_shot && matches!(cache, PairCache::None) {
+        return in_scratch(&mut ConvexCache::default(), scratch, f);
+    }
     if !matches!(cache, PairCache::Convex(_)) {
+        // Only for pairs that did not get a recycled cache.
         *cache = PairCache::Convex(Box::default());
     }
     match cache {
-        PairCache::Convex(c) => {
-            // EPA works in the shared buffers, not the pair's own.
-            std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-            let out = f(&mut c.gjk);
-            std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-            out
-        }
+        PairCache::Convex(c) => in_scratch(c, scratch, f),
         _ => PairResult::default(),
     }
+}
+
+/// `f` on the convex cache `c`, EPA working in the shared buffers (not the
+/// pair's own) meanwhile.
+fn in_scratch(
+    c: &mut ConvexCache,
+    scratch: &mut QueryScratch,
+    f: impl FnOnce(&mut ConvexCache) -> PairResult,
+) -> PairResult {
+    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+    let out = f(c);
+    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+    out
 }
 
 /// A support-mapped shape (`a`: cylinder, cone, rounded box or hull,
