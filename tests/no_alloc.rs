@@ -369,3 +369,48 @@ fn churn(step: fn(&mut CollisionWorld) -> usize, what: &str) {
         pair_peaks[1]
     );
 }
+
+/// The one-shot boolean and distance queries allocate nothing on convex
+/// pairs (support-mapped kinds and hulls, touching and apart): their GJK
+/// cache lives on the stack. Failed before (a boxed pair cache per
+/// `intersects` call on every overlapping pair).
+#[test]
+fn one_shot_convex_queries_do_not_allocate() {
+    use bevy_icollide::query;
+    let _one = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
+    let pts: Vec<Vec3> = (0..40)
+        .map(|i| {
+            let t = i as f32 * 2.4;
+            Vec3::new(t.cos(), (i as f32 / 20.0) - 1.0, t.sin()) * 0.5
+        })
+        .collect();
+    let shapes = [
+        SharedShape::cylinder(0.5, 1.0).expect("cylinder"),
+        SharedShape::cone(0.5, 1.0).expect("cone"),
+        SharedShape::round_cuboid(Vec3::new(0.4, 0.3, 0.2), 0.1).expect("round box"),
+        SharedShape::convex_hull(&pts).expect("hull"),
+        SharedShape::cuboid(Vec3::splat(0.5)).expect("cube"),
+        SharedShape::sphere(0.5).expect("ball"),
+    ];
+    let poses: Vec<Pose> = (0..8)
+        .map(|i| {
+            let r = glam::Quat::from_euler(glam::EulerRot::XYZ, i as f32, 0.3 * i as f32, 0.1);
+            Pose::new(r, Vec3::new(0.2 * i as f32, 0.1, 0.0))
+        })
+        .collect();
+    COUNTING.store(true, Ordering::SeqCst);
+    let before = ALLOCS.load(Ordering::SeqCst);
+    let mut touching = 0;
+    for a in &shapes {
+        for b in &shapes {
+            for (pa, pb) in poses.iter().zip(poses.iter().rev()) {
+                touching += usize::from(query::intersects(a, pa, b, pb).unwrap());
+                query::distance(a, pa, b, pb).unwrap();
+            }
+        }
+    }
+    let allocs = ALLOCS.load(Ordering::SeqCst) - before;
+    COUNTING.store(false, Ordering::SeqCst);
+    assert!(touching > 0, "some pairs touch");
+    assert_eq!(allocs, 0, "one-shot queries allocated {allocs} times");
+}

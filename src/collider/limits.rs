@@ -106,6 +106,21 @@ pub const MAX_CAST_TURN: f32 = 4096.0;
 /// capsule's length to its radius.
 pub const MAX_ASPECT: f32 = 1.0e4;
 
+/// The one-shot distance query's smallest tolerance, relative to the
+/// pair's size: GJK's own convergence gap (`2·10⁻⁶`), the default.
+pub const MIN_DISTANCE_TOLERANCE: f32 = 2e-6;
+
+/// The one-shot distance query's largest tolerance, relative to the pair's
+/// size (a tenth: beyond it a distance says little).
+pub const MAX_DISTANCE_TOLERANCE: f32 = 0.1;
+
+/// Whether `t` is a distance tolerance the queries accept: within
+/// [`MIN_DISTANCE_TOLERANCE`]`..=`[`MAX_DISTANCE_TOLERANCE`] (NaN is not).
+#[inline]
+pub fn distance_tolerance_within(t: f32) -> bool {
+    (MIN_DISTANCE_TOLERANCE..=MAX_DISTANCE_TOLERANCE).contains(&t)
+}
+
 /// Whether `x` is a length within `limit`: finite, `>= 0` and `<= limit`
 /// (NaN is not).
 #[inline]

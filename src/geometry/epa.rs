@@ -132,7 +132,7 @@ pub fn penetration<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let cso = Cso::new(a, pose_a, b, pose_b);
     let (ma, mb) = cso.margins();
     let m = ma + mb;
-    let out = gjk::run(&cso, cache, Mode::Distance, m);
+    let out = gjk::run(&cso, cache, (Mode::Distance, m, gjk::REL_GAP));
     let (depth, n, pa, pb) = if out.intersecting {
         // Cores overlap: EPA on the cores, then add the margins.
         let mut scratch = std::mem::take(&mut cache.epa);

@@ -147,8 +147,26 @@ pub struct QueryScratch {
     pub(super) collide: CollideScratch,
     /// The candidate pieces of both sides of a compound pair.
     pub(super) pieces: [Vec<PieceAt>; 2],
-    /// Continuous detection's casts.
-    pub(super) cast: CastScratch,
+    /// Continuous detection's casts, made on the first cast (boxed: a
+    /// one-shot query's scratch that never casts stays small to make).
+    pub(super) cast: Option<Box<CastScratch>>,
     /// One height-field triangle's touched surface triangles.
     pub(super) triangles: Vec<[u32; 2]>,
+    /// A one-shot query's scratch ([`QueryScratch::one_shot`]): the pair
+    /// keeps nothing after the test, so a convex pair's GJK cache lives
+    /// on the stack instead of in a new boxed [`PairCache`].
+    pub(super) one_shot: bool,
+}
+
+impl QueryScratch {
+    /// Scratch for a one-shot query (no pair cache kept): a convex pair's
+    /// warm-start cache is a cold one on the stack, freed with the call,
+    /// so the query allocates nothing. The answer is the one a fresh
+    /// [`PairCache::None`] gives (the same cold cache, boxed).
+    pub(crate) fn one_shot() -> Self {
+        Self {
+            one_shot: true,
+            ..Self::default()
+        }
+    }
 }

@@ -580,7 +580,13 @@ pub(crate) fn swept_test(
     let residuals = [ra, rb];
     let mut options = ShapeCastOptions::default();
     let hit = loop {
-        let cast = cast_sides_with((a, &ma), (b, &mb), &residuals, &options, &mut scratch.cast);
+        let cast = cast_sides_with(
+            (a, &ma),
+            (b, &mb),
+            &residuals,
+            &options,
+            scratch.cast.get_or_insert_with(Box::default),
+        );
         let hit = cast.ok()??;
         if !hit.started_touching || (hit.distance <= 0.0 && !touched) {
             break hit;

@@ -62,22 +62,8 @@ pub fn test_pair(
             {
                 return PairResult::exact_without_contact(t);
             }
-            if !matches!(cache, PairCache::Convex(_)) {
-                // Only for pairs that did not get a recycled cache.
-                *cache = PairCache::Convex(Box::default());
-            }
-            match cache {
-                // No EPA: the pair's buffers stay where they are.
-                PairCache::Convex(c) if boolean => convex_pair(pa, a, pb, b, c),
-                PairCache::Convex(c) => {
-                    // EPA works in the shared buffers, not the pair's own.
-                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-                    let r = convex_pair(pa, a, pb, b, c);
-                    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-                    r
-                }
-                _ => PairResult::default(),
-            }
+            // A boolean test runs no EPA: its buffers stay where they are.
+            with_convex(cache, scratch, !boolean, |c| convex_pair(pa, a, pb, b, c))
         }
         (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
         | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => match cache.mesh_pairs() {
@@ -106,19 +92,47 @@ fn with_gjk(
     scratch: &mut QueryScratch,
     f: impl FnOnce(&mut GjkCache) -> PairResult,
 ) -> PairResult {
+    with_convex(cache, scratch, true, |c| f(&mut c.gjk))
+}
+
+/// The pair's convex cache (made one if it was not; a cold one on the
+/// stack for a one-shot query that keeps no cache, which then allocates
+/// nothing), with EPA's buffers swapped in from the shared scratch while
+/// `f` runs if `epa`.
+fn with_convex(
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+    epa: bool,
+    f: impl FnOnce(&mut ConvexCache) -> PairResult,
+) -> PairResult {
+    if scratch.one_shot && matches!(cache, PairCache::None) {
+        return in_scratch(&mut ConvexCache::default(), scratch, epa, f);
+    }
     if !matches!(cache, PairCache::Convex(_)) {
+        // Only for pairs that did not get a recycled cache.
         *cache = PairCache::Convex(Box::default());
     }
     match cache {
-        PairCache::Convex(c) => {
-            // EPA works in the shared buffers, not the pair's own.
-            std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-            let out = f(&mut c.gjk);
-            std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
-            out
-        }
+        PairCache::Convex(c) => in_scratch(c, scratch, epa, f),
         _ => PairResult::default(),
     }
+}
+
+/// `f` on the convex cache `c`, EPA (if `epa`) working in the shared
+/// buffers (not the pair's own) meanwhile.
+fn in_scratch(
+    c: &mut ConvexCache,
+    scratch: &mut QueryScratch,
+    epa: bool,
+    f: impl FnOnce(&mut ConvexCache) -> PairResult,
+) -> PairResult {
+    if !epa {
+        return f(c);
+    }
+    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+    let out = f(c);
+    std::mem::swap(&mut c.gjk.epa, &mut scratch.epa);
+    out
 }
 
 /// A support-mapped shape (`a`: cylinder, cone, rounded box or hull,

@@ -10,7 +10,7 @@ use super::lin_canny::{self, ConvexCache};
 use super::{half_space, heightfield, implicit, mesh_distance};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
-use crate::geometry::gjk::{GjkCache, gjk_distance};
+use crate::geometry::gjk::{GjkCache, REL_GAP, gjk_distance_within};
 use crate::geometry::support::SupportMap;
 use crate::math::Pose;
 use crate::shape::{Feature, HalfSpace};
@@ -85,9 +85,19 @@ pub fn closest_points(
     b: &SharedShape,
     pose_b: &Pose,
 ) -> Result<ClosestPoints, QueryError> {
+    closest_points_within((a, pose_a), (b, pose_b), REL_GAP)
+}
+
+/// [`closest_points`] with GJK converged to `gap` of the pair's scale
+/// (see [`super::distance_with_tolerance`]), `gap` already checked.
+pub(super) fn closest_points_within(
+    (a, pose_a): (&SharedShape, &Pose),
+    (b, pose_b): (&SharedShape, &Pose),
+    gap: f32,
+) -> Result<ClosestPoints, QueryError> {
     let mut best: Option<ClosestPoints> = None;
     for_each_piece_pair(a, pose_a, b, pose_b, |pieces, (sa, pa), (sb, pb)| {
-        let c = piece_closest_points((sa, &pa), (sb, &pb), pieces)?;
+        let c = piece_closest_points((sa, &pa), (sb, &pb), (pieces, gap))?;
         if best.is_none_or(|b| c.distance < b.distance) {
             best = Some(c);
         }
@@ -106,7 +116,7 @@ pub fn closest_points(
 fn piece_closest_points(
     (a, pose_a): (&ShapeData, &Pose),
     (b, pose_b): (&ShapeData, &Pose),
-    pieces: [u32; 2],
+    (pieces, gap): ([u32; 2], f32),
 ) -> Result<ClosestPoints, QueryError> {
     if let Some(h) = a.half_space() {
         return half_space_closest((h, pose_a), (b, pose_b), pieces);
@@ -115,10 +125,10 @@ fn piece_closest_points(
         let c = half_space_closest((h, pose_b), (a, pose_a), [pieces[1], pieces[0]]);
         return c.map(flipped);
     }
-    if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), pieces) {
+    if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), (pieces, gap)) {
         return Ok(c);
     }
-    if let Some(c) = rescaled_mesh_closest_points((a, pose_a), (b, pose_b), pieces) {
+    if let Some(c) = rescaled_mesh_closest_points((a, pose_a), (b, pose_b), (pieces, gap)) {
         return c;
     }
     if a.heightfield().is_some() || b.heightfield().is_some() {
@@ -140,7 +150,7 @@ fn piece_closest_points(
         });
     }
     if let (Some(sa), Some(sb)) = (support_map(a), support_map(b)) {
-        let r = gjk_distance(sa, pose_a, sb, pose_b, &mut GjkCache::default());
+        let r = gjk_distance_within((sa, pose_a), (sb, pose_b), &mut GjkCache::default(), gap);
         return Ok(ClosestPoints {
             distance: r.distance,
             point_a: r.point_a,
@@ -298,7 +308,7 @@ impl SupportMap for Scaled<'_> {
 pub(super) fn rescaled_closest_points(
     (a, pose_a): (&ShapeData, &Pose),
     (b, pose_b): (&ShapeData, &Pose),
-    pieces: [u32; 2],
+    (pieces, gap): ([u32; 2], f32),
 ) -> Option<ClosestPoints> {
     let scale = rescale((a, pose_a), (b, pose_b))?;
     let (sa, sb) = (support_map(a)?, support_map(b)?);
@@ -306,7 +316,7 @@ pub(super) fn rescaled_closest_points(
         (sa, pose_a),
         (sb, pose_b),
         scale,
-        pieces,
+        (pieces, gap),
     ))
 }
 
@@ -317,7 +327,7 @@ pub(super) fn rescaled_closest_points(
 fn rescaled_mesh_closest_points(
     (a, pose_a): (&ShapeData, &Pose),
     (b, pose_b): (&ShapeData, &Pose),
-    pieces: [u32; 2],
+    pieces: ([u32; 2], f32),
 ) -> Option<Result<ClosestPoints, QueryError>> {
     let copies = rescaled_copies((a, pose_a), (b, pose_b))?;
     let ((sa, pa), (sb, pb)) = (&copies.a, &copies.b);
@@ -371,11 +381,16 @@ fn scaled_closest_points(
     (a, pose_a): (&dyn SupportMap, &Pose),
     (b, pose_b): (&dyn SupportMap, &Pose),
     scale: f32,
-    pieces: [u32; 2],
+    (pieces, gap): ([u32; 2], f32),
 ) -> ClosestPoints {
     let at = |p: &Pose| Pose::new(p.rotation, p.translation * scale);
     let (sa, sb) = (Scaled { inner: a, scale }, Scaled { inner: b, scale });
-    let r = gjk_distance(&sa, &at(pose_a), &sb, &at(pose_b), &mut GjkCache::default());
+    let r = gjk_distance_within(
+        (&sa, &at(pose_a)),
+        (&sb, &at(pose_b)),
+        &mut GjkCache::default(),
+        gap,
+    );
     let back = 1.0 / scale;
     ClosestPoints {
         distance: r.distance * back,

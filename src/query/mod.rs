@@ -83,6 +83,7 @@ mod mesh_walk;
 mod pair;
 mod ray_cast;
 mod rounded;
+mod tolerance;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
 pub use cast::{CastStatus, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
@@ -97,6 +98,7 @@ pub(crate) use pair::PairSide;
 pub use pair::{ContactData, PairResult};
 pub use ray_cast::ray_cast;
 pub(crate) use ray_cast::ray_cast_side;
+pub use tolerance::{closest_points_with_tolerance, distance_with_tolerance};
 
 pub use crate::geometry::epa::Penetration;
 pub use crate::geometry::ray::{Ray, RayHit};
@@ -114,6 +116,10 @@ pub enum QueryError {
     /// A shape cast's input is refused; the text names the fault (a NaN or
     /// infinite velocity or rotation center, bad options).
     InvalidCast(&'static str),
+    /// A distance tolerance outside
+    /// [`MIN_DISTANCE_TOLERANCE`](crate::collider::limits::MIN_DISTANCE_TOLERANCE)`..=`[`MAX_DISTANCE_TOLERANCE`](crate::collider::limits::MAX_DISTANCE_TOLERANCE)
+    /// (or NaN): the value given.
+    InvalidTolerance(f32),
     /// This query is not implemented for these shape kinds yet.
     Unsupported {
         /// Kind of the first shape.
@@ -129,6 +135,10 @@ impl std::fmt::Display for QueryError {
             QueryError::InvalidPose(e) => write!(f, "invalid pose: {e}"),
             QueryError::InvalidRay(e) => write!(f, "invalid ray: {e}"),
             QueryError::InvalidCast(e) => write!(f, "invalid shape cast: {e}"),
+            QueryError::InvalidTolerance(t) => write!(
+                f,
+                "distance tolerance {t} is outside [2e-6, 0.1] (relative to the pair's size)"
+            ),
             QueryError::Unsupported { a, b } => {
                 write!(
                     f,

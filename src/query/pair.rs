@@ -32,12 +32,32 @@ impl<'a> PairSide<'a> {
     pub fn of(shape: &'a ShapeData, pose: &Pose) -> Self {
         PairSide {
             tight: shape.local_aabb().transformed(pose),
+            ..Self::unboxed(shape, pose)
+        }
+    }
+
+    /// A shape at a pose, boolean only, its box left empty: for the pair
+    /// tests that read no box (every pair without a compound, a polyline
+    /// or a height field), so that a one-shot query can skip the box
+    /// transforms it does not need.
+    pub(crate) fn unboxed(shape: &'a ShapeData, pose: &Pose) -> Self {
+        PairSide {
+            tight: Aabb::EMPTY,
             shape,
             pose: *pose,
             boolean_only: true,
             deformed: None,
             scale: Vec3::ONE,
         }
+    }
+
+    /// Whether the pair tests read this side's box (a compound's or a
+    /// polyline's pieces are culled by it; a height field against a
+    /// static kind answers by boxes).
+    pub(crate) fn reads_box(shape: &ShapeData) -> bool {
+        shape.compound().is_some()
+            || shape.heightfield().is_some()
+            || matches!(shape.kind(), crate::collider::ShapeKind::Polyline(_))
     }
 
     /// The surface the pair tests use: the deformed one, or the shape's.

@@ -203,3 +203,111 @@ fn inside_a_closed_mesh_is_apart_for_every_kind() {
         assert_eq!(world.step().count(), 1, "kind {i}: crossing");
     }
 }
+
+/// Two cubes corner to corner along a diagonal, where the farthest points
+/// of both (their reaches) meet: the one-shot boolean query's reach
+/// early-out must keep the corners that touch (or overlap by `2⁻²⁰`),
+/// which the closest-points query also calls intersecting; a positive gap
+/// is a separating plane for the boolean test. Fails if the early-out drops
+/// its rounding slack (the reaches, `√0.75` rounded down, sum below `√3`).
+#[test]
+fn intersects_keeps_touching_corners_at_the_reach() {
+    let c = cube();
+    for signs in [[1.0, 1.0, 1.0], [-1.0, 1.0, -1.0], [1.0, -1.0, -1.0]] {
+        let s = Vec3::from_array(signs);
+        // 1 + e is exact in f32 for these e; the gap along the diagonal
+        // is √3 e.
+        for e in [
+            -2f32.powi(-20),
+            0.0,
+            2f32.powi(-21),
+            2f32.powi(-12),
+            2f32.powi(-6),
+        ] {
+            let pb = Pose::from_translation(s * (1.0 + e));
+            let got = query::intersects(&c, &Pose::IDENTITY, &c, &pb).unwrap();
+            assert_eq!(got, e <= 0.0, "signs {signs:?}, e {e:e}");
+            let cp = query::closest_points(&c, &Pose::IDENTITY, &c, &pb).unwrap();
+            assert!(!got || cp.intersecting, "signs {signs:?}, e {e:e}: {cp:?}");
+        }
+    }
+}
+
+/// The distance tolerance is checked by the shared limits: NaN, infinite,
+/// below `2·10⁻⁶` or above `0.1` is an error naming the value, never a
+/// panic; the bounds are accepted; the smallest is the default exactly.
+#[test]
+fn distance_tolerance_is_validated() {
+    let (c, far) = (cube(), Pose::from_translation(Vec3::new(3.0, 0.2, 0.1)));
+    for t in [f32::NAN, f32::INFINITY, -1e-3, 0.0, 1e-6, 0.11, 1.0] {
+        let got = query::distance_with_tolerance(&c, &Pose::IDENTITY, &c, &far, t);
+        assert!(
+            matches!(got, Err(QueryError::InvalidTolerance(x)) if x.to_bits() == t.to_bits()),
+            "{t}: {got:?}"
+        );
+        let text = got.unwrap_err().to_string();
+        assert!(text.contains("tolerance"), "{text}");
+    }
+    let cyl = SharedShape::cylinder(0.5, 1.0).expect("cylinder");
+    let pb = Pose::new(Quat::from_rotation_x(0.7), Vec3::new(0.9, 0.6, 0.2));
+    let exact = query::distance(&cyl, &Pose::IDENTITY, &cyl, &pb).unwrap();
+    let same = query::distance_with_tolerance(&cyl, &Pose::IDENTITY, &cyl, &pb, 2e-6).unwrap();
+    assert_eq!(exact.to_bits(), same.to_bits());
+    assert!(query::distance_with_tolerance(&cyl, &Pose::IDENTITY, &cyl, &pb, 0.1).is_ok());
+}
+
+/// The documented certificate of `distance_with_tolerance`: on random
+/// cylinder, cone (some rounded) and hull pairs, the distance is never
+/// below the `f64` reference separation and at most `tol · (r_A + r_B +
+/// |t_B − t_A|)` above it (plus `2·10⁻⁶` of that size for `f32` rounding
+/// and the reference's own search). Fails when GJK stops later than the
+/// bound allows (e.g. at ten times the tolerance).
+#[test]
+fn distance_with_tolerance_stays_within_its_bound() {
+    use crate::implicit_reference::{Placed, separation};
+    let mut rng = Rng::new(4402);
+    let mut worst = [0.0f64; 5];
+    let tols = [2e-6f32, 1e-4, 1e-3, 1e-2, 0.1];
+    let n = 150 * bevy_icollide::testkit::long_factor();
+    for _ in 0..n {
+        let a = crate::exact_implicit::implicit(&mut rng, 1.0);
+        let b = match rng.below(3) {
+            0 => crate::exact_implicit::implicit(&mut rng, 1.0),
+            1 => {
+                let r = rng.range(0.15, 0.4);
+                sphere_hull(&mut rng, 12, r)
+            }
+            _ => crate::exact_implicit::any_convex(&mut rng),
+        };
+        let pa = Pose::new(rng.rotation(), rng.unit_vector() * rng.range(0.0, 0.5));
+        let pb = Pose::new(
+            rng.rotation(),
+            pa.translation + rng.unit_vector() * rng.range(0.5, 2.5),
+        );
+        let c = query::closest_points(&a, &pa, &b, &pb).unwrap();
+        let (sv, _) = separation(
+            &Placed::new(&a, &pa),
+            &Placed::new(&b, &pb),
+            &[c.point_b - c.point_a],
+        );
+        if sv <= 1e-3 {
+            continue; // apart pairs only: the certificate is about distances
+        }
+        let s = f64::from(a.reach() + b.reach() + (pb.translation - pa.translation).length());
+        for (i, &t) in tols.iter().enumerate() {
+            let d = f64::from(query::distance_with_tolerance(&a, &pa, &b, &pb, t).unwrap());
+            let (over, slack) = ((d - sv) / s, 2e-6);
+            assert!(over >= -slack, "tol {t}: {d} below the separation {sv}");
+            assert!(
+                over <= f64::from(t) + slack,
+                "tol {t}: {d} vs {sv}, {over:e} of {s}"
+            );
+            worst[i] = worst[i].max(over);
+        }
+    }
+    eprintln!("worst error / size at {tols:?}: {worst:?}");
+    assert!(
+        worst[4] > worst[0],
+        "a loose tolerance must stop earlier somewhere"
+    );
+}

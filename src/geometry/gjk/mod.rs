@@ -83,7 +83,7 @@ pub(crate) use simplex::Simplex;
 /// Maximum number of GJK iterations (support evaluations of the main loop).
 pub const GJK_MAX_ITERATIONS: u32 = 64;
 /// Convergence: distance gap relative to the CSO scale.
-const REL_GAP: f32 = 2e-6;
+pub(crate) const REL_GAP: f32 = 2e-6;
 /// `|v|` below this fraction of the CSO scale counts as touching (distance 0).
 const REL_ZERO: f32 = 1e-6;
 /// Relative gap `(|v| - μ) / |v|` below which a cold distance query walks
@@ -257,12 +257,13 @@ pub(crate) struct GjkOutcome {
 /// The GJK loop on a CSO; updates the cache.
 ///
 /// In `Intersect` mode the loop stops as soon as the lower bound on the core
-/// distance exceeds `margin` (the sum of the shapes' margins).
+/// distance exceeds `margin` (the sum of the shapes' margins). Converged
+/// when the upper bound `|v|` and the lower bound `μ` are within `gap` of
+/// the CSO scale ([`REL_GAP`] by default).
 pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     cso: &Cso<'_, A, B>,
     cache: &mut GjkCache,
-    mode: Mode,
-    margin: f32,
+    (mode, margin, gap): (Mode, f32, f32),
 ) -> GjkOutcome {
     let mut s = Simplex::default();
     let mut calls = 0u32;
@@ -330,13 +331,13 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         // bound |v| (every support gives a lower bound vw/|v|).
         let len = dist2.sqrt();
         lower = lower.max(vw / len);
-        if len - lower <= REL_GAP * scale {
+        if len - lower <= gap * scale {
             break;
         }
         // Once the bounds are within `WALK_GAP` (distance queries), the
         // directions barely turn: the supports walk from their last vertex.
         walk = mode == Mode::Distance && len - lower <= WALK_GAP * len;
-        let tol = REL_GAP * scale * len;
+        let tol = gap * scale * len;
         if s.contains(sp.w, REL_DUP2 * scale * scale) {
             // The support is already in the simplex: done, unless rounding
             // made `v` wrong (a simplex point on the origin's side of it).
@@ -411,9 +412,22 @@ pub fn gjk_distance<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     pose_b: &Pose,
     cache: &mut GjkCache,
 ) -> GjkResult {
+    gjk_distance_within((a, pose_a), (b, pose_b), cache, REL_GAP)
+}
+
+/// [`gjk_distance`] converged to `gap` instead of `2·10⁻⁶` of the CSO scale
+/// `s` (the largest `|a - b|` over its support points): it stops once the
+/// upper bound `|v|` and the lower bound `μ` differ by `gap·s`, so that the
+/// distance it reports is at most `gap·s` above the true one.
+pub fn gjk_distance_within<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    (a, pose_a): (&A, &Pose),
+    (b, pose_b): (&B, &Pose),
+    cache: &mut GjkCache,
+    gap: f32,
+) -> GjkResult {
     let cso = Cso::new(a, pose_a, b, pose_b);
     let (ma, mb) = cso.margins();
-    let out = run(&cso, cache, Mode::Distance, ma + mb);
+    let out = run(&cso, cache, (Mode::Distance, ma + mb, gap));
     let (mut pa, mut pb) = out.simplex.witnesses();
     let mut intersecting = out.intersecting;
     let mut distance = 0.0;
@@ -472,7 +486,7 @@ pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             return false;
         }
     }
-    let out = run(&cso, cache, Mode::Intersect, margin);
+    let out = run(&cso, cache, (Mode::Intersect, margin, REL_GAP));
     let touching = out.intersecting || out.v.length_squared() <= margin * margin;
     cache.axis = (!touching && out.v.is_finite()).then_some(out.v);
     touching
