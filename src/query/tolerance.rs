@@ -14,6 +14,10 @@
 //! true one and never below it (up to `f32` rounding). Other pairs
 //! (polytope pairs by Lin–Canny, meshes, height fields) already answer at
 //! the default accuracy or better, which every accepted tolerance allows.
+//! The bound holds when GJK stops on the gap; when it stops otherwise (a
+//! support point met before, no progress in `f32`, or its iteration cap)
+//! it reports its best `|v|`, as the default-accuracy query does, and the
+//! bound is not certified (no such stop in the tests' random pairs).
 
 use super::QueryError;
 use super::distance::{ClosestPoints, closest_points_within};
