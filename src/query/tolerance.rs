@@ -26,10 +26,13 @@ use crate::collider::limits::distance_tolerance_within;
 use crate::math::Pose;
 
 /// [`closest_points`](super::closest_points) with GJK converged to
-/// `tolerance` of the pair's size instead of the default `2·10⁻⁶` (see the
-/// [module docs](self) for what it guarantees: the distance is at most
-/// `tolerance · (r_A + r_B + |t_B − t_A|)` above the true one, `r` a
-/// shape's [`reach`](crate::collider::ShapeData::reach)). A larger
+/// `tolerance` of the pair's size instead of the default `2·10⁻⁶`: GJK
+/// stops once its upper bound `|v|` and lower bound `μ` are within
+/// `tolerance · s` (van den Bergen 1999), so the distance is never below
+/// the true one and at most `tolerance · (r_A + r_B + |t_B − t_A|)` above
+/// it, `r` a shape's [`reach`](crate::collider::ShapeData::reach) (not
+/// certified when GJK stops otherwise: a repeated support point, no
+/// progress in `f32`, its iteration cap). A larger
 /// tolerance stops GJK earlier on curved shapes (cylinders, cones,
 /// rounded shapes), where its last digits cost the most.
 ///
