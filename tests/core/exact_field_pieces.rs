@@ -9,6 +9,7 @@
 //! field piece with lifts `0, ±2⁻²⁴, 4·2⁻²⁴, ±10⁻³`, grazing slides, and
 //! the same `2²⁰` from the origin.
 
+use bevy_icollide::bvh::ContactMode;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::math::{Pose, RigidMotion};
 use bevy_icollide::query::{self, ShapeCastOptions};
@@ -122,6 +123,10 @@ fn compounds_of_height_fields_match_the_nearest_triangle() {
         let c = field_compound(&pieces);
         let pc = Pose::new(rng.rotation(), rng.in_cube(1.0));
         let (x, body) = other(&mut rng);
+        // Triangle pairs are for surfaces: a compound is refused.
+        let err = query::intersecting_triangles(&c, &pc, &x, &pc, ContactMode::All)
+            .expect_err("a compound has no triangle pairs");
+        assert!(err.to_string().contains("compound"), "{err}");
         let (t0, p0) = &pieces[0];
         let v = t0.vertex(1 + rng.below(4), 1 + rng.below(4));
         let at = pc

@@ -40,6 +40,7 @@ mod exact_polyline_pairs;
 mod exact_round_casts;
 mod exact_round_fields;
 mod exact_round_kinds;
+mod exact_rounded;
 mod exact_tree_queries;
 mod exact_trees;
 mod exact_ttc;
