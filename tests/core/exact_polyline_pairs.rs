@@ -61,7 +61,7 @@ fn bisect(f: &dyn Fn(f64) -> f64, (mut lo, mut hi): (f64, f64)) -> f64 {
 /// The reference first contact of a gap (convex pieces: `convex`, one
 /// ternary search per piece; else sampled local minima), and the least
 /// gap found.
-fn first_touch(pieces: &[&dyn Fn(f64) -> f64], convex: bool) -> (Option<f64>, f64) {
+pub(crate) fn first_touch(pieces: &[&dyn Fn(f64) -> f64], convex: bool) -> (Option<f64>, f64) {
     let (mut first, mut least) = (None::<f64>, f64::MAX);
     for f in pieces {
         if f(0.0) <= EPS {
@@ -96,7 +96,7 @@ fn first_touch(pieces: &[&dyn Fn(f64) -> f64], convex: bool) -> (Option<f64>, f6
 /// the gap within the tolerance at the reported time; a miss only when
 /// the least gap is beyond the tolerance (or a hit within it). Whether
 /// it hit.
-fn check(
+pub(crate) fn check(
     got: Option<ShapeCastHit>,
     gap: &dyn Fn(f64) -> f64,
     reference: (Option<f64>, f64),
@@ -128,7 +128,7 @@ fn check(
 
 /// A polyline moving (even `i`) or the other shape still, the polyline
 /// the second shape (odd `i`); linear when `m` does not turn.
-fn cast(
+pub(crate) fn cast(
     line: &SharedShape,
     m: &RigidMotion,
     (other, po): (&SharedShape, &Pose),
@@ -242,15 +242,17 @@ fn polylines_cast_at_polylines_stop_at_the_first_segment_contact() {
 /// The other shape of a turning cast: a box, a capsule, a small mesh (a
 /// tetrahedron's four triangles) or a polyline, and each polyline
 /// segment's `f64` gap to it.
-enum Other {
+pub(crate) enum Other {
     Box(Poly),
     Capsule([DVec3; 2], f64),
     Mesh(Vec<[DVec3; 3]>),
     Line(Vec<[DVec3; 2]>),
+    /// A compound's pieces (each posed in the world).
+    Pieces(Vec<Other>),
 }
 
 impl Other {
-    fn gap(&self, [p, q]: [DVec3; 2]) -> f64 {
+    pub(crate) fn gap(&self, [p, q]: [DVec3; 2]) -> f64 {
         match self {
             Other::Box(poly) => segment_poly_distance(p, q, poly),
             Other::Capsule([a, b], r) => segment_segment(p, q, *a, *b) - r,
@@ -262,12 +264,13 @@ impl Other {
                 .iter()
                 .map(|s| segment_segment(p, q, s[0], s[1]))
                 .fold(f64::MAX, f64::min),
+            Other::Pieces(ps) => ps.iter().map(|o| o.gap([p, q])).fold(f64::MAX, f64::min),
         }
     }
 }
 
 /// A box, a capsule, a tetrahedron mesh or a polyline (`k`), posed.
-fn other(rng: &mut Rng, k: usize, pose: Pose) -> (SharedShape, Other) {
+pub(crate) fn other(rng: &mut Rng, k: usize, pose: Pose) -> (SharedShape, Other) {
     let (q, t) = dpose(&pose);
     match k {
         0 => {
