@@ -4,7 +4,9 @@
 //! frame (churn).
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::Ordering;
+use std::thread::LocalKey;
 
 use bevy_icollide::bounds::BoundsMode;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
@@ -15,31 +17,60 @@ use glam::Vec3;
 
 struct Counting;
 
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-/// Bytes allocated and not freed (always counted).
-static LIVE: AtomicI64 = AtomicI64::new(0);
+// Counted per thread: the test harness and the other tests allocate on
+// their own threads meanwhile (a global count saw them: "allocated 3
+// times" in a full run). Every counted run steps on its test's thread,
+// the parallel path's tasks included (run there in turn).
+thread_local! {
+    static COUNTING_HERE: Cell<bool> = const { Cell::new(false) };
+    static ALLOCS_HERE: Cell<u64> = const { Cell::new(0) };
+    static LIVE_HERE: Cell<i64> = const { Cell::new(0) };
+}
+
+/// One of this thread's counters (`Ordering` kept for the call sites'
+/// atomics-like reading; a thread's own cell needs none).
+struct Here<T: 'static>(&'static LocalKey<Cell<T>>);
+
+impl<T: Copy + Default + 'static> Here<T> {
+    fn load(&self, _: Ordering) -> T {
+        self.0.try_with(Cell::get).unwrap_or_default()
+    }
+    fn store(&self, value: T, _: Ordering) {
+        let _ = self.0.try_with(|c| c.set(value));
+    }
+}
+
+impl<T: Copy + std::ops::Add<Output = T> + 'static> Here<T> {
+    fn add(&self, by: T) {
+        let _ = self.0.try_with(|c| c.set(c.get() + by));
+    }
+}
+
+static COUNTING: Here<bool> = Here(&COUNTING_HERE);
+static ALLOCS: Here<u64> = Here(&ALLOCS_HERE);
+/// Bytes allocated and not freed on this thread (always counted).
+static LIVE: Here<i64> = Here(&LIVE_HERE);
 static ONE_RUN: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
+            ALLOCS.add(1);
         }
-        LIVE.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        LIVE.add(layout.size() as i64);
         // SAFETY: forwarding the caller's layout to the system allocator.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size() as i64, Ordering::Relaxed);
+        LIVE.add(-(layout.size() as i64));
         // SAFETY: `ptr` came from `System.alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
+            ALLOCS.add(1);
         }
-        LIVE.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+        LIVE.add(new_size as i64 - layout.size() as i64);
         // SAFETY: forwarding a block that came from `System.alloc`.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
