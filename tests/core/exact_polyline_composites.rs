@@ -17,9 +17,7 @@ use bevy_icollide::testkit::{Poly, Rng, dpose, long_factor};
 use glam::{DVec3, Quat, Vec3};
 
 use crate::exact_heightfield::Terrain;
-use crate::exact_polyline::polyline;
-use crate::exact_polyline_motion::turned;
-use crate::exact_polyline_pairs::{Other, cast, check, first_touch};
+use crate::exact_polyline_pairs::{Other, cast, turning_case};
 
 /// A compound of a box and a capsule at random piece poses, posed at
 /// `pose`, and its reference pieces in the world.
@@ -71,32 +69,10 @@ fn turning_polylines_cast_at_compounds_and_height_fields() {
             let t = Terrain::random(&mut rng, (5, 5), Vec3::new(1.6, 0.4, 1.6), 0.1);
             field(&t, &po)
         };
-        let line = polyline(&mut rng, 1.0);
-        let away = rng.unit_vector() * rng.range(0.6, 1.2);
-        let m = RigidMotion {
-            start: Pose::new(rng.rotation(), po.translation + away),
-            local_center: rng.in_cube(0.3),
-            linvel: -away * rng.range(0.0, 1.2) + rng.in_cube(0.3),
-            angvel: rng.unit_vector() * rng.range(0.5, 3.0),
-        };
-        let fs: Vec<_> = (0..line.polyline().expect("line").segments().len())
-            .map(|s| {
-                let (line, m, reference) = (&line, &m, &reference);
-                move |t: f64| reference.gap(turned(line, m, t)[s])
-            })
-            .collect();
-        let refs: Vec<&dyn Fn(f64) -> f64> = fs.iter().map(|f| f as &dyn Fn(f64) -> f64).collect();
-        let gap = |t: f64| refs.iter().map(|f| f(t)).fold(f64::MAX, f64::min);
-        let first = first_touch(&refs, false);
-        if first.0 == Some(0.0) {
-            continue;
-        }
-        let got = cast(&line, &m, (&shape, &po), i);
-        let case = format!("case {i}: reference {first:?}, got {got:?}");
-        if check(got, &gap, first, &case) {
-            hits += 1;
-        } else {
-            misses += 1;
+        match turning_case(&mut rng, i, (&shape, &po, &reference), &format!("case {i}")) {
+            Some(true) => hits += 1,
+            Some(false) => misses += 1,
+            None => {}
         }
     }
     eprintln!("turning at composites: {hits} hits, {misses} misses");

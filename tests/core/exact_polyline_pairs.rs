@@ -324,37 +324,59 @@ fn turning_polylines_cast_at_boxes_capsules_meshes_and_polylines() {
         let k = i % 4;
         let po = Pose::new(rng.rotation(), rng.in_cube(0.4));
         let (shape, reference) = other(&mut rng, k, po);
-        let line = polyline(&mut rng, 1.0);
-        let away = rng.unit_vector() * rng.range(0.6, 1.2);
-        let m = RigidMotion {
-            start: Pose::new(rng.rotation(), po.translation + away),
-            local_center: rng.in_cube(0.3),
-            linvel: -away * rng.range(0.0, 1.2) + rng.in_cube(0.3),
-            angvel: rng.unit_vector() * rng.range(0.5, 3.0),
-        };
-        let fs: Vec<_> = (0..line.polyline().expect("line").segments().len())
-            .map(|s| {
-                let (line, m, reference) = (&line, &m, &reference);
-                move |t: f64| reference.gap(turned(line, m, t)[s])
-            })
-            .collect();
-        let refs: Vec<&dyn Fn(f64) -> f64> = fs.iter().map(|f| f as &dyn Fn(f64) -> f64).collect();
-        let gap = |t: f64| refs.iter().map(|f| f(t)).fold(f64::MAX, f64::min);
-        let first = first_touch(&refs, false);
-        if first.0 == Some(0.0) {
-            continue;
-        }
-        let got = cast(&line, &m, (&shape, &po), i);
-        let case = format!("case {i} (other {k}): reference {first:?}, got {got:?}");
-        if check(got, &gap, first, &case) {
-            hits += 1;
-        } else {
-            misses += 1;
+        match turning_case(
+            &mut rng,
+            i,
+            (&shape, &po, &reference),
+            &format!("case {i} (other {k})"),
+        ) {
+            Some(true) => hits += 1,
+            Some(false) => misses += 1,
+            None => {}
         }
     }
     eprintln!("turning: {hits} hits, {misses} misses");
     assert!(hits > 15 && misses > 10, "{hits} hits, {misses} misses");
     quarter_turns();
+}
+
+/// A random turning polyline cast at `shape` (posed `po`, `reference` its
+/// f64 twin), the order by `i`'s parity: checked against the reference's
+/// first touch; `Some(hit)`, or `None` for a start already touching
+/// (skipped).
+pub(crate) fn turning_case(
+    rng: &mut Rng,
+    i: usize,
+    (shape, po, reference): (&SharedShape, &Pose, &Other),
+    case: &str,
+) -> Option<bool> {
+    let line = polyline(rng, 1.0);
+    let away = rng.unit_vector() * rng.range(0.6, 1.2);
+    let m = RigidMotion {
+        start: Pose::new(rng.rotation(), po.translation + away),
+        local_center: rng.in_cube(0.3),
+        linvel: -away * rng.range(0.0, 1.2) + rng.in_cube(0.3),
+        angvel: rng.unit_vector() * rng.range(0.5, 3.0),
+    };
+    let fs: Vec<_> = (0..line.polyline().expect("line").segments().len())
+        .map(|s| {
+            let (line, m) = (&line, &m);
+            move |t: f64| reference.gap(turned(line, m, t)[s])
+        })
+        .collect();
+    let refs: Vec<&dyn Fn(f64) -> f64> = fs.iter().map(|f| f as &dyn Fn(f64) -> f64).collect();
+    let gap = |t: f64| refs.iter().map(|f| f(t)).fold(f64::MAX, f64::min);
+    let first = first_touch(&refs, false);
+    if first.0 == Some(0.0) {
+        return None;
+    }
+    let got = cast(&line, &m, (shape, po), i);
+    Some(check(
+        got,
+        &gap,
+        first,
+        &format!("{case}: reference {first:?}, got {got:?}"),
+    ))
 }
 
 /// The closed-form quarter turns (see the test above).
