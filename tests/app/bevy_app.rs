@@ -7,40 +7,16 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
+
+use crate::event_log::{Ev, Log, app_with_log, record_all};
 use glam::{Quat, Vec3};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ev {
-    Start(Entity, Entity),
-    End(Entity, Entity),
-}
-
-#[derive(Resource, Default)]
-struct Log(Vec<Ev>);
 
 #[derive(Resource, Default)]
 struct ObserverLog(Vec<Ev>);
 
-fn record(
-    mut log: ResMut<Log>,
-    mut s: MessageReader<CollisionStart>,
-    mut e: MessageReader<CollisionEnd>,
-) {
-    log.0
-        .extend(s.read().map(|m| Ev::Start(m.collider1, m.collider2)));
-    log.0
-        .extend(e.read().map(|m| Ev::End(m.collider1, m.collider2)));
-}
-
 fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default().with_messages_for_all_pairs(),
-    ))
-    .init_resource::<Log>()
-    .init_resource::<ObserverLog>()
-    .add_systems(Last, record);
+    let mut app = app_with_log();
+    app.init_resource::<ObserverLog>();
     app
 }
 
@@ -533,7 +509,7 @@ fn penetration_depth_can_be_turned_off() {
             .with_penetration(false),
     ))
     .init_resource::<Log>()
-    .add_systems(Last, record);
+    .add_systems(Last, record_all);
     let a = app.world_mut().spawn((cube(), at(0.0))).id();
     let b = app.world_mut().spawn((cube(), at(0.8))).id();
     app.update();
@@ -664,7 +640,7 @@ fn messages_are_opt_in_by_default_and_every_end_follows_its_start() {
     let mut app = App::new();
     app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
         .init_resource::<Log>()
-        .add_systems(Last, record);
+        .add_systems(Last, record_all);
     let a = app
         .world_mut()
         .spawn((cube(), at(0.0), CollisionEventsEnabled))
@@ -706,7 +682,7 @@ fn removed_and_reinserted(filler_first: bool) {
     let mut app = App::new();
     app.add_plugins((bevy_transform::TransformPlugin, CollisionPlugin::default()))
         .init_resource::<Log>()
-        .add_systems(Last, record);
+        .add_systems(Last, record_all);
     let far = || (cube(), at(30.0));
     let early = filler_first.then(|| app.world_mut().spawn(far()).id());
     let a = app

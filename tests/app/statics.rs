@@ -11,35 +11,10 @@ use bevy_ecs::prelude::*;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ev {
-    Start(Entity, Entity),
-    End(Entity, Entity),
-}
-
-#[derive(Resource, Default)]
-struct Log(Vec<Ev>);
-
-fn record(
-    mut log: ResMut<Log>,
-    mut s: MessageReader<CollisionStart>,
-    mut e: MessageReader<CollisionEnd>,
-) {
-    log.0
-        .extend(s.read().map(|m| Ev::Start(m.collider1, m.collider2)));
-    log.0
-        .extend(e.read().map(|m| Ev::End(m.collider1, m.collider2)));
-}
+use crate::event_log::{Ev, Log, app_with_log};
 
 fn app() -> App {
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default().with_messages_for_all_pairs(),
-    ))
-    .init_resource::<Log>()
-    .add_systems(Last, record);
-    app
+    app_with_log()
 }
 
 /// One update; the events it gave, each pair smaller entity first.
