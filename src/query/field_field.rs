@@ -51,6 +51,22 @@ fn relative(base: &Pose, moved: &Pose) -> Option<Pose> {
     })
 }
 
+/// A field pair ordered base first ([`base_first`]), with the pose mapping
+/// the moved field's frame into the base's ([`relative`]); `true` when `a`
+/// is the base.
+type Ordered<'f> = (
+    bool,
+    (&'f HeightField, &'f Pose),
+    (&'f HeightField, &'f Pose),
+    Option<Pose>,
+);
+
+fn ordered<'f>(a: (&'f HeightField, &'f Pose), b: (&'f HeightField, &'f Pose)) -> Ordered<'f> {
+    let a_is_base = base_first(a.1, b.1);
+    let (base, moved) = if a_is_base { (a, b) } else { (b, a) };
+    (a_is_base, base, moved, relative(base.1, moved.1))
+}
+
 /// The touching `[triangle of a, triangle of b]` pairs of two fields
 /// (`a` at `pa`, `b` at `pb`) into `pairs` (unsorted; the first one only
 /// when `first_only`).
@@ -60,13 +76,7 @@ pub(super) fn field_pairs(
     first_only: bool,
     pairs: &mut Vec<[u32; 2]>,
 ) {
-    let a_is_base = base_first(pa, pb);
-    let ((base, p_base), (moved, p_moved)) = if a_is_base {
-        ((a, pa), (b, pb))
-    } else {
-        ((b, pb), (a, pa))
-    };
-    let rel = relative(p_base, p_moved);
+    let (a_is_base, (base, _), (moved, _), rel) = ordered((a, pa), (b, pb));
     let map = |v: Vec3| rel.map_or(v, |r| r.transform_point(v));
     // The moved field's triangles under the base's box (in the moved
     // field's frame; `transformed` pads for its rounding).
@@ -102,13 +112,7 @@ pub(super) fn field_closest(
     (b, pb): (&HeightField, &Pose),
     pieces: [u32; 2],
 ) -> Option<ClosestPoints> {
-    let a_is_base = base_first(pa, pb);
-    let ((base, p_base), (moved, p_moved)) = if a_is_base {
-        ((a, pa), (b, pb))
-    } else {
-        ((b, pb), (a, pa))
-    };
-    let rel = relative(p_base, p_moved);
+    let (a_is_base, (base, p_base), (moved, _), rel) = ordered((a, pa), (b, pb));
     let (to_base, to_moved) = (rel.unwrap_or(Pose::IDENTITY), rel.map(|r| r.inverse()));
     let moved_box = match rel {
         Some(r) => moved.local_aabb().transformed(&r),
