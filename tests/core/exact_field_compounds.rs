@@ -57,21 +57,22 @@ fn compound(rng: &mut Rng) -> (SharedShape, Body) {
     )
 }
 
-/// The least gap per the reference and the crate's answers, both orders.
-fn check(
-    (c, pc, body): (&SharedShape, &Pose, &Body),
-    (field, pf, terrain): (&SharedShape, &Pose, &Terrain),
-    case: &str,
-) -> Option<bool> {
-    let (sm, fm) = (RigidMotion::stationary(*pc), RigidMotion::stationary(*pf));
-    let scene = Scene::new(body, &sm, terrain, &fm);
-    let (least, tri) = scene.gap(0.0);
-    let what = format!("{case}: least gap {least} (triangle {tri})");
+/// `x` against `field` (a field or a compound of fields) in both orders:
+/// `intersects` is `least < 0` outside the band, the distance is
+/// `max(least, 0)` and, apart, the witnesses are `least` apart; `apart`
+/// checks more of an apart pair's answer (`flip`: the field first).
+pub(crate) fn agrees_in_both_orders(
+    (x, px): (&SharedShape, &Pose),
+    (field, pf): (&SharedShape, &Pose),
+    least: f64,
+    what: &str,
+    mut apart: impl FnMut(&query::ClosestPoints, bool),
+) {
     for flip in [false, true] {
         let ((a, pa), (b, pb)) = if flip {
-            ((field, pf), (c, pc))
+            ((field, pf), (x, px))
         } else {
-            ((c, pc), (field, pf))
+            ((x, px), (field, pf))
         };
         let hit = query::intersects(a, pa, b, pb).expect("intersects");
         if least.abs() > BAND {
@@ -84,17 +85,31 @@ fn check(
             "distance {d}, flipped {flip}: {what}"
         );
         if least > BAND {
-            // The witnesses' distance is the gap, the triangle named is at
-            // that gap.
             let w = f64::from(cp.point_a.distance(cp.point_b));
             assert!((w - least).abs() <= TOL, "witnesses {w} apart: {what}");
-            let named = cp.features[if flip { 0 } else { 1 }];
-            if let bevy_icollide::shape::Feature::Face(id) = named {
-                let g = scene.gap_to(0.0, id);
-                assert!(g - least <= TOL, "triangle {id} at {g}: {what}");
-            }
+            apart(&cp, flip);
         }
     }
+}
+
+/// The least gap per the reference and the crate's answers, both orders.
+fn check(
+    (c, pc, body): (&SharedShape, &Pose, &Body),
+    (field, pf, terrain): (&SharedShape, &Pose, &Terrain),
+    case: &str,
+) -> Option<bool> {
+    let (sm, fm) = (RigidMotion::stationary(*pc), RigidMotion::stationary(*pf));
+    let scene = Scene::new(body, &sm, terrain, &fm);
+    let (least, tri) = scene.gap(0.0);
+    let what = format!("{case}: least gap {least} (triangle {tri})");
+    agrees_in_both_orders((c, pc), (field, pf), least, &what, |cp, flip| {
+        // The triangle named is at the least gap.
+        let named = cp.features[if flip { 0 } else { 1 }];
+        if let bevy_icollide::shape::Feature::Face(id) = named {
+            let g = scene.gap_to(0.0, id);
+            assert!(g - least <= TOL, "triangle {id} at {g}: {what}");
+        }
+    });
     (least.abs() > BAND).then_some(least > 0.0)
 }
 

@@ -16,14 +16,15 @@ use bevy_icollide::query::{self, ShapeCastOptions};
 use bevy_icollide::testkit::{Rng, long_factor, sphere_hull, torus};
 use glam::Vec3;
 
+use crate::exact_field_compounds::agrees_in_both_orders;
 use crate::exact_field_motion::check_with;
 use crate::exact_heightfield::Terrain;
 use crate::field_reference::{Body, Scene};
 
-/// Band around contact in which either answer goes, and the distance
-/// tolerance (absolute; the shapes are of size about 1).
+/// Band around contact in which either answer goes (absolute; the shapes
+/// are of size about 1); the distance tolerance is
+/// [`agrees_in_both_orders`]'s.
 const BAND: f64 = 1e-5;
-const TOL: f64 = 1e-5;
 
 /// A compound of height-field pieces at their poses.
 fn field_compound(pieces: &[(Terrain, Pose)]) -> SharedShape {
@@ -83,27 +84,7 @@ fn check(
 ) -> Option<bool> {
     let least = least(body, px, pieces, pc);
     let what = format!("{what}: least gap {least}");
-    for flip in [false, true] {
-        let ((a, pa), (b, pb)) = if flip {
-            ((c, pc), (x, px))
-        } else {
-            ((x, px), (c, pc))
-        };
-        let hit = query::intersects(a, pa, b, pb).expect("intersects");
-        if least.abs() > BAND {
-            assert_eq!(hit, least < 0.0, "intersects, flipped {flip}: {what}");
-        }
-        let cp = query::closest_points(a, pa, b, pb).expect("closest");
-        let d = f64::from(cp.distance);
-        assert!(
-            (d - least.max(0.0)).abs() <= TOL,
-            "distance {d}, flipped {flip}: {what}"
-        );
-        if least > BAND {
-            let w = f64::from(cp.point_a.distance(cp.point_b));
-            assert!((w - least).abs() <= TOL, "witnesses {w} apart: {what}");
-        }
-    }
+    agrees_in_both_orders((x, px), (c, pc), least, &what, |_, _| {});
     (least.abs() > BAND).then_some(least > 0.0)
 }
 
