@@ -3,47 +3,41 @@
 //! a ray from the `SpatialQuery` reporting the triangle, bad data refused.
 
 use bevy_app::prelude::*;
-use bevy_ecs::prelude::*;
 use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
 
-#[derive(Resource, Default)]
-struct Events(usize, usize);
+use crate::event_log::{Starts, app};
 
-fn record(
-    mut log: ResMut<Events>,
-    mut s: MessageReader<CollisionStart>,
-    mut e: MessageReader<CollisionEnd>,
-) {
-    log.0 += s.read().count();
-    log.1 += e.read().count();
+/// Starts and ends so far.
+fn counts(app: &App) -> (usize, usize) {
+    let s = app.world().resource::<Starts>();
+    (s.0.len(), s.1)
 }
 
 /// A 5 × 5 terrain, 4 wide, flat at height 0 but for a bump of 1 at its
-/// centre sample (the origin); a ball of radius 0.25 above the bump.
-#[test]
-fn a_ball_lands_on_the_terrain_and_leaves() {
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default().with_messages_for_all_pairs(),
-    ))
-    .init_resource::<Events>()
-    .add_systems(Last, record);
+/// centre sample (its origin), placed at (10, 0, 0).
+fn bumped_terrain() -> (Collider, Transform) {
     let mut heights = vec![0.0; 25];
     heights[12] = 1.0;
-    app.world_mut().spawn((
+    (
         Collider::heightfield(heights, 5, 5, Vec3::new(4.0, 1.0, 4.0)),
         Transform::from_xyz(10.0, 0.0, 0.0),
-    ));
+    )
+}
+
+/// The bumped terrain; a ball of radius 0.25 above the bump.
+#[test]
+fn a_ball_lands_on_the_terrain_and_leaves() {
+    let mut app = app();
+    app.world_mut().spawn(bumped_terrain());
     let ball = app
         .world_mut()
         .spawn((Collider::sphere(0.25), Transform::from_xyz(10.0, 1.3, 0.0)))
         .id();
     app.update();
-    assert_eq!(app.world().resource::<Events>().0, 0, "above the bump");
+    assert_eq!(counts(&app).0, 0, "above the bump");
     let place = |app: &mut App, y: f32| {
         app.world_mut()
             .get_mut::<Transform>(ball)
@@ -53,9 +47,9 @@ fn a_ball_lands_on_the_terrain_and_leaves() {
         app.update();
     };
     place(&mut app, 1.2);
-    assert_eq!(app.world().resource::<Events>().0, 1, "on the bump's tip");
+    assert_eq!(counts(&app).0, 1, "on the bump's tip");
     place(&mut app, 1.3);
-    assert_eq!(app.world().resource::<Events>().1, 1, "left it");
+    assert_eq!(counts(&app).1, 1, "left it");
     let hit = app
         .world_mut()
         .run_system_once(|q: SpatialQuery| {
@@ -88,22 +82,8 @@ fn bad_terrain_data_is_refused() {
 /// tip (both fields' triangles named), and leaves it when lifted.
 #[test]
 fn a_terrain_meets_a_terrain() {
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default().with_messages_for_all_pairs(),
-    ))
-    .init_resource::<Events>()
-    .add_systems(Last, record);
-    let mut heights = vec![0.0; 25];
-    heights[12] = 1.0;
-    let ground = app
-        .world_mut()
-        .spawn((
-            Collider::heightfield(heights, 5, 5, Vec3::new(4.0, 1.0, 4.0)),
-            Transform::from_xyz(10.0, 0.0, 0.0),
-        ))
-        .id();
+    let mut app = app();
+    let ground = app.world_mut().spawn(bumped_terrain()).id();
     let lid = app
         .world_mut()
         .spawn((
@@ -112,14 +92,14 @@ fn a_terrain_meets_a_terrain() {
         ))
         .id();
     app.update();
-    assert_eq!(app.world().resource::<Events>().0, 0, "just above the tip");
+    assert_eq!(counts(&app).0, 0, "just above the tip");
     let place = |app: &mut App, y: f32| {
         let mut t = app.world_mut().get_mut::<Transform>(lid).expect("lid");
         t.translation.y = y;
         app.update();
     };
     place(&mut app, 1.0);
-    assert_eq!(app.world().resource::<Events>().0, 1, "on the tip");
+    assert_eq!(counts(&app).0, 1, "on the tip");
     let pairs = app
         .world_mut()
         .run_system_once(move |c: Collisions| c.triangle_pairs(ground, lid))
@@ -133,5 +113,5 @@ fn a_terrain_meets_a_terrain() {
     assert_eq!(ground_cells, [5, 6, 9, 10].into(), "{pairs:?}");
     assert_eq!(lid_cells, [0, 1, 2, 3].into(), "{pairs:?}");
     place(&mut app, 1.5);
-    assert_eq!(app.world().resource::<Events>().1, 1, "lifted off");
+    assert_eq!(counts(&app).1, 1, "lifted off");
 }
