@@ -171,8 +171,8 @@ pub struct HullSide<'a> {
     /// Its pose (the default pose before it has one, as in
     /// [`side`](PairBodies::side)).
     pub pose: WorldPose,
-    /// As [`PairSide::boolean_only`]: a pair with such a side wants the
-    /// answer alone.
+    /// It is a sensor, or the world computes no penetration depth: a pair
+    /// with such a side wants the answer alone.
     pub boolean_only: bool,
 }
 
