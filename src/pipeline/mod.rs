@@ -66,6 +66,8 @@ mod checks;
 mod deform;
 pub mod driver;
 mod handle;
+#[cfg(test)]
+mod hull_path_tests;
 pub mod large_world;
 #[cfg(test)]
 mod merge_order_tests;

@@ -13,6 +13,7 @@ use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
 use crate::geometry::gjk::{GjkCache, gjk_intersect};
+use crate::math::Pose;
 use crate::shape::{ConvexPolytope, HalfSpace, SupportShape};
 
 /// Tests one pair, A = `a`, B = `b`. Dispatches on the two shape kinds (see
@@ -24,6 +25,15 @@ pub fn test_pair(
     scratch: &mut QueryScratch,
 ) -> PairResult {
     match (a.shape.kind(), b.shape.kind()) {
+        // First: the commonest pair, decided in two comparisons (the arms
+        // are disjoint, so their order changes no answer).
+        (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
+            if a.boolean_only || b.boolean_only {
+                let t = boolean_convex((pa, &a.pose), (pb, &b.pose), cache, scratch);
+                return PairResult::exact_without_contact(t);
+            }
+            with_convex(cache, scratch, true, |c| convex_pair(pa, a, pb, b, c))
+        }
         // Composites (a compound's pieces, a polyline's segments) recurse
         // to their parts.
         (ShapeKind::Compound(_) | ShapeKind::Polyline(_), _)
@@ -53,24 +63,37 @@ pub fn test_pair(
         (_, ShapeKind::Implicit(s)) => flipped(support_pair(s, b, a, cache, scratch), cache),
         (ShapeKind::RoundConvex(s), _) => support_pair(s, a, b, cache, scratch),
         (_, ShapeKind::RoundConvex(s)) => flipped(support_pair(s, b, a, cache, scratch), cache),
-        (ShapeKind::Convex(pa), ShapeKind::Convex(pb)) => {
-            let boolean = a.boolean_only || b.boolean_only;
-            // Far apart or deep in contact: decided without the cache.
-            if let Some(t) = boolean
-                .then(|| ball_answer(pa, &a.pose, pb, &b.pose))
-                .flatten()
-            {
-                return PairResult::exact_without_contact(t);
-            }
-            // A boolean test runs no EPA: its buffers stay where they are.
-            with_convex(cache, scratch, !boolean, |c| convex_pair(pa, a, pb, b, c))
-        }
         (ShapeKind::Convex(_) | ShapeKind::TriMesh(_), ShapeKind::TriMesh(_))
         | (ShapeKind::TriMesh(_), ShapeKind::Convex(_)) => match cache.mesh_pairs() {
             Some(pairs) => mesh_pair(a, b, pairs, &mut scratch.collide),
             None => PairResult::default(),
         },
     }
+}
+
+/// Whether two hulls at poses in one frame touch, for a boolean pair: the
+/// hull balls when they decide it (far apart or deep in contact, without
+/// the cache), else GJK from the pair's cache. A boolean test runs no EPA:
+/// its buffers stay where they are. The world's boolean hull pairs come
+/// here directly (see `narrow_phase`), others through [`test_pair`].
+#[inline]
+pub(crate) fn boolean_convex(
+    (pa, a): (&ConvexPolytope, &Pose),
+    (pb, b): (&ConvexPolytope, &Pose),
+    cache: &mut PairCache,
+    scratch: &mut QueryScratch,
+) -> bool {
+    if let Some(t) = ball_answer(pa, a, pb, b) {
+        return t;
+    }
+    if let PairCache::Convex(c) = cache {
+        return gjk_intersect(pa, a, pb, b, &mut c.gjk);
+    }
+    // A new pair, or a one-shot query's.
+    with_convex(cache, scratch, false, |c| {
+        PairResult::exact_without_contact(gjk_intersect(pa, a, pb, b, &mut c.gjk))
+    })
+    .touching
 }
 
 /// The one place a pair is flipped: the result of the pair tested as
@@ -286,10 +309,10 @@ fn mesh_inside_polytope(
     pairs.sort_unstable();
 }
 
-/// Convex – convex. Boolean only (a sensor, or no penetration depth): GJK
-/// from the pair's cached simplex, which stops at the first separating
-/// direction (usually last frame's) or the first simplex that encloses the
-/// origin (SOLID's coherent boolean test); no contact data. Otherwise
+/// Convex – convex with contact data (a boolean pair goes to
+/// [`boolean_convex`]: GJK from the pair's cached simplex, which stops at
+/// the first separating direction, usually last frame's, or the first
+/// simplex that encloses the origin, SOLID's coherent boolean test):
 /// Lin–Canny (GJK fallback) for the closest features and distance, then EPA
 /// when penetrating.
 fn convex_pair(
@@ -299,15 +322,6 @@ fn convex_pair(
     b: &PairSide<'_>,
     cache: &mut ConvexCache,
 ) -> PairResult {
-    if a.boolean_only || b.boolean_only {
-        return PairResult::exact_without_contact(gjk_intersect(
-            pa,
-            &a.pose,
-            pb,
-            &b.pose,
-            &mut cache.gjk,
-        ));
-    }
     let r = lin_canny::closest_features(pa, &a.pose, pb, &b.pose, cache);
     let contact = if !r.intersecting {
         Some(ContactData {
@@ -319,8 +333,6 @@ fn convex_pair(
             features: r.features,
             pieces: [0, 0],
         })
-    } else if a.boolean_only || b.boolean_only {
-        None
     } else {
         let pen = epa::penetration(pa, &a.pose, pb, &b.pose, &mut cache.gjk);
         // `None`: touching within tolerance, GJK sees no overlap: depth 0.

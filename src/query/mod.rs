@@ -89,7 +89,7 @@ pub(crate) use cache::{CachePool, PairCache, QueryScratch};
 pub use cast::{CastStatus, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};
 pub(crate) use cast::{cast_sides, swept_test};
 pub(crate) use cast_frame::clipped_max_time;
-pub(crate) use dispatch::test_pair;
+pub(crate) use dispatch::{boolean_convex, test_pair};
 pub use distance::{ClosestPoints, closest_points, distance, penetration};
 pub use inside::INSIDE_SOLID;
 pub(crate) use intersect::intersects_side;
