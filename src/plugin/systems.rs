@@ -310,7 +310,7 @@ fn sync_transforms(p: &mut SyncParams) {
     super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
     for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
         if let Some(body) = body {
-            super::pose_sync::set_converted(state, (e, body), converted);
+            super::pose_sync::set_converted(state, (e, body), &converted);
         }
     }
     staging.keep(items);
