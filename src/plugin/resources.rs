@@ -45,6 +45,7 @@ pub struct CollisionState {
     /// [`UNIT_SCALE_TOLERANCE`](crate::pipeline::UNIT_SCALE_TOLERANCE)) was
     /// handed to the world. Until then every body's scale is 1 and a unit
     /// scale changes nothing: [`set_scale`](Self::set_scale) skips it.
+    #[cfg(feature = "bevy_transform")]
     pub(crate) any_scaled: bool,
 }
 
@@ -90,6 +91,7 @@ impl CollisionState {
     /// is accepted on every shape), and the call would be the sync's first
     /// touch of the body's record (measured ≈ 2 % of a frame with every
     /// body moving).
+    #[cfg(feature = "bevy_transform")]
     pub(crate) fn set_scale(
         &mut self,
         body: BodyHandle,
