@@ -73,9 +73,8 @@ impl BodyOrder {
 
     /// Stages the items in query order, then applies them in body order:
     /// by a sweep over the slots (each body's item placed at its slot, a
-    /// counting sort: linear, where sorting 10 000 staged items took
-    /// ~0.2 ms), or, when few of the slots have an item, by sorting their
-    /// (slot, item) indices.
+    /// counting sort, linear), or, when few of the slots have an item, by
+    /// sorting their (slot, item) indices.
     fn sync_sorted<'a>(
         &mut self,
         state: &mut CollisionState,
@@ -132,31 +131,30 @@ impl BodyOrder {
     }
 }
 
-/// The steps between consecutive bodies' slots in the order they came:
-/// how many went down, how many up.
+/// The steps between consecutive bodies' slots in the order they came.
 #[derive(Default)]
 struct Steps {
     last: Option<u32>,
     down: usize,
-    up: usize,
+    count: usize,
 }
 
 impl Steps {
     fn push(&mut self, slot: u32) {
         if let Some(last) = self.last {
             self.down += usize::from(slot < last);
-            self.up += usize::from(slot > last);
+            self.count += 1;
         }
         self.last = Some(slot);
     }
 
-    /// More than one step in 16 went down. (A table in the reverse of
-    /// body order, as the `plugin_frame` bench's is — entities spawned by
-    /// `Commands` in one batch, bodies made in entity order — counts as
-    /// scattered: applied in table order, it measured slower, sync and
-    /// boxes, than staged and applied in body order.)
+    /// More than one step in 16 went down. A table in the reverse of body
+    /// order (entities spawned by `Commands` in one batch sit in the
+    /// reverse of their index order, and bodies are made in entity order)
+    /// counts as scattered: applied ascending, the world's moved and dirty
+    /// lists come out in body order for the boxes and the broad phase.
     fn scattered(&self) -> bool {
-        self.down * 16 > self.down + self.up
+        self.down * 16 > self.count
     }
 }
 
