@@ -88,9 +88,8 @@ impl CollisionState {
     /// Sets a body's scale in the world, or nothing while no body was
     /// ever scaled and `scale` is 1 to the world's tolerance: the world
     /// would change nothing then (every body's scale is 1, a unit scale
-    /// is accepted on every shape), and the call would be the sync's first
-    /// touch of the body's record (measured ≈ 2 % of a frame with every
-    /// body moving).
+    /// is accepted on every shape), so the call and its checks are
+    /// skipped.
     #[cfg(feature = "bevy_transform")]
     pub(crate) fn set_scale(
         &mut self,
