@@ -101,7 +101,7 @@ fn set_if_changed(
     scale: Vec3,
 ) -> Result<WorldPose, String> {
     let set = |state: &mut CollisionState| -> Result<(), WorldError> {
-        state.world.set_scale(body, scale)?;
+        state.set_scale(body, scale)?;
         if state.world.pose_f64(body) != Some(pose) {
             state.world.set_pose_f64(body, pose)?;
         }

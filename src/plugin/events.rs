@@ -4,7 +4,11 @@
 //! [`with_messages_for_all_pairs`](super::CollisionPlugin::with_messages_for_all_pairs)),
 //! and entity events for observers on them.
 
+use std::collections::HashSet;
+
 use bevy_ecs::prelude::*;
+
+use super::components::CollisionEventsEnabled;
 
 /// Two colliders started touching.
 ///
@@ -67,4 +71,34 @@ pub struct CollisionEnd {
     pub collider1: Entity,
     /// The other collider.
     pub collider2: Entity,
+}
+
+/// Which pairs' messages are written: every pair's with
+/// `with_messages_for_all_pairs`; otherwise a start when either entity has
+/// [`CollisionEventsEnabled`] (as avian does), and an end when its start
+/// was written, so starts and ends always pair up.
+pub(super) struct MessagePolicy<'a> {
+    pub(super) all: bool,
+    pub(super) reported: &'a mut HashSet<(Entity, Entity)>,
+}
+
+impl MessagePolicy<'_> {
+    pub(super) fn due(
+        &mut self,
+        started: bool,
+        [a, b]: [Entity; 2],
+        observed: &Query<(), With<CollisionEventsEnabled>>,
+    ) -> bool {
+        if self.all {
+            true
+        } else if started {
+            let due = observed.contains(a) || observed.contains(b);
+            if due {
+                self.reported.insert((a, b));
+            }
+            due
+        } else {
+            self.reported.remove(&(a, b))
+        }
+    }
 }

@@ -268,11 +268,6 @@ impl Plugin for CollisionPlugin {
             .chain();
         #[cfg(feature = "bevy_transform")]
         let sets = sets.after(bevy_transform::TransformSystems::Propagate);
-        #[cfg(feature = "bevy_transform")]
-        app.add_systems(
-            self.schedule,
-            propagation::check_propagation.in_set(CollisionSystems::SyncPoses),
-        );
         // Cell-placed colliders (`big_space`): f64 poses from their cells,
         // after the transform sync (which skips them) added their bodies.
         #[cfg(feature = "big_space")]

@@ -21,15 +21,23 @@ use crate::pipeline::BodyHandle;
 /// last one, a new entity goes last), and table order then missed the
 /// cache at almost every body (with a tenth of 10 000 colliders respawned
 /// every frame, about 1.5 ms per frame in pose sync and boxes). Staging
-/// and sorting costs about 0.2 ms at 10 000 bodies when the order was
+/// and ordering costs about 0.2 ms at 10 000 bodies when the order was
 /// right already, so it is done only after a frame found it scattered.
 /// The order changes no result: each body's pose is its own.
 #[derive(Default)]
 pub(super) struct BodyOrder {
     staged: Vec<(BodyHandle, Entity, Converted)>,
+    /// By body slot: the index in `staged` of that body's item, or
+    /// [`NOT_STAGED`] (a counting sort: each slot holds one body).
+    position: Vec<u32>,
+    /// Slot order of a sparse frame's items (sorted instead of swept).
+    sparse: Vec<(u32, u32)>,
     /// The last frame's changed transforms came out of body order.
     scattered: bool,
 }
+
+/// A body slot without a staged item this frame.
+const NOT_STAGED: u32 = u32::MAX;
 
 impl BodyOrder {
     /// Converts each changed transform, writes its `ColliderPose` and
@@ -51,49 +59,103 @@ impl BodyOrder {
         state: &mut CollisionState,
         items: impl Iterator<Item = (Entity, &'a GlobalTransform, Mut<'a, ColliderPose>)>,
     ) {
-        let (mut last, mut descents, mut count) = (0, 0, 0);
+        let mut steps = Steps::default();
         for (e, global, mut pose) in items {
             let converted = pose_and_scale(global);
-            write_pose(converted, &mut pose);
+            write_pose(&converted, &mut pose);
             if let Some(&body) = state.entity_body.get(&e) {
-                descents += usize::from(body.index() < last);
-                last = body.index();
-                count += 1;
-                set_converted(state, (e, body), converted);
+                steps.push(body.index());
+                set_converted(state, (e, body), &converted);
             }
         }
-        self.scattered = scattered(descents, count);
+        self.scattered = steps.scattered();
     }
 
+    /// Stages the items in query order, then applies them in body order:
+    /// by a sweep over the slots (each body's item placed at its slot, a
+    /// counting sort, linear), or, when few of the slots have an item, by
+    /// sorting their (slot, item) indices.
     fn sync_sorted<'a>(
         &mut self,
         state: &mut CollisionState,
         items: impl Iterator<Item = (Entity, &'a GlobalTransform, Mut<'a, ColliderPose>)>,
     ) {
+        let (mut steps, mut slots) = (Steps::default(), 0);
         for (e, global, mut pose) in items {
             let converted = pose_and_scale(global);
-            write_pose(converted, &mut pose);
+            write_pose(&converted, &mut pose);
             if let Some(&body) = state.entity_body.get(&e) {
+                steps.push(body.index());
+                slots = slots.max(body.index() as usize + 1);
                 self.staged.push((body, e, converted));
             }
         }
-        let staged = &mut self.staged;
-        let descents = staged
-            .windows(2)
-            .filter(|w| w[1].0.index() < w[0].0.index())
-            .count();
-        self.scattered = scattered(descents, staged.len());
-        staged.sort_unstable_by_key(|&(body, _, _)| body.index());
-        for &(body, e, converted) in staged.iter() {
-            set_converted(state, (e, body), converted);
+        self.scattered = steps.scattered();
+        if self.staged.len() * 8 < slots {
+            self.apply_sparse(state);
+        } else {
+            self.apply_swept(state, slots);
         }
-        staged.clear();
+        self.staged.clear();
+    }
+
+    /// Applies the staged items by sorting their slots (few items).
+    fn apply_sparse(&mut self, state: &mut CollisionState) {
+        let staged = &self.staged;
+        let indices = (0u32..).zip(staged).map(|(i, it)| (it.0.index(), i));
+        self.sparse.extend(indices);
+        self.sparse.sort_unstable();
+        for &(_, i) in &self.sparse {
+            let (body, e, converted) = &staged[i as usize];
+            set_converted(state, (*e, *body), converted);
+        }
+        self.sparse.clear();
+    }
+
+    /// Applies the staged items by placing each at its slot and sweeping
+    /// the slots in order.
+    fn apply_swept(&mut self, state: &mut CollisionState, slots: usize) {
+        if self.position.len() < slots {
+            self.position.resize(slots, NOT_STAGED);
+        }
+        for (i, &(body, _, _)) in (0u32..).zip(&self.staged) {
+            self.position[body.index() as usize] = i;
+        }
+        for p in &mut self.position[..slots] {
+            if *p != NOT_STAGED {
+                let (body, e, converted) = &self.staged[*p as usize];
+                *p = NOT_STAGED;
+                set_converted(state, (*e, *body), converted);
+            }
+        }
     }
 }
 
-/// More than one body in 16 came before the one applied just ahead of it.
-fn scattered(descents: usize, count: usize) -> bool {
-    descents * 16 > count
+/// The steps between consecutive bodies' slots in the order they came.
+#[derive(Default)]
+struct Steps {
+    last: Option<u32>,
+    down: usize,
+    count: usize,
+}
+
+impl Steps {
+    fn push(&mut self, slot: u32) {
+        if let Some(last) = self.last {
+            self.down += usize::from(slot < last);
+            self.count += 1;
+        }
+        self.last = Some(slot);
+    }
+
+    /// More than one step in 16 went down. A table in the reverse of body
+    /// order (entities spawned by `Commands` in one batch sit in the
+    /// reverse of their index order, and bodies are made in entity order)
+    /// counts as scattered: applied ascending, the world's moved and dirty
+    /// lists come out in body order for the boxes and the broad phase.
+    fn scattered(&self) -> bool {
+        self.down * 16 > self.count
+    }
 }
 
 /// A transform's pose and scale, or why it has none.
@@ -107,33 +169,37 @@ pub(super) fn sync_transform(
     converted: Converted,
     pose: &mut Mut<ColliderPose>,
 ) {
-    write_pose(converted, pose);
+    write_pose(&converted, pose);
     if let Some(&body) = state.entity_body.get(&e) {
-        set_converted(state, (e, body), converted);
+        set_converted(state, (e, body), &converted);
     }
 }
 
 /// A converted transform into the collider's `ColliderPose` (if valid and
 /// different: change detection sees real changes only).
 #[inline(always)]
-fn write_pose(converted: Converted, pose: &mut Mut<ColliderPose>) {
+fn write_pose(converted: &Converted, pose: &mut Mut<ColliderPose>) {
     if let Ok((new, _)) = converted
-        && pose.0 != new
+        && pose.0 != *new
     {
-        pose.0 = new;
+        pose.0 = *new;
     }
 }
 
 /// One converted transform into the world. A mesh takes the scale;
 /// another shape refuses a scale other than 1 (and the pose is skipped
-/// with a warning, as for a bad pose).
+/// with a warning, as for a bad pose). Takes the conversion by
+/// reference: passed by value, its copies through the stack stalled on
+/// store forwarding.
 #[inline(always)]
 pub(super) fn set_converted(
     state: &mut CollisionState,
     (e, body): (Entity, BodyHandle),
-    converted: Converted,
+    converted: &Converted,
 ) {
-    let scaled = converted.map_err(crate::pipeline::WorldError::InvalidPose);
-    let result = scaled.and_then(|(_, scale)| state.world.set_scale(body, scale));
-    apply_pose(state, (e, body), result.and(scaled.map(|(pose, _)| pose)));
+    let pose = match converted {
+        Ok((pose, scale)) => state.set_scale(body, *scale).map(|()| *pose),
+        Err(err) => Err(crate::pipeline::WorldError::InvalidPose(*err)),
+    };
+    apply_pose(state, (e, body), pose);
 }

@@ -11,6 +11,7 @@
 
 use bevy_ecs::hierarchy::ChildOf;
 use bevy_ecs::prelude::*;
+use bevy_ecs::system::SystemParam;
 use bevy_transform::components::{GlobalTransform, Transform};
 
 use super::components::Collider;
@@ -35,33 +36,43 @@ type Roots<'w, 's> = Query<
     (With<Collider>, Without<ChildOf>),
 >;
 
-/// Runs before the poses are synced; costs nothing once settled.
-pub(crate) fn check_propagation(
-    mut seen: Local<Propagation>,
-    roots: Roots,
-    mut diagnostics: ResMut<CollisionDiagnostics>,
-) {
-    if matches!(*seen, Propagation::Settled) {
-        return;
-    }
-    let Some((e, transform, global)) = roots.iter().find(|(_, t, _)| **t != Transform::IDENTITY)
-    else {
-        return;
-    };
-    if GlobalTransform::from(*transform) == *global || *global != GlobalTransform::IDENTITY {
-        *seen = Propagation::Settled;
-        return;
-    }
-    *seen = match *seen {
-        Propagation::Suspect(s) if s == e => {
-            log::warn!(
-                "bevy_icollide: collider {e} has a Transform but its GlobalTransform is never \
-                 updated: add bevy_transform's TransformPlugin (DefaultPlugins has it), or \
-                 every collider stays at the origin"
-            );
-            diagnostics.unpropagated_transforms = true;
-            Propagation::Settled
+/// The check's state and query, run by the pose sync before it reads the
+/// transforms (a system of its own cost a system's scheduling every frame,
+/// with nothing to do once settled).
+#[derive(SystemParam)]
+pub(crate) struct PropagationCheck<'w, 's> {
+    seen: Local<'s, Propagation>,
+    roots: Roots<'w, 's>,
+}
+
+impl PropagationCheck<'_, '_> {
+    /// Looks once more, unless settled (then it costs nothing).
+    pub(crate) fn check(&mut self, diagnostics: &mut CollisionDiagnostics) {
+        if matches!(*self.seen, Propagation::Settled) {
+            return;
         }
-        _ => Propagation::Suspect(e),
-    };
+        let Some((e, transform, global)) = self
+            .roots
+            .iter()
+            .find(|(_, t, _)| **t != Transform::IDENTITY)
+        else {
+            return;
+        };
+        if GlobalTransform::from(*transform) == *global || *global != GlobalTransform::IDENTITY {
+            *self.seen = Propagation::Settled;
+            return;
+        }
+        *self.seen = match *self.seen {
+            Propagation::Suspect(s) if s == e => {
+                log::warn!(
+                    "bevy_icollide: collider {e} has a Transform but its GlobalTransform is never \
+                     updated: add bevy_transform's TransformPlugin (DefaultPlugins has it), or \
+                     every collider stays at the origin"
+                );
+                diagnostics.unpropagated_transforms = true;
+                Propagation::Settled
+            }
+            _ => Propagation::Suspect(e),
+        };
+    }
 }

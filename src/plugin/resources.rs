@@ -41,6 +41,12 @@ pub struct CollisionState {
     /// ([`CollisionPlugin::with_parallel_tasks`](super::CollisionPlugin::with_parallel_tasks));
     /// `None`: four per compute thread.
     pub(crate) parallel_tasks: Option<usize>,
+    /// A scale other than 1 (beyond the world's
+    /// [`UNIT_SCALE_TOLERANCE`](crate::pipeline::UNIT_SCALE_TOLERANCE)) was
+    /// handed to the world. Until then every body's scale is 1 and a unit
+    /// scale changes nothing: [`set_scale`](Self::set_scale) skips it.
+    #[cfg(feature = "bevy_transform")]
+    pub(crate) any_scaled: bool,
 }
 
 /// Entities warned about, each once until what failed works again.
@@ -77,6 +83,26 @@ impl CollisionState {
     /// The bodies of two entities, if both have one.
     pub(crate) fn bodies(&self, a: Entity, b: Entity) -> Option<(BodyHandle, BodyHandle)> {
         Some((*self.entity_body.get(&a)?, *self.entity_body.get(&b)?))
+    }
+
+    /// Sets a body's scale in the world, or nothing while no body was
+    /// ever scaled and `scale` is 1 to the world's tolerance: the world
+    /// would change nothing then (every body's scale is 1, a unit scale
+    /// is accepted on every shape), so the call and its checks are
+    /// skipped.
+    #[cfg(feature = "bevy_transform")]
+    pub(crate) fn set_scale(
+        &mut self,
+        body: BodyHandle,
+        scale: glam::Vec3,
+    ) -> Result<(), crate::pipeline::WorldError> {
+        let unit =
+            (scale - glam::Vec3::ONE).abs().max_element() <= crate::pipeline::UNIT_SCALE_TOLERANCE;
+        if unit && !self.any_scaled {
+            return Ok(());
+        }
+        self.any_scaled |= !unit;
+        self.world.set_scale(body, scale)
     }
 
     /// The collision world, read-only.

@@ -1,6 +1,5 @@
 //! One system per stage. Each reads only what the previous stage wrote.
 
-use std::collections::HashSet;
 use std::time::Instant;
 
 use bevy_ecs::prelude::*;
@@ -10,7 +9,7 @@ use super::components::{
     Collider, ColliderAabb, ColliderPose, CollidingEntities, CollisionEventsEnabled,
     CollisionLayers, DeformedVertices, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
 };
-use super::events::{CollisionEnd, CollisionStart};
+use super::events::{CollisionEnd, CollisionStart, MessagePolicy};
 use super::pair_config::apply_pending;
 use super::resources::{CollisionDiagnostics, CollisionState};
 use crate::math::Pose;
@@ -145,11 +144,15 @@ pub(crate) struct SyncParams<'w, 's> {
     #[cfg(feature = "bevy_transform")]
     in_body_order: Local<'s, super::pose_sync::BodyOrder>,
     colliding: Query<'w, 's, &'static mut CollidingEntities>,
+    #[cfg(feature = "bevy_transform")]
+    propagation: super::propagation::PropagationCheck<'w, 's>,
 }
 
 /// Stage 1: colliders, flags, pair configuration and poses into the world.
 pub(crate) fn sync_poses(mut p: SyncParams) {
     let start = Instant::now();
+    #[cfg(feature = "bevy_transform")]
+    p.propagation.check(&mut p.diagnostics);
     sync_removed(&mut p);
     sync_colliders(&mut p);
     sync_flags(&mut p);
@@ -310,7 +313,7 @@ fn sync_transforms(p: &mut SyncParams) {
     super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
     for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
         if let Some(body) = body {
-            super::pose_sync::set_converted(state, (e, body), converted);
+            super::pose_sync::set_converted(state, (e, body), &converted);
         }
     }
     staging.keep(items);
@@ -460,36 +463,6 @@ pub(crate) fn report(
     diagnostics.stats = state.world.stats();
     diagnostics.last.report = start.elapsed();
     diagnostics.finish_frame();
-}
-
-/// Which pairs' messages are written: every pair's with
-/// `with_messages_for_all_pairs`; otherwise a start when either entity has
-/// [`CollisionEventsEnabled`] (as avian does), and an end when its start
-/// was written, so starts and ends always pair up.
-struct MessagePolicy<'a> {
-    all: bool,
-    reported: &'a mut HashSet<(Entity, Entity)>,
-}
-
-impl MessagePolicy<'_> {
-    fn due(
-        &mut self,
-        started: bool,
-        [a, b]: [Entity; 2],
-        observed: &Query<(), With<CollisionEventsEnabled>>,
-    ) -> bool {
-        if self.all {
-            true
-        } else if started {
-            let due = observed.contains(a) || observed.contains(b);
-            if due {
-                self.reported.insert((a, b));
-            }
-            due
-        } else {
-            self.reported.remove(&(a, b))
-        }
-    }
 }
 
 /// The entities of an event's bodies (stored as their user data).

@@ -19,6 +19,7 @@ mod move_and_slide;
 mod parallel;
 mod picking;
 mod polyline;
+mod pose_order;
 mod reflect;
 mod round_kinds;
 mod scaled_app;

@@ -5,6 +5,7 @@
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
+use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::prelude::*;
 use bevy_transform::prelude::*;
 use glam::Vec3;
@@ -132,4 +133,27 @@ fn a_convex_collider_with_a_scale_is_skipped() {
     set_scale(&mut app, b, Vec3::ONE);
     app.update();
     assert!(touching(&app, a).is_empty());
+}
+
+/// A unit scale is skipped only while no body was ever scaled: a mesh
+/// scaled with its pose unchanged takes the scale, and set back to 1 it is
+/// at scale 1 again in the world; its pairs follow both times.
+#[test]
+fn a_mesh_scaled_and_set_back_to_one_follows() {
+    let mut app = app();
+    let floor = app.world_mut().spawn((tile(), Transform::default())).id();
+    let far = cube_at(&mut app, Vec3::new(3.0, 0.0, 0.0));
+    app.update();
+    assert!(touching(&app, floor).is_empty());
+    set_scale(&mut app, floor, Vec3::new(5.0, 1.0, 1.0));
+    app.update();
+    assert_eq!(touching(&app, floor), vec![far], "same pose, new scale");
+    set_scale(&mut app, floor, Vec3::ONE);
+    app.update();
+    let scale = app
+        .world_mut()
+        .run_system_once(move |c: Collisions| c.world().scale(c.body(floor).expect("a body")))
+        .expect("runs");
+    assert_eq!(scale, Ok(Vec3::ONE));
+    assert!(touching(&app, floor).is_empty(), "back at scale 1");
 }
