@@ -39,6 +39,7 @@ use bevy_icollide::collider::SharedShape;
 use bevy_icollide::math::RigidMotion;
 use bevy_icollide::testkit::{
     DPose, lipschitz, motion_pose, point_triangle_distance, segment_segment,
+    segment_triangle_distance,
 };
 use glam::{DVec3, Vec3};
 
@@ -229,6 +230,34 @@ fn distance(a: &Part, b: &Part) -> f64 {
         }
     }
     best
+}
+
+/// For the check of the closed form, without its axes: 0 when two sharp
+/// parts meet by their features (a vertex of one in the other, or an edge
+/// of one through a boundary triangle of the other: two convex polytopes
+/// meet iff one of these holds), else their distance.
+pub fn feature_gap(a: &Part, b: &Part) -> f64 {
+    let inside = |p: DVec3, x: &Part| match x.flat {
+        Some(_) => point_triangle_distance(p, [x.v[0], x.v[1], x.v[2]]) == 0.0,
+        None => x.tris.iter().all(|t| {
+            let n = (x.v[t[1]] - x.v[t[0]]).cross(x.v[t[2]] - x.v[t[0]]);
+            n.dot(p - x.v[t[0]]) <= 0.0
+        }),
+    };
+    for (x, y) in [(a, b), (b, a)] {
+        if x.v.iter().any(|p| inside(*p, y)) {
+            return 0.0;
+        }
+        for e in &x.segs {
+            for t in &y.tris {
+                let tri = t.map(|i| y.v[i]);
+                if segment_triangle_distance(x.v[e[0]], x.v[e[1]], tri) == 0.0 {
+                    return 0.0;
+                }
+            }
+        }
+    }
+    distance(a, b)
 }
 
 /// The first root in `[0, t_max]` of a convex `f` (see the module docs).
