@@ -166,8 +166,8 @@ fn reference_time(x: &Side<'_>, y: &Side<'_>) -> Option<f64> {
     linear_first(&a, &b, d, 1.0).map(|x| x.0)
 }
 
-/// The reference's closed-form times (hull or triangle against a
-/// triangle, moved by `t d`) equal the first roots of the parts' feature
+/// The reference's closed-form times (a hull, triangle, segment or point
+/// against a triangle, moved by `t d`) equal the first roots of the parts' feature
 /// gaps (distance, or 0 when a vertex is inside or an edge crosses a
 /// triangle: no axes), to `10⁻⁹`; both
 /// find a contact or neither, but where the least separation is within
@@ -177,12 +177,15 @@ fn the_mesh_cast_reference_agrees_with_itself() {
     let mut rng = Rng::new(4304);
     let mut hits = 0;
     for i in 0..400 {
-        let a = if i % 2 == 0 {
-            let h = sphere_hull(&mut rng, 10, 0.3);
-            let h = h.hull().expect("hull");
-            Part::hull(h.vertices(), h.triangles())
-        } else {
-            Part::triangle([0; 3].map(|_| rng.in_cube(0.4).as_dvec3()))
+        let a = match i % 4 {
+            0 => {
+                let h = sphere_hull(&mut rng, 10, 0.3);
+                let h = h.hull().expect("hull");
+                Part::hull(h.vertices(), h.triangles())
+            }
+            1 => Part::triangle([0; 3].map(|_| rng.in_cube(0.4).as_dvec3())),
+            // A sharp segment, a point: a capsule's, a ball's core.
+            k => Part::rounded(f64::from(rng.range(0.0, 0.4)) * f64::from(k == 2), 0.0),
         };
         let pose = (to_dquat(rng.rotation()), rng.in_cube(1.0).as_dvec3());
         let a = a.placed(pose, DVec3::ZERO);
@@ -203,5 +206,5 @@ fn the_mesh_cast_reference_agrees_with_itself() {
             (None, Some(y)) => panic!("#{i}: the parts meet at {y}, the closed form says never"),
         }
     }
-    assert!(hits > 100, "{hits} hits");
+    assert!(hits > 80, "{hits} hits");
 }

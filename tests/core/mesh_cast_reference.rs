@@ -239,6 +239,7 @@ fn distance(a: &Part, b: &Part) -> f64 {
 pub fn feature_gap(a: &Part, b: &Part) -> f64 {
     let inside = |p: DVec3, x: &Part| match x.flat {
         Some(_) => point_triangle_distance(p, [x.v[0], x.v[1], x.v[2]]) == 0.0,
+        None if x.tris.is_empty() => false,
         None => x.tris.iter().all(|t| {
             let n = (x.v[t[1]] - x.v[t[0]]).cross(x.v[t[2]] - x.v[t[0]]);
             n.dot(p - x.v[t[0]]) <= 0.0
