@@ -207,4 +207,15 @@ fn the_mesh_cast_reference_agrees_with_itself() {
         }
     }
     assert!(hits > 80, "{hits} hits");
+    // A segment in a triangle's plane, parallel to the one line that
+    // separates them (through a vertex, along no edge): they meet at 0.5.
+    let tri = Part::triangle([DVec3::ZERO, DVec3::X, DVec3::Y]);
+    let seg = Part {
+        v: vec![DVec3::new(0.75, 1.0, 0.0), DVec3::new(1.75, -1.0, 0.0)],
+        ..Part::rounded(1.0, 0.0)
+    };
+    let d = DVec3::new(-0.5, 0.0, 0.0);
+    assert_eq!(touch_interval(&seg, &tri, d, 1.0).map(|x| x.0), Some(0.5));
+    let root = first_root(|t| feature_gap(&seg.placed(IDENTITY, d * t), &tri), 1.0);
+    assert!(root.is_some_and(|y| (y - 0.5).abs() < 1e-12), "{root:?}");
 }
