@@ -347,3 +347,58 @@ fn spheres_and_capsules_cast_at_meshes_match_the_first_root() {
     assert_mix(seen, 90 * long_factor());
     placements("R");
 }
+
+/// Many cheap linear casts (a box, hull, sphere, capsule or two-triangle
+/// mesh at a two-triangle mesh, both orders) with every check of
+/// [`check_linear`]: the normals of the GJK ray cast's hits, which were
+/// once the direction from the simplex's closest point when GJK stopped
+/// within the tolerance, up to 60° from any separating direction of two
+/// sharp parts (about one hit in 600).
+#[test]
+fn linear_cast_normals_at_meshes_separate_the_touching_parts() {
+    let mut rng = Rng::new(4305);
+    let mut hits = 0;
+    for i in 0..1500 * long_factor() {
+        let tree = [TreeKind::Obb, TreeKind::Aabb][i % 2];
+        let quad = |rng: &mut Rng| {
+            let (v, t) = bevy_icollide::testkit::grid(1, |_, _| 0.0);
+            let v = v.into_iter().map(|p| p * 0.4 + rng.in_cube(0.1)).collect();
+            mesh(v, t, tree)
+        };
+        let (sy, by) = quad(&mut rng);
+        let (sx, bx) = match rng.below(5) {
+            0 => quad(&mut rng),
+            1 => {
+                let s = sphere_hull(&mut rng, 8, 0.3);
+                (s.clone(), Body::of(&s))
+            }
+            2 => {
+                let s = SharedShape::cuboid(rng.vec(0.05, 0.3)).expect("cuboid");
+                (s.clone(), Body::of(&s))
+            }
+            3 => {
+                let s = SharedShape::sphere(rng.range(0.05, 0.3)).expect("sphere");
+                (s.clone(), Body::of(&s))
+            }
+            _ => {
+                let s = SharedShape::capsule(rng.range(0.05, 0.2), 0.3).expect("capsule");
+                (s.clone(), Body::of(&s))
+            }
+        };
+        let [mx, my] = motions(&mut rng, false);
+        let x = Side {
+            shape: &sx,
+            body: &bx,
+            motion: mx,
+        };
+        let y = Side {
+            shape: &sy,
+            body: &by,
+            motion: my,
+        };
+        let case = format!("{tree:?} #{i}: {} at a quad", sx.kind_name());
+        hits += usize::from(check_linear(&x, &y, i % 4 >= 2, &case) == Seen::Hit);
+    }
+    eprintln!("{hits} hits");
+    assert!(hits * 5 >= 1500 * long_factor(), "{hits} hits");
+}
