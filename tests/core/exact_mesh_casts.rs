@@ -15,6 +15,9 @@
 //! their separation). Turning casts: touching within [`allowed`] at the
 //! reported time, and no two parts overlapping by `EPS` before it (by
 //! Lipschitz steps: rigorous), or none in `[0, 1]` when there is no hit.
+//! Each cell's test then runs the rounding-breaking placements of
+//! `exact_mesh_cast_placements.rs` (identity poses, shared vertices,
+//! `2⁻²⁴` gaps, grazing, high speed, `2²⁰` out).
 
 use bevy_icollide::bvh::TreeKind;
 use bevy_icollide::collider::SharedShape;
