@@ -256,7 +256,8 @@ pub(crate) fn motions(rng: &mut Rng, turn: bool) -> [RigidMotion; 2] {
 }
 
 /// `n` random casts of the shapes `make_x` gives at random meshes under
-/// both trees: a third turning, the rest linear, both orders. Counts.
+/// both trees: a third turning, the rest linear, both orders, one in five
+/// `2¹⁶` from the origin. Counts.
 pub(crate) fn random_casts(
     seed: u64,
     n: usize,
@@ -269,7 +270,13 @@ pub(crate) fn random_casts(
             let (sy, by) = random_mesh(&mut rng, tree);
             let (sx, bx) = make_x(&mut rng, tree);
             let turn = i % 3 == 2;
-            let [mx, my] = motions(&mut rng, turn);
+            let [mut mx, mut my] = motions(&mut rng, turn);
+            if i % 5 == 4 {
+                // 2¹⁶ out: `f32` steps of 2⁻⁷ there.
+                let far = Vec3::new(1.0, -1.0, 1.0) * 65536.0;
+                mx.start.translation += far;
+                my.start.translation += far;
+            }
             let x = Side {
                 shape: &sx,
                 body: &bx,
