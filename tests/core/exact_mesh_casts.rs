@@ -74,17 +74,31 @@ fn random_mesh(rng: &mut Rng, tree: TreeKind) -> (SharedShape, Body) {
 /// The distance the shapes may be apart at a hit at `t`: tolerance, what
 /// they move in two `f32` steps of time at `speed`, the pair's rounding.
 pub(crate) fn allowed(speed: f64, t: f32) -> f64 {
+    allowed_with(&ShapeCastOptions::default(), speed, t)
+}
+
+/// [`allowed`] at the options' tolerance.
+fn allowed_with(options: &ShapeCastOptions, speed: f64, t: f32) -> f64 {
     let step = f64::from(t.next_up() - t);
-    f64::from(ShapeCastOptions::default().tolerance) + 2.0 * speed * step + TOL
+    f64::from(options.tolerance) + 2.0 * speed * step + TOL
 }
 
 /// The crate's cast of X and Y (Y first when `flip`), seen as X's.
 pub(crate) fn cast(x: &Side<'_>, y: &Side<'_>, flip: bool) -> Option<ShapeCastHit> {
-    let options = ShapeCastOptions::default();
+    cast_with(x, y, flip, &ShapeCastOptions::default())
+}
+
+/// [`cast`] with these options.
+fn cast_with(
+    x: &Side<'_>,
+    y: &Side<'_>,
+    flip: bool,
+    options: &ShapeCastOptions,
+) -> Option<ShapeCastHit> {
     let got = if flip {
-        query::cast_shapes_nonlinear((y.shape, &y.motion), (x.shape, &x.motion), &options)
+        query::cast_shapes_nonlinear((y.shape, &y.motion), (x.shape, &x.motion), options)
     } else {
-        query::cast_shapes_nonlinear((x.shape, &x.motion), (y.shape, &y.motion), &options)
+        query::cast_shapes_nonlinear((x.shape, &x.motion), (y.shape, &y.motion), options)
     };
     got.expect("cast").map(|h| {
         if !flip {
@@ -111,7 +125,19 @@ pub(crate) enum Seen {
 
 /// A linear cast of X at Y (both translating), against the reference.
 pub(crate) fn check_linear(x: &Side<'_>, y: &Side<'_>, flip: bool, case: &str) -> Seen {
-    let got = cast(x, y, flip);
+    check_linear_with(x, y, flip, case, &ShapeCastOptions::default())
+}
+
+/// [`check_linear`] with these options; a target distance is in the
+/// bodies' radii (the reference's contact is at the target).
+fn check_linear_with(
+    x: &Side<'_>,
+    y: &Side<'_>,
+    flip: bool,
+    case: &str,
+    options: &ShapeCastOptions,
+) -> Seen {
+    let got = cast_with(x, y, flip, options);
     let origin = y.motion.start.translation.as_dvec3();
     let pose = |m: &RigidMotion| {
         (
@@ -145,14 +171,15 @@ pub(crate) fn check_linear(x: &Side<'_>, y: &Side<'_>, flip: bool, case: &str) -
         );
     }
     let (s, pair) = least(&at(toi), &b);
-    let most = allowed(speed, h.time_of_impact);
+    let most = allowed_with(options, speed, h.time_of_impact);
     assert!(
         s <= most,
         "{case}: {s} apart (> {most}) at {toi}, first {first:?}, {h:?}"
     );
     if h.status == CastStatus::Converged && !h.started_touching {
         let shift = origin + y.motion.linvel.as_dvec3() * toi;
-        check_witness((&at(toi), &b), shift, &h, (most, pair), case);
+        let grow = f64::from(options.target_distance);
+        check_witness((&at(toi), &b), shift, &h, (most, pair, grow), case);
     }
     if first.is_some() {
         Seen::Hit
@@ -171,20 +198,22 @@ fn named(parts: &[Part], f: Feature) -> usize {
 }
 
 /// The witness points lie on their shapes (on the parts named), those
-/// parts touch, and the normal separates them (module docs).
+/// parts touch, and the normal separates them (module docs); A's parts
+/// grown by `grow`.
 fn check_witness(
     (a, b): (&[Part], &[Part]),
     origin: DVec3,
     h: &ShapeCastHit,
-    (most, pair): (f64, [usize; 2]),
+    (most, pair, grow): (f64, [usize; 2], f64),
     case: &str,
 ) {
     let ulp = |p: Vec3| f64::from(p.abs().max_element().next_up() - p.abs().max_element());
     let (ia, ib) = (named(a, h.features[0]), named(b, h.features[1]));
-    for (parts, k, p) in [(a, ia, h.point_a), (b, ib, h.point_b)] {
+    // A's radii hold the target distance (`grow`), its witness does not.
+    for (parts, k, p, g) in [(a, ia, h.point_a, grow), (b, ib, h.point_b, 0.0)] {
         let point = Part::rounded(0.0, 0.0)
             .placed(crate::mesh_cast_reference::IDENTITY, p.as_dvec3() - origin);
-        let on = separation(&point, &parts[k]).abs();
+        let on = (separation(&point, &parts[k]) + g).abs();
         assert!(
             on <= most + 4.0 * ulp(p),
             "{case}: witness {p} {on} off part {k}, {h:?}"
@@ -411,4 +440,42 @@ fn linear_cast_normals_at_meshes_separate_the_touching_parts() {
     }
     eprintln!("{hits} hits");
     assert!(hits * 5 >= 1500 * long_factor(), "{hits} hits");
+}
+
+/// R–M to a target distance (`0.05`, tolerance `10⁻³`): the reference's
+/// radii grown by the target, the same checks.
+#[test]
+fn spheres_and_capsules_cast_at_meshes_to_a_target_distance() {
+    let options = ShapeCastOptions {
+        target_distance: 0.05,
+        tolerance: 1e-3,
+        ..ShapeCastOptions::default()
+    };
+    let mut rng = Rng::new(4306);
+    let mut hits = 0;
+    for i in 0..60 * long_factor() {
+        let tree = [TreeKind::Obb, TreeKind::Aabb][i % 2];
+        let (sy, by) = random_mesh(&mut rng, tree);
+        let sx = if rng.bool() {
+            SharedShape::sphere(rng.range(0.05, 0.3)).expect("sphere")
+        } else {
+            SharedShape::capsule(rng.range(0.05, 0.2), rng.range(0.1, 0.5)).expect("capsule")
+        };
+        let mut bx = Body::of(&sx);
+        bx.parts[0].radius += f64::from(options.target_distance);
+        let [mx, my] = motions(&mut rng, false);
+        let x = Side {
+            shape: &sx,
+            body: &bx,
+            motion: mx,
+        };
+        let y = Side {
+            shape: &sy,
+            body: &by,
+            motion: my,
+        };
+        let case = format!("{tree:?} #{i}: {} at a mesh, target", sx.kind_name());
+        hits += usize::from(check_linear_with(&x, &y, i % 4 >= 2, &case, &options) == Seen::Hit);
+    }
+    assert!(hits * 4 >= 60 * long_factor(), "{hits} hits");
 }
