@@ -25,6 +25,10 @@
 //! simplex (warm-started) to the requested gap, so the answer's guarantee
 //! is GJK's either way.
 
+// Negated comparisons (`!(x > y)`) are deliberate: they send NaN to the
+// conservative branch (no answer here, GJK's).
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use glam::{Mat3, Vec3};
 
 use super::curved_solve::{Feat, closest, demoted};
@@ -316,6 +320,52 @@ mod tests {
                 let d = solved((&cyl, Pose::IDENTITY), (&cyl, pb));
                 let d = d.unwrap_or_else(|| panic!("case {i} at gap {gap}: not certified"));
                 assert!((d - gap).abs() <= 4e-6, "case {i}: {d} for {gap}");
+            }
+        }
+    }
+
+    /// A candidate point off its shape is not certified: a cone's apex
+    /// diagonally above a cylinder's rim, against the cylinder's side as
+    /// its axis swept by its radius with the axis's end accepted (the
+    /// point `r` from the top centre, above the cap, outside the
+    /// cylinder) is too near by 0.03; its support bound along the
+    /// candidate's direction exposes it. The answer is the rim's
+    /// distance or none.
+    #[test]
+    fn a_candidate_off_its_shape_is_not_certified() {
+        let (cone, cyl) = (
+            SharedShape::cone(0.5, 1.0).expect("cone"),
+            SharedShape::cylinder(0.5, 1.0).expect("cylinder"),
+        );
+        let apex = Vec3::new(0.6, 0.6, 0.0);
+        let rot = Quat::from_rotation_arc(Vec3::Y, Vec3::new(-1.0, -1.0, 0.0).normalize());
+        let pa = Pose::new(rot, apex - rot * Vec3::new(0.0, 0.5, 0.0));
+        let (sa, sb) = (
+            cone.implicit().expect("cone"),
+            cyl.implicit().expect("cylinder"),
+        );
+        let cso = Cso::new(sa, &pa, sb, &Pose::IDENTITY);
+        let to_a = pa.inverse();
+        let axis = [-0.5f32, 0.5].map(|y| to_a.transform_point(Vec3::new(0.0, y, 0.0)));
+        let (top, off) = (
+            axis[1],
+            to_a.transform_point(Vec3::new(0.4932, 0.5822, 0.0)),
+        );
+        let apex_a = Vec3::new(0.0, 0.5, 0.0);
+        // The point `r` from the axis's top end towards the apex.
+        let wrong = top + 0.5 * (apex_a - top).normalize();
+        assert!(wrong.distance(off) < 1e-3 && apex_a.distance(wrong) < 0.11);
+        let truth = 0.1 * std::f32::consts::SQRT_2;
+        for fb in [Feat::Segment(axis[0], axis[1], 0.5), Feat::Point(wrong)] {
+            let got = certify(
+                &cso,
+                (NO_HINT, NO_HINT),
+                (Feat::Point(apex_a), fb),
+                (apex_a, wrong),
+                (REL_GAP, 2.0),
+            );
+            if let Some((_, _, d)) = got {
+                assert!((d - truth).abs() <= 1e-5, "{fb:?}: {d} for {truth}");
             }
         }
     }

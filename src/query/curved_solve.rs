@@ -4,6 +4,10 @@
 //! angles otherwise. Each answer is a candidate only: [`super::curved`]
 //! certifies it with GJK's bounds before using it.
 
+// Negated comparisons (`!(x > y)`) are deliberate: they send NaN to the
+// conservative branch (no answer here, GJK's).
+#![allow(clippy::neg_cmp_op_on_partial_ord)]
+
 use glam::{Vec2, Vec3};
 
 use crate::geometry::closest::{point_segment, segment_segment};
@@ -373,5 +377,37 @@ pub(super) fn demoted(f: Feat, w: Vec3) -> Option<Feat> {
             }
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cylinder of radius 0.5 and half-height 0.5 along Y, as its swept
+    /// axis.
+    const SIDE: Feat = Feat::Segment(Vec3::new(0.0, -0.5, 0.0), Vec3::new(0.0, 0.5, 0.0), 0.5);
+
+    /// Beside the side, the reduction is exact: the point on the side at
+    /// the other point's height, `ρ − r` away; above the cap (the axis's
+    /// closest point at its end) it refuses: the nearest point is on the
+    /// rim, not `r` from the axis's end.
+    #[test]
+    fn the_side_is_its_axis_swept_only_where_the_axis_point_is_interior() {
+        for p in [Vec3::new(0.8, 0.1, 0.3), Vec3::new(-0.1, -0.45, 0.6)] {
+            let (_, b) = closest(Feat::Point(p), SIDE, (p, Vec3::ZERO)).expect("beside the side");
+            let rho = Vec2::new(p.x, p.z).length();
+            assert!((p.distance(b) - (rho - 0.5)).abs() <= 1e-6, "{p}: {b}");
+            assert!(
+                (Vec2::new(b.x, b.z).length() - 0.5).abs() <= 1e-6 && (b.y - p.y).abs() <= 1e-6,
+                "{b}"
+            );
+        }
+        for p in [Vec3::new(0.6, 0.6, 0.0), Vec3::new(0.1, -0.7, 0.55)] {
+            assert!(
+                closest(Feat::Point(p), SIDE, (p, Vec3::ZERO)).is_none(),
+                "{p}"
+            );
+        }
     }
 }
