@@ -43,6 +43,10 @@ use crate::shape::{Feature, Implicit, ImplicitKind};
 /// cones; a cylinder or cone and a polytope (whose feature, from the
 /// simplex's vertices, needs a closer start).
 const LOOSE: [f32; 2] = [2e-2, 3e-3];
+/// Requested gaps from this one up are left to GJK: its endgame is short
+/// there (`new_kinds` at `10⁻³`: cone–hull 634 ns by GJK, 870 by this
+/// path; cylinders on par).
+const FINE: f32 = 1e-4;
 /// Distance from a feature, relative to the shape's size, within which a
 /// loose witness is taken to be on it (at least the loose gap itself).
 const NEAR: f32 = 2e-2;
@@ -65,7 +69,7 @@ impl<'s> Part<'s> {
 }
 
 /// Closest points of `a` and `b` when both are [`Part`]s, at least one a
-/// cylinder or cone, and `gap` is below [`LOOSE`]; `None` otherwise (the
+/// cylinder or cone, and `gap` is below [`FINE`]; `None` otherwise (the
 /// caller's GJK answers).
 pub(super) fn closest_points(
     (a, pose_a): (&ShapeData, &Pose),
@@ -76,7 +80,7 @@ pub(super) fn closest_points(
     let (pa, pb) = (Part::of(a)?, Part::of(b)?);
     let hull = matches!(pa, Part::Hull(_)) || matches!(pb, Part::Hull(_));
     let loose_gap = LOOSE[usize::from(hull)];
-    if matches!((pa, pb), (Part::Hull(_), Part::Hull(_))) || !(gap < loose_gap) {
+    if matches!((pa, pb), (Part::Hull(_), Part::Hull(_))) || !(gap < FINE) {
         return None;
     }
     let cso = Cso::new(sa, pose_a, sb, pose_b);
