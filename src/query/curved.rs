@@ -4,8 +4,9 @@
 //! GJK converges only linearly on curved surfaces, and slowest where a
 //! flat CSO edge (a cylinder's or cone's side generator) meets a curved
 //! direction (a rim): the simplex's two ends of the edge come from
-//! directions of different iterations. Here GJK runs to a loose gap
-//! ([`LOOSE`] of the pair's scale), its witnesses name the closest
+//! directions of different iterations. Here, for a requested gap below
+//! [`FINE`], GJK runs to a loose gap ([`LOOSE`] of the pair's scale),
+//! its witnesses name the closest
 //! features (rim, side, cap, apex; a polytope's vertex, edge or face from
 //! the simplex's vertex hints), and the features' closest points are
 //! solved directly ([`curved_solve`]). A cylinder's side is its axis
@@ -20,10 +21,12 @@
 //! unit vector between the candidate points `a ∈ A`, `b ∈ B`, the supports
 //! of both shapes along `u` give the lower bound `μ` (a separating slab),
 //! `|b − a|` is the upper bound, and the candidate is the answer when
-//! `|b − a| − μ ≤ gap · scale` (van den Bergen 2003, §4.3.4; the scale is
-//! GJK's, the largest support `|w|` of its loose run). Otherwise GJK goes on from its
-//! simplex (warm-started) to the requested gap, so the answer's guarantee
-//! is GJK's either way.
+//! `| |b − a| − μ | ≤ gap · scale` (van den Bergen 2003, §4.3.4; the scale
+//! is GJK's, the largest support `|w|` of its loose run; two-sided, so
+//! that a candidate point off its shape, too near, is refused), or
+//! touching when `|b − a|` is within GJK's touching threshold. Otherwise
+//! GJK goes on from its simplex (warm-started) to the requested gap, so
+//! the answer's guarantee is GJK's either way.
 
 // Negated comparisons (`!(x > y)`) are deliberate: they send NaN to the
 // conservative branch (no answer here, GJK's).
@@ -34,7 +37,7 @@ use glam::{Mat3, Vec3};
 use super::curved_solve::{Feat, closest, demoted};
 use super::distance::ClosestPoints;
 use crate::collider::ShapeData;
-use crate::geometry::gjk::{Cso, GjkCache, Mode, REL_ZERO, Simplex, run};
+use crate::geometry::gjk::{Cso, GjkCache, GjkOutcome, Mode, REL_ZERO, Simplex, run};
 use crate::geometry::support::{NO_HINT, SupportMap};
 use crate::math::Pose;
 use crate::shape::{Feature, Implicit, ImplicitKind};
@@ -96,24 +99,7 @@ pub(super) fn closest_points(
             (loose_gap, gap, loose.scale),
         )
     };
-    let (a, b, distance) = found.unwrap_or_else(|| {
-        // GJK's answer: on from the loose simplex (warm) to `gap`.
-        let out = if loose.intersecting {
-            loose
-        } else {
-            run(&cso, &mut cache, (Mode::Distance, 0.0, gap))
-        };
-        let (a, b) = out.simplex.witnesses();
-        (
-            a,
-            b,
-            if out.intersecting {
-                0.0
-            } else {
-                out.v.length()
-            },
-        )
-    });
+    let (a, b, distance) = found.unwrap_or_else(|| gjk_answer(&cso, &mut cache, loose, gap));
     Some(ClosestPoints {
         distance,
         point_a: pose_a.transform_point(a),
@@ -122,6 +108,29 @@ pub(super) fn closest_points(
         intersecting: distance == 0.0,
         pieces,
     })
+}
+
+/// GJK's answer `(a, b, distance)` (A's frame): the loose run's when it
+/// found the shapes touching, else GJK on from the loose simplex (warm,
+/// from `cache`) to `gap`.
+fn gjk_answer<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+    loose: GjkOutcome,
+    gap: f32,
+) -> (Vec3, Vec3, f32) {
+    let out = if loose.intersecting {
+        loose
+    } else {
+        run(cso, cache, (Mode::Distance, 0.0, gap))
+    };
+    let (a, b) = out.simplex.witnesses();
+    let distance = if out.intersecting {
+        0.0
+    } else {
+        out.v.length()
+    };
+    (a, b, distance)
 }
 
 /// The closest points `(a, b, |b − a|)` (A's frame) of the features that
