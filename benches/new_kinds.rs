@@ -147,8 +147,11 @@ fn check(s: &Scene) {
         let theirs = parry3d::query::distance(&qa, &*s.parry[0], &qb, &*s.parry[1])
             .expect("parry")
             .distance;
+        // The query (closest features for sharp cylinders and cones,
+        // `query/curved.rs`) and the kernel each stop within `2·10⁻⁶` of
+        // the CSO's scale (about 2 here), not at the same point.
         assert!(
-            (ours - kernel).abs() <= 1e-6,
+            (ours - kernel).abs() <= 1e-5,
             "{}: {ours} vs {kernel}",
             s.name
         );

@@ -7,7 +7,7 @@ use smallvec::SmallVec;
 
 use super::QueryError;
 use super::lin_canny::{self, ConvexCache};
-use super::{half_space, heightfield, implicit, mesh_distance};
+use super::{curved, half_space, heightfield, implicit, mesh_distance};
 use crate::collider::{ShapeData, ShapeKind, SharedShape};
 use crate::geometry::epa::{self, Penetration};
 use crate::geometry::gjk::{GjkCache, REL_GAP, gjk_distance_within};
@@ -150,6 +150,10 @@ fn piece_closest_points(
         });
     }
     if let (Some(sa), Some(sb)) = (support_map(a), support_map(b)) {
+        let at = ((a, pose_a), (b, pose_b));
+        if let Some(c) = curved::closest_points(at.0, at.1, (sa, sb), (pieces, gap)) {
+            return Ok(c);
+        }
         let r = gjk_distance_within((sa, pose_a), (sb, pose_b), &mut GjkCache::default(), gap);
         return Ok(ClosestPoints {
             distance: r.distance,

@@ -66,6 +66,8 @@ mod cache;
 mod cast;
 mod cast_frame;
 pub(crate) mod compound;
+mod curved;
+mod curved_solve;
 mod dispatch;
 mod distance;
 mod features;

@@ -21,6 +21,7 @@ mod deformable;
 mod exact_bounds;
 mod exact_casts;
 mod exact_ccd;
+mod exact_curved;
 mod exact_field_compounds;
 mod exact_field_field;
 mod exact_field_motion;

@@ -85,7 +85,7 @@ pub const GJK_MAX_ITERATIONS: u32 = 64;
 /// Convergence: distance gap relative to the CSO scale.
 pub(crate) const REL_GAP: f32 = 2e-6;
 /// `|v|` below this fraction of the CSO scale counts as touching (distance 0).
-const REL_ZERO: f32 = 1e-6;
+pub(crate) const REL_ZERO: f32 = 1e-6;
 /// Relative gap `(|v| - μ) / |v|` below which a cold distance query walks
 /// from its last support vertices instead of scanning.
 const WALK_GAP: f32 = 0.5;
@@ -235,6 +235,12 @@ impl<'s, A: SupportMap + ?Sized, B: SupportMap + ?Sized> Cso<'s, A, B> {
     /// B's origin in A's frame.
     pub fn b_origin(&self) -> Vec3 {
         self.trans
+    }
+
+    /// B's frame in A's: the rotation and B's origin (a point `p` of B
+    /// is `rot * p + origin` in A's frame), and the inverse rotation.
+    pub fn b_frame(&self) -> (Mat3, Mat3, Vec3) {
+        (self.rot, self.rot_t, self.trans)
     }
 }
 
