@@ -55,6 +55,7 @@ mod layers;
 mod mesh_brute_force;
 mod mesh_distance;
 mod mixed_world;
+mod movers;
 mod parallel;
 mod pipeline_order;
 mod properties;
