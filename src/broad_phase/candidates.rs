@@ -1,5 +1,8 @@
 //! The candidate pairs of [`Enlarged`](super::Enlarged): one dense array,
-//! and each proxy's list of its candidates threaded through it.
+//! and each proxy's list of its candidates threaded through it. Generic
+//! over what each pair carries: the narrow phase keeps its active pairs'
+//! states in one (`narrow_phase`), so that a frame where few bodies moved
+//! finds the pairs to test through the moved bodies' lists.
 //!
 //! A frame where every body moved tests the array in one pass, reading
 //! the candidates in order and the two moved flags of each (branches that
@@ -29,30 +32,32 @@ use super::ProxyKey;
 use super::pairs::{PairKey, pair_key};
 
 /// The end of a list.
-pub(super) const NIL: u32 = u32::MAX;
+pub(crate) const NIL: u32 = u32::MAX;
 
-/// A candidate: a pair of proxies and whether their tight boxes overlap.
+/// A candidate: a pair of proxies and what it carries (for
+/// [`Enlarged`](super::Enlarged): whether their tight boxes overlap, as of
+/// the last update).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Candidate {
+pub(crate) struct Candidate<T = bool> {
     /// The smaller proxy.
-    pub(super) a: ProxyKey,
+    pub(crate) a: ProxyKey,
     /// The larger proxy.
-    pub(super) b: ProxyKey,
-    /// Whether the tight boxes overlap, as of the last update.
-    pub(super) on: bool,
+    pub(crate) b: ProxyKey,
+    /// What the pair carries.
+    pub(crate) value: T,
 }
 
-impl Candidate {
+impl<T> Candidate<T> {
     /// The pair's key.
     #[inline]
-    pub(super) fn key(&self) -> PairKey {
+    pub(crate) fn key(&self) -> PairKey {
         pair_key(self.a, self.b)
     }
 
     /// The proxy other than `p`, which must be one of the two (`a ^ b ^ p`
     /// is `b` for `a` and `a` for `b`).
     #[inline]
-    pub(super) fn other(&self, p: ProxyKey) -> ProxyKey {
+    pub(crate) fn other(&self, p: ProxyKey) -> ProxyKey {
         self.a ^ self.b ^ p
     }
 
@@ -73,36 +78,77 @@ struct Links {
 }
 
 /// The candidates and the per-proxy lists. See the module docs.
-#[derive(Default)]
-pub(super) struct CandidateIndex {
-    all: Vec<Candidate>,
+pub(crate) struct CandidateIndex<T = bool> {
+    all: Vec<Candidate<T>>,
     links: Vec<Links>,
     /// Each proxy's first candidate, or [`NIL`].
     heads: Vec<u32>,
+    /// Each proxy's number of candidates.
+    degree: Vec<u32>,
 }
 
-impl CandidateIndex {
+impl<T> Default for CandidateIndex<T> {
+    fn default() -> Self {
+        Self {
+            all: Vec::new(),
+            links: Vec::new(),
+            heads: Vec::new(),
+            degree: Vec::new(),
+        }
+    }
+}
+
+impl<T> CandidateIndex<T> {
     /// Number of candidates.
-    pub(super) fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.all.len()
     }
 
     /// Every candidate, in no particular order.
     #[inline]
-    pub(super) fn all(&self) -> &[Candidate] {
+    pub(crate) fn all(&self) -> &[Candidate<T>] {
         &self.all
+    }
+
+    /// Every candidate, to write their values (not their proxies).
+    #[inline]
+    pub(crate) fn values_mut(&mut self) -> impl Iterator<Item = (PairKey, &mut T)> + '_ {
+        self.all
+            .iter_mut()
+            .map(|c| (pair_key(c.a, c.b), &mut c.value))
+    }
+
+    /// The candidates at the slots `sorted` (ascending, distinct), with
+    /// their values to write; stops at a slot out of order or range.
+    pub(crate) fn values_at<'a>(
+        &'a mut self,
+        sorted: &'a [u32],
+    ) -> impl Iterator<Item = (PairKey, &'a mut T)> + 'a {
+        let (mut rest, mut base) = (self.all.as_mut_slice(), 0usize);
+        sorted.iter().map_while(move |&s| {
+            let tail = std::mem::take(&mut rest).get_mut((s as usize).checked_sub(base)?..)?;
+            let (c, after) = tail.split_first_mut()?;
+            (rest, base) = (after, s as usize + 1);
+            Some((pair_key(c.a, c.b), &mut c.value))
+        })
+    }
+
+    /// Proxy `p`'s number of candidates.
+    #[inline]
+    pub(crate) fn degree(&self, p: ProxyKey) -> u32 {
+        self.degree.get(p as usize).copied().unwrap_or(0)
     }
 
     /// Where proxy `p`'s first candidate is in [`all`](Self::all), or
     /// [`NIL`].
     #[inline]
-    pub(super) fn head(&self, p: ProxyKey) -> u32 {
+    pub(crate) fn head(&self, p: ProxyKey) -> u32 {
         self.heads.get(p as usize).copied().unwrap_or(NIL)
     }
 
     /// The candidate after the one at `s` in `p`'s list, or [`NIL`].
     #[inline]
-    pub(super) fn next(&self, s: u32, p: ProxyKey) -> u32 {
+    pub(crate) fn next(&self, s: u32, p: ProxyKey) -> u32 {
         self.links[s as usize].next[self.all[s as usize].side(p)]
     }
 
@@ -120,8 +166,8 @@ impl CandidateIndex {
     }
 
     /// Adds the candidate `{a, b}`, `a < b`, which must not be one yet, at
-    /// the front of both lists.
-    pub(super) fn insert(&mut self, a: ProxyKey, b: ProxyKey, on: bool) {
+    /// the front of both lists, at the end of [`all`](Self::all).
+    pub(crate) fn insert(&mut self, a: ProxyKey, b: ProxyKey, value: T) {
         debug_assert!(
             a < b && self.find(a, b).is_none(),
             "({a}, {b}) is a candidate"
@@ -129,9 +175,12 @@ impl CandidateIndex {
         debug_assert!(self.all.len() < NIL as usize);
         if self.heads.len() <= b as usize {
             self.heads.resize(b as usize + 1, NIL);
+            self.degree.resize(b as usize + 1, 0);
         }
+        self.degree[a as usize] += 1;
+        self.degree[b as usize] += 1;
         let s = self.all.len() as u32;
-        let c = Candidate { a, b, on };
+        let c = Candidate { a, b, value };
         let next = [a, b].map(|p| self.heads[p as usize]);
         for (side, p) in [a, b].into_iter().enumerate() {
             if next[side] != NIL {
@@ -158,7 +207,7 @@ impl CandidateIndex {
 
     /// Where the candidate `{a, b}` is: `a`'s and `b`'s lists walked in
     /// turn, so the shorter decides the cost.
-    fn find(&self, a: ProxyKey, b: ProxyKey) -> Option<u32> {
+    pub(crate) fn find(&self, a: ProxyKey, b: ProxyKey) -> Option<u32> {
         let (mut x, mut y) = (self.head(a), self.head(b));
         while x != NIL || y != NIL {
             for (s, p) in [(&mut x, a), (&mut y, b)] {
@@ -175,27 +224,28 @@ impl CandidateIndex {
         None
     }
 
-    /// Removes the candidate `{a, b}`; its `on` flag, or `None` if it was
-    /// not one.
-    pub(super) fn remove(&mut self, a: ProxyKey, b: ProxyKey) -> Option<bool> {
+    /// Removes the candidate `{a, b}`; its value, or `None` if it was not
+    /// one. The last candidate moves into its slot.
+    pub(crate) fn remove(&mut self, a: ProxyKey, b: ProxyKey) -> Option<T> {
         let s = self.find(a, b)?;
-        let c = self.all[s as usize];
         self.relink(s, true);
-        self.all.swap_remove(s as usize);
+        self.degree[a as usize] -= 1;
+        self.degree[b as usize] -= 1;
+        let c = self.all.swap_remove(s as usize);
         self.links.swap_remove(s as usize);
         if (s as usize) < self.all.len() {
             // The last candidate moved to `s`: its neighbours learn where.
             self.relink(s, false);
         }
-        Some(c.on)
+        Some(c.value)
     }
 
     /// Points the neighbours of the candidate at `s`, in both its lists,
     /// past it (`unlink`) or at `s` (after a move).
     fn relink(&mut self, s: u32, unlink: bool) {
-        let c = self.all[s as usize];
+        let (a, b) = (self.all[s as usize].a, self.all[s as usize].b);
         let l = self.links[s as usize];
-        for (side, p) in [c.a, c.b].into_iter().enumerate() {
+        for (side, p) in [a, b].into_iter().enumerate() {
             let (next, prev) = (l.next[side], l.prev[side]);
             let (to_next, to_prev) = if unlink { (next, prev) } else { (s, s) };
             if prev == NIL {
@@ -209,15 +259,16 @@ impl CandidateIndex {
         }
     }
 
-    /// Sets the `on` flag of the candidate at `s`.
+    /// Sets the value of the candidate at `s`.
     #[inline]
-    pub(super) fn set_on(&mut self, s: u32, on: bool) {
-        self.all[s as usize].on = on;
+    pub(crate) fn set_value(&mut self, s: u32, value: T) {
+        self.all[s as usize].value = value;
     }
 
     /// Checks that each proxy's list holds only its candidates, linked
-    /// both ways, and that every candidate is in both its lists once.
-    pub(super) fn validate(&self) -> Result<(), String> {
+    /// both ways, that every candidate is in both its lists once, and the
+    /// proxies' counts.
+    pub(crate) fn validate(&self) -> Result<(), String> {
         let mut seen = vec![[false; 2]; self.all.len()];
         for p in 0..self.heads.len() as ProxyKey {
             let (mut prev, mut s) = (NIL, self.head(p));
@@ -239,6 +290,14 @@ impl CandidateIndex {
         }
         if seen.iter().any(|both| !both[0] || !both[1]) {
             return Err("a candidate is missing from a list".into());
+        }
+        let mut degree = vec![0; self.heads.len()];
+        for c in &self.all {
+            degree[c.a as usize] += 1;
+            degree[c.b as usize] += 1;
+        }
+        if degree != self.degree {
+            return Err("a proxy's count of candidates is wrong".into());
         }
         Ok(())
     }
@@ -282,14 +341,26 @@ mod tests {
                         .filter(|c| c.other(p) == a ^ b ^ p)
                         .collect::<Vec<_>>();
                     assert_eq!(c.len(), 1, "step {step}: ({a}, {b}) listed under {p}");
-                    assert_eq!((c[0].key(), c[0].on), (pair_key(a, b), on));
+                    assert_eq!((c[0].key(), c[0].value), (pair_key(a, b), on));
                 }
             }
         }
         for s in 0..index.len() as u32 {
-            index.set_on(s, true);
+            index.set_value(s, true);
         }
-        assert!(index.all().iter().all(|c| c.on));
+        assert!(index.all().iter().all(|c| c.value));
         index.validate().unwrap();
+        let slots = [1, 4, 5, (index.len() - 1) as u32];
+        let picked: Vec<_> = index.values_at(&slots).map(|(k, _)| k).collect();
+        let expected: Vec<_> = slots
+            .iter()
+            .map(|&s| index.all()[s as usize].key())
+            .collect();
+        assert_eq!(picked, expected);
+        for (a, b) in set.keys().copied().collect::<Vec<_>>() {
+            index.remove(a, b);
+        }
+        index.validate().unwrap();
+        assert!((0..12).all(|p| index.degree(p) == 0 && index.head(p) == NIL));
     }
 }

@@ -208,8 +208,8 @@ impl<B: BroadPhase> Enlarged<B> {
         }
         for &s in &self.flips {
             let c = self.index.all()[s as usize];
-            self.index.set_on(s, !c.on);
-            if c.on {
+            self.index.set_value(s, !c.value);
+            if c.value {
                 self.table.remove(c.key());
             } else {
                 self.table.add(c.key());
@@ -223,7 +223,7 @@ impl<B: BroadPhase> Enlarged<B> {
         let (tight, moved) = (&self.tight, &self.moved);
         for (s, c) in self.index.all().iter().enumerate() {
             let (a, b) = (c.a as usize, c.b as usize);
-            if (moved[a] || moved[b]) && overlap(&tight[a], &tight[b]) != c.on {
+            if (moved[a] || moved[b]) && overlap(&tight[a], &tight[b]) != c.value {
                 self.flips.push(s as u32);
             }
         }
@@ -240,7 +240,7 @@ impl<B: BroadPhase> Enlarged<B> {
                 let b = c.other(a);
                 // A pair of two moved proxies is tested from the smaller.
                 let tested_from_b = b < a && moved[b as usize];
-                if !tested_from_b && overlap(&tight[a as usize], &tight[b as usize]) != c.on {
+                if !tested_from_b && overlap(&tight[a as usize], &tight[b as usize]) != c.value {
                     self.flips.push(s);
                 }
                 s = index.next(s, a);
@@ -425,7 +425,7 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         let mut on = 0;
         for c in self.index.all() {
             let now = overlap(&self.tight[c.a as usize], &self.tight[c.b as usize]);
-            if c.on != now || self.table.contains(c.key()) != now {
+            if c.value != now || self.table.contains(c.key()) != now {
                 return Err(InvariantError(format!(
                     "candidate {:?} out of date",
                     (c.a, c.b)

@@ -40,7 +40,7 @@
 //! drain loses nothing; draining twice gives nothing new the second time.
 
 mod brute_force;
-mod candidates;
+pub(crate) mod candidates;
 pub mod enlarged;
 pub mod grid;
 mod pairs;

@@ -185,6 +185,15 @@ pub struct CollideScratch {
     pairs: Vec<(u32, u32)>,
 }
 
+impl CollideScratch {
+    /// Grows each stack to at least `other`'s capacity.
+    pub(crate) fn reserve_like(&mut self, other: &Self) {
+        use crate::math::reserve_to;
+        reserve_to(&mut self.oriented, other.oriented.capacity());
+        reserve_to(&mut self.pairs, other.pairs.capacity());
+    }
+}
+
 /// A node whose volume is a box: oriented, or axis-aligned in its tree's
 /// frame (then with the identity rotation).
 pub trait BoxNode: BvNode {

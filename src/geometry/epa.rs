@@ -85,6 +85,17 @@ pub struct EpaScratch {
     horizon: Vec<[u32; 2]>,
 }
 
+impl EpaScratch {
+    /// Grows each buffer to at least `other`'s capacity.
+    pub(crate) fn reserve_like(&mut self, other: &Self) {
+        use crate::math::reserve_to;
+        reserve_to(&mut self.verts, other.verts.capacity());
+        reserve_to(&mut self.faces, other.faces.capacity());
+        reserve_to(&mut self.visible, other.visible.capacity());
+        reserve_to(&mut self.horizon, other.horizon.capacity());
+    }
+}
+
 fn make_face(verts: &[SupportPoint], i: u32, j: u32, k: u32) -> Face {
     let (a, b, c) = (
         verts[i as usize].w,

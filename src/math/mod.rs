@@ -21,6 +21,15 @@ pub use pose::{Pose, PoseError};
 pub use rounding::rounding_pad;
 pub use world_pose::WorldPose;
 
+/// Grows `v`'s capacity to at least `capacity` (its length unchanged): a
+/// scratch buffer made as large as another's, so that several scratches
+/// share one high-water mark.
+pub(crate) fn reserve_to<T>(v: &mut Vec<T>, capacity: usize) {
+    if v.capacity() < capacity {
+        v.reserve_exact(capacity - v.len());
+    }
+}
+
 /// The bits of `x` as an integer that orders like `x` under `<` (a
 /// negative float's bits flipped, a positive one's sign bit set), with
 /// `-0.0` read as `0.0`, which `<` does not order apart.

@@ -4,12 +4,16 @@
 //! Pairs arrive as the broad phase's net changes ([`PairChanges`]); a pair's
 //! state ([`PairState`]) lives from the update its boxes start overlapping
 //! to the one they stop. Each update only pairs with a moved body, and new
-//! pairs, are retested (coherence: work grows with what moved). The tests
+//! pairs, are retested (coherence: work grows with what moved). When few
+//! bodies moved, those pairs are found through the moved bodies' lists of
+//! their pairs, not by passing over every pair (see `select.rs`), so a
+//! frame's cost follows the movers, not the pairs at rest. The tests
 //! themselves are the pair test of [`crate::query`]: this module keeps pairs and
 //! their caches (recycled by kind, so a new pair does not allocate), runs
 //! the tests serially or as tasks on the caller's threads, and reports which
 //! pairs started or stopped touching, in pair order.
 
+mod select;
 mod tasks;
 
 pub(crate) use tasks::recycle;
@@ -17,7 +21,8 @@ pub use tasks::{NarrowTask, NarrowTasks};
 
 use glam::{DVec3, Vec3};
 
-use crate::broad_phase::{PairChanges, PairKey, PairMap, pair_ids};
+use crate::broad_phase::candidates::CandidateIndex;
+use crate::broad_phase::{PairChanges, PairKey, pair_ids};
 use crate::collider::ShapeData;
 use crate::math::prefetch::for_each_read_ahead;
 use crate::math::{MotionResidual, RigidMotion, WorldPose};
@@ -131,6 +136,14 @@ pub trait PairBodies: Sync {
     fn shape(&self, key: u32) -> &ShapeData;
     /// Whether its box changed since the last narrow phase.
     fn moved(&self, key: u32) -> bool;
+    /// The keys of the bodies whose box changed since the last narrow
+    /// phase (those for which [`moved`](Self::moved) holds, each once), if
+    /// the caller keeps them: an update then finds the pairs to test
+    /// through these bodies' pairs when that visits fewer pairs than one
+    /// pass over all of them. `None`: every pair is checked.
+    fn moved_keys(&self) -> Option<&[u32]> {
+        None
+    }
     /// Its motion over the step, for a body with continuous detection that
     /// moved (from its pose at the last narrow phase to its pose now), in
     /// the frame at the world point `origin`, with the residual of its
@@ -192,6 +205,10 @@ pub struct NarrowStats {
     pub active_pairs: u32,
     /// Pair tests run.
     pub pair_tests: u32,
+    /// Pairs whose need for a test was checked: all of them when many
+    /// bodies moved, else only the moved bodies' pairs (each pair of two
+    /// moved bodies twice), the new ones and those touching by sweep.
+    pub pairs_checked: u32,
     /// Pairs touching.
     pub touching: u32,
     /// Pair tests in tasks the parallel path's caller dropped instead of
@@ -202,7 +219,12 @@ pub struct NarrowStats {
 /// The active pairs and their states. See the module docs.
 #[derive(Default)]
 pub struct NarrowPhase {
-    pairs: PairMap<PairState>,
+    /// The pairs with their states, listed per body.
+    pairs: CandidateIndex<PairState>,
+    /// Which pairs an update tests.
+    select: select::Selection,
+    /// Pairs touching, kept as results change.
+    touching: u32,
     /// Caches of ended pairs, reused by new ones.
     pool: CachePool,
     scratch: QueryScratch,
@@ -225,51 +247,54 @@ impl NarrowPhase {
         bodies: &impl PairBodies,
         events: &mut Vec<PairEvent>,
     ) {
-        self.apply_changes(changes, bodies, events);
-        let (mut tests, mut touching) = (0, 0);
-        // `needs_test` runs as a pair enters the read-ahead (it reads only
-        // its own pair's state, and the bodies do not change in this loop):
-        // only pairs that will be tested are hinted.
-        let pairs = self.pairs.iter_mut().map(|(&key, state)| {
-            let test = needs_test(bodies, key, state);
-            (key, state, test)
-        });
-        for_each_read_ahead(
-            pairs,
-            |(key, state, test), stage| {
-                if *test {
-                    read_ahead(bodies, *key, state, stage);
-                }
-            },
-            |(key, state, test)| {
-                if test {
-                    tests += 1;
-                    if run_job(bodies, key, state, &mut self.scratch) {
-                        events.push(pair_event(key, state));
-                    }
-                }
-                touching += u32::from(state.result.touching);
-            },
-        );
+        let fresh = self.apply_changes(changes, bodies, events);
+        let walk = self.select.choose(&self.pairs, fresh, bodies);
+        let mut tests = 0;
+        let (scratch, touching) = (&mut self.scratch, &mut self.touching);
+        let swept = &mut self.select.swept;
+        let mut each = |(key, state, test): (PairKey, &mut PairState, bool)| {
+            if test {
+                tests += 1;
+                let changed = run_job(bodies, key, state, scratch);
+                record(key, state.result, changed, (touching, swept, events));
+            }
+        };
+        if walk {
+            let due = self.pairs.values_at(&self.select.due);
+            test_in_order(bodies, due.map(|(k, s)| (k, s, true)), &mut each);
+        } else {
+            // `needs_test` runs as a pair enters the read-ahead (it reads
+            // only its own pair's state, and the bodies do not change in
+            // this loop): only pairs that will be tested are hinted.
+            let all = self.pairs.values_mut().map(|(key, state)| {
+                let test = needs_test(bodies, key, state);
+                (key, state, test)
+            });
+            test_in_order(bodies, all, &mut each);
+        }
         self.stats = NarrowStats {
             active_pairs: self.pairs.len() as u32,
             pair_tests: tests,
-            touching,
+            pairs_checked: self.select.checked,
+            touching: self.touching,
             tested_after_tasks: 0,
         };
     }
 
     /// Ends the pairs the broad phase dropped (an event for those that
-    /// touched), opens the ones it added with a recycled cache.
+    /// touched), opens the ones it added with a recycled cache. Returns
+    /// where the added pairs start: they are the last ones.
     fn apply_changes(
         &mut self,
         changes: &PairChanges,
         bodies: &impl PairBodies,
         events: &mut Vec<PairEvent>,
-    ) {
+    ) -> usize {
         for &key in &changes.ended {
-            if let Some(state) = self.pairs.remove(&key) {
+            let (a, b) = pair_ids(key);
+            if let Some(state) = self.pairs.remove(a, b) {
                 if state.result.touching {
+                    self.touching -= 1;
                     events.push(PairEvent {
                         pair: key,
                         started: false,
@@ -278,8 +303,12 @@ impl NarrowPhase {
                 self.pool.put(state.cache);
             }
         }
+        let fresh = self.pairs.len();
         for &key in &changes.started {
             let (a, b) = pair_ids(key);
+            if self.pairs.find(a, b).is_some() {
+                continue;
+            }
             let state = PairState {
                 result: PairResult::default(),
                 cache: self.pool.take(bodies.shape(a), bodies.shape(b)),
@@ -287,23 +316,72 @@ impl NarrowPhase {
                 wake: 0.0,
                 frame: Default::default(),
             };
-            self.pairs.insert(key, state);
+            self.pairs.insert(a, b, state);
         }
+        fresh
     }
 
-    /// The state of a pair, if it is in the narrow phase.
+    /// The state of a pair, if it is in the narrow phase (found through
+    /// its two bodies' lists of pairs, the shorter deciding the cost).
     pub fn pair(&self, key: PairKey) -> Option<&PairState> {
-        self.pairs.get(&key)
+        let (a, b) = pair_ids(key);
+        let s = self.pairs.find(a, b)?;
+        Some(&self.pairs.all()[s as usize].value)
     }
 
     /// Every pair with its state, in no particular order.
     pub fn pairs(&self) -> impl Iterator<Item = (PairKey, &PairState)> + '_ {
-        self.pairs.iter().map(|(&k, s)| (k, s))
+        self.pairs.all().iter().map(|c| (c.key(), &c.value))
     }
 
     /// Counters of the last update.
     pub fn stats(&self) -> NarrowStats {
         self.stats
+    }
+}
+
+/// Runs `each` on `pairs` (key, state, whether to test it) in order, with
+/// the read-ahead hints for the ones to test.
+#[inline]
+fn test_in_order<'a>(
+    bodies: &impl PairBodies,
+    pairs: impl Iterator<Item = (PairKey, &'a mut PairState, bool)>,
+    each: impl FnMut((PairKey, &'a mut PairState, bool)),
+) {
+    for_each_read_ahead(
+        pairs,
+        |(key, state, test), stage| {
+            if *test {
+                read_ahead(bodies, *key, state, stage);
+            }
+        },
+        each,
+    );
+}
+
+/// Records a tested pair's outcome: the touching count and an event when
+/// `touching` changed, and the pair among those to test again next update
+/// when it touched by sweep alone.
+#[inline]
+fn record(
+    key: PairKey,
+    result: PairResult,
+    changed: bool,
+    (touching, swept, events): (&mut u32, &mut Vec<PairKey>, &mut Vec<PairEvent>),
+) {
+    if changed {
+        if result.touching {
+            *touching += 1;
+        } else {
+            *touching -= 1;
+        }
+        events.push(PairEvent {
+            pair: key,
+            started: result.touching,
+        });
+    }
+    if result.swept {
+        swept.push(key);
     }
 }
 
@@ -480,12 +558,4 @@ fn in_world(mut result: PairResult, origin: DVec3) -> (PairResult, [Vec3; 2]) {
         c.point_b = moved(c.point_b);
     }
     (result, local)
-}
-
-/// The event of a pair whose `touching` just changed.
-fn pair_event(key: PairKey, state: &PairState) -> PairEvent {
-    PairEvent {
-        pair: key,
-        started: state.result.touching,
-    }
 }

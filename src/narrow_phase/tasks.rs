@@ -16,11 +16,12 @@
 //! time.
 
 use super::{
-    NarrowPhase, NarrowStats, PairBodies, PairEvent, PairState, needs_test, read_ahead, run_job,
+    NarrowPhase, NarrowStats, PairBodies, PairEvent, PairState, needs_test, read_ahead, record,
+    run_job,
 };
 use crate::broad_phase::{PairChanges, PairKey};
 use crate::math::prefetch::for_each_read_ahead;
-use crate::query::QueryScratch;
+use crate::query::{PairResult, QueryScratch};
 
 /// One active pair: tested by its task if it needs a test.
 pub(super) struct Job<'a> {
@@ -29,9 +30,9 @@ pub(super) struct Job<'a> {
     /// It needed a test (decided by its task).
     test: bool,
     changed: bool,
-    /// Its result touches (copied from the state by the task, so that the
-    /// serial pass afterwards reads the job list alone).
-    touching: bool,
+    /// Its result (copied from the state by the task, so that the serial
+    /// pass afterwards reads the job list alone).
+    result: PairResult,
     /// Tested (by its task, or by the serial pass after the tasks).
     done: bool,
 }
@@ -121,17 +122,23 @@ impl NarrowPhase {
         run: impl FnOnce(NarrowTasks<'_, '_, '_, B>),
         events: &mut Vec<PairEvent>,
     ) {
-        self.apply_changes(changes, bodies, events);
+        let fresh = self.apply_changes(changes, bodies, events);
+        let walk = self.select.choose(&self.pairs, fresh, bodies);
         let TaskLists { jobs, tasks: list } = std::mem::take(&mut self.task_lists);
         let mut jobs: Vec<Job<'_>> = recycle(jobs);
-        jobs.extend(self.pairs.iter_mut().map(|(&key, state)| Job {
+        let job = |(key, state)| Job {
             key,
             state,
             test: false,
             changed: false,
-            touching: false,
+            result: PairResult::default(),
             done: false,
-        }));
+        };
+        if walk {
+            jobs.extend(self.pairs.values_at(&self.select.due).map(job));
+        } else {
+            jobs.extend(self.pairs.values_mut().map(job));
+        }
         let tasks = tasks.clamp(1, jobs.len().max(1));
         if self.scratches.len() < tasks {
             self.scratches.resize_with(tasks, QueryScratch::default);
@@ -146,7 +153,9 @@ impl NarrowPhase {
         }));
         run(list.drain(..));
         let list = recycle(list);
-        let (mut tests, mut touching, mut after) = (0, 0, 0);
+        share_high_water(&mut self.scratches[..tasks]);
+        let (mut tests, mut after) = (0, 0);
+        let out = (&mut self.touching, &mut self.select.swept, events);
         for job in &mut jobs {
             if !job.done {
                 job.test = needs_test(bodies, job.key, job.state);
@@ -154,12 +163,8 @@ impl NarrowPhase {
                 after += u32::from(job.test);
             }
             tests += u32::from(job.test);
-            touching += u32::from(job.touching);
-            if job.changed {
-                events.push(PairEvent {
-                    pair: job.key,
-                    started: job.touching,
-                });
+            if job.test {
+                record(job.key, job.result, job.changed, (out.0, out.1, out.2));
             }
         }
         self.task_lists = TaskLists {
@@ -170,7 +175,8 @@ impl NarrowPhase {
         self.stats = NarrowStats {
             active_pairs: self.pairs.len() as u32,
             pair_tests: tests,
-            touching,
+            pairs_checked: self.select.checked,
+            touching: self.touching,
             tested_after_tasks: after,
         };
     }
@@ -193,6 +199,21 @@ fn finish_job<B: PairBodies>(bodies: &B, job: &mut Job<'_>, scratch: &mut QueryS
     if job.test {
         job.changed = run_job(bodies, job.key, job.state, scratch);
     }
-    job.touching = job.state.result.touching;
+    job.result = job.state.result;
     job.done = true;
+}
+
+/// Grows every task's scratch to the largest buffers any of them needed
+/// (a pair's slot, and so its task, changes as pairs come and go: without
+/// this each scratch would reach the high-water mark on its own, later).
+fn share_high_water(scratches: &mut [QueryScratch]) {
+    let Some((first, rest)) = scratches.split_first_mut() else {
+        return;
+    };
+    for other in rest.iter() {
+        first.reserve_like(other);
+    }
+    for other in rest.iter_mut() {
+        other.reserve_like(first);
+    }
 }

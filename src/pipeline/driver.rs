@@ -114,7 +114,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     pub fn update_narrow_phase(&mut self) {
         self.update_broad_phase();
         self.broad.drain_changes(&mut self.changes);
-        let bodies = Bodies::new(&self.bodies, &self.config);
+        let bodies = Bodies::new(&self.bodies, &self.moved, &self.config);
         self.narrow
             .update(&self.changes, &bodies, &mut self.pair_events);
         self.finish_narrow_phase();
@@ -152,7 +152,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     ) {
         self.update_broad_phase();
         self.broad.drain_changes(&mut self.changes);
-        let bodies = Bodies::new(&self.bodies, &self.config);
+        let bodies = Bodies::new(&self.bodies, &self.moved, &self.config);
         self.narrow
             .update_with(&self.changes, &bodies, tasks, run, &mut self.pair_events);
         self.finish_narrow_phase();
@@ -194,6 +194,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         let s = self.narrow.stats();
         self.stats.active_pairs = s.active_pairs;
         self.stats.pair_tests = s.pair_tests;
+        self.stats.pairs_checked = s.pairs_checked;
         self.stats.touching = s.touching;
         self.stats.tested_after_tasks = s.tested_after_tasks;
     }
@@ -277,14 +278,17 @@ pub(super) fn refresh_box(body: &mut Body, time_to_collision: bool) -> Option<u3
 /// The bodies as the narrow phase sees them.
 pub struct Bodies<'a> {
     bodies: &'a [Body],
+    /// The moved bodies' slots.
+    moved: &'a [u32],
     penetration: bool,
     time_to_collision: bool,
 }
 
 impl<'a> Bodies<'a> {
-    pub(super) fn new(bodies: &'a [Body], config: &super::WorldConfig) -> Self {
+    pub(super) fn new(bodies: &'a [Body], moved: &'a [u32], config: &super::WorldConfig) -> Self {
         Self {
             bodies,
+            moved,
             penetration: config.penetration,
             time_to_collision: config.time_to_collision,
         }
@@ -327,6 +331,10 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn moved(&self, key: u32) -> bool {
         self.bodies[key as usize].moved
+    }
+
+    fn moved_keys(&self) -> Option<&[u32]> {
+        Some(self.moved)
     }
 
     #[inline]

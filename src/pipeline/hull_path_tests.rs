@@ -61,7 +61,7 @@ impl PairBodies for General<'_> {
 fn frame(world: &mut CollisionWorld, hull_path: bool) -> (Vec<PairEvent>, Vec<String>) {
     world.update_broad_phase();
     world.broad.drain_changes(&mut world.changes);
-    let bodies = Bodies::new(&world.bodies, &world.config);
+    let bodies = Bodies::new(&world.bodies, &world.moved, &world.config);
     let (narrow, changes, out) = (&mut world.narrow, &world.changes, &mut world.pair_events);
     if hull_path {
         narrow.update(changes, &bodies, out);

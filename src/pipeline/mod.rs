@@ -267,6 +267,11 @@ pub struct WorldStats {
     pub active_pairs: u32,
     /// Pair tests run.
     pub pair_tests: u32,
+    /// Pairs whose need for a test the narrow phase checked: every pair
+    /// when many bodies moved, else only the moved bodies' pairs (a pair
+    /// of two moved bodies twice), the new ones and those touching by
+    /// sweep: pairs at rest cost nothing.
+    pub pairs_checked: u32,
     /// Pairs touching.
     pub touching: u32,
     /// Tree boxes refit for deformable bodies (`N_u` of the cost model),

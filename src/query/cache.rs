@@ -169,4 +169,18 @@ impl QueryScratch {
             ..Self::default()
         }
     }
+
+    /// Grows each buffer to at least `other`'s capacity (the casts' own
+    /// scratch aside): the parallel narrow phase's per-task scratches
+    /// share one high-water mark, so that a pair whose slot moved to
+    /// another task's share finds the room it needed in the first one.
+    pub(crate) fn reserve_like(&mut self, other: &Self) {
+        use crate::math::reserve_to;
+        self.epa.reserve_like(&other.epa);
+        self.collide.reserve_like(&other.collide);
+        for (mine, theirs) in self.pieces.iter_mut().zip(&other.pieces) {
+            reserve_to(mine, theirs.capacity());
+        }
+        reserve_to(&mut self.triangles, other.triangles.capacity());
+    }
 }

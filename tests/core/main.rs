@@ -59,6 +59,7 @@ mod mesh_brute_force;
 mod mesh_cast_reference;
 mod mesh_distance;
 mod mixed_world;
+mod movers;
 mod parallel;
 mod pipeline_order;
 mod properties;
