@@ -14,6 +14,7 @@ mod debug_render;
 mod event_log;
 mod examples;
 mod heightfield;
+mod hull_scene;
 mod implicit;
 mod move_and_slide;
 mod parallel;

@@ -7,7 +7,9 @@
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
 use bevy_icollide::prelude::*;
-use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
+use bevy_icollide::testkit::MultiBodyScene;
+
+use crate::hull_scene::{self, transform};
 use bevy_tasks::{ComputeTaskPool, TaskPoolBuilder};
 use bevy_transform::prelude::*;
 
@@ -29,32 +31,16 @@ fn record(
         .extend(e.read().map(|m| (false, m.collider1, m.collider2)));
 }
 
-fn transform(scene: &MultiBodyScene, i: usize) -> Transform {
-    let pose = scene.bodies[i].pose;
-    Transform::from_translation(pose.translation).with_rotation(pose.rotation)
-}
 
 /// Each frame's messages of 1 200 moving hulls (enough for every stage to
 /// split), one body in 50 despawned and spawned again every 5th frame;
 /// with `tasks` tasks per parallel stage. Also each frame's
 /// `CollidingEntities`, `ColliderPose` and `ColliderAabb` of a few bodies.
 fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>, Vec<String>) {
-    let params = MultiBodyParams {
-        count: 1200,
-        density: 0.1,
-        seed: 5,
-        ..Default::default()
-    };
+    let params = hull_scene::params(1200, 5);
     let mut scene = MultiBodyScene::new(&params);
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default()
-            .with_messages_for_all_pairs()
-            .with_penetration(false)
-            .with_parallel_tasks(tasks),
-    ))
-    .init_resource::<Log>()
+    let mut app = hull_scene::app(tasks);
+    app.init_resource::<Log>()
     .add_systems(Last, record);
     let spawn = |app: &mut App, scene: &MultiBodyScene, i: usize| {
         let collider = Collider::new(scene.shape_of(i).clone());

@@ -9,13 +9,10 @@ use bevy_ecs::prelude::*;
 use bevy_ecs::system::RunSystemOnce;
 use bevy_icollide::math::Pose;
 use bevy_icollide::prelude::*;
-use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
-use bevy_transform::prelude::*;
+use bevy_icollide::testkit::MultiBodyScene;
 
-fn transform(scene: &MultiBodyScene, i: usize) -> Transform {
-    let pose = scene.bodies[i].pose;
-    Transform::from_translation(pose.translation).with_rotation(pose.rotation)
-}
+use crate::hull_scene::{self, transform};
+use bevy_transform::prelude::*;
 
 /// Every collider's body and `ColliderPose` hold its `GlobalTransform`'s
 /// pose, bit for bit.
@@ -43,21 +40,9 @@ fn assert_synced(app: &mut App, ids: &[Entity], frame: usize) {
 /// (few items among many slots).
 #[test]
 fn every_path_of_the_pose_sync_applies_every_pose() {
-    let params = MultiBodyParams {
-        count: 600,
-        density: 0.1,
-        seed: 11,
-        ..Default::default()
-    };
+    let params = hull_scene::params(600, 11);
     let mut scene = MultiBodyScene::new(&params);
-    let mut app = App::new();
-    app.add_plugins((
-        bevy_transform::TransformPlugin,
-        CollisionPlugin::default()
-            .with_messages_for_all_pairs()
-            .with_penetration(false)
-            .with_parallel_tasks(1),
-    ));
+    let mut app = hull_scene::app(1);
     let spawn = |app: &mut App, scene: &MultiBodyScene, i: usize| {
         let collider = Collider::new(scene.shape_of(i).clone());
         app.world_mut().spawn((collider, transform(scene, i))).id()

@@ -102,11 +102,7 @@ pub(crate) fn placements(kind: &str) {
             for far in [0.0, 2f32.powi(20)] {
                 let base = Vec3::new(far, 0.0, far);
                 let still = |p: Vec3| RigidMotion::stationary(Pose::from_translation(base + p));
-                let on = |shape, body, motion| Side {
-                    shape,
-                    body,
-                    motion,
-                };
+                let on = Side::new;
                 let case = |what: &str| format!("{tree:?} {} {what} at {far}", s.kind_name());
                 // Falling onto the grid, corners onto its vertices.
                 for gap in [0.0, tiny, 4.0 * tiny, 1e-3] {

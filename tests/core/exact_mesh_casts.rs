@@ -45,6 +45,17 @@ pub(crate) struct Side<'a> {
     pub motion: RigidMotion,
 }
 
+impl<'a> Side<'a> {
+    /// A shape, its reference body, its motion.
+    pub fn new(shape: &'a SharedShape, body: &'a Body, motion: RigidMotion) -> Self {
+        Self {
+            shape,
+            body,
+            motion,
+        }
+    }
+}
+
 /// A mesh's data and its shape under `tree`.
 pub(crate) fn mesh(v: Vec<Vec3>, t: Vec<[u32; 3]>, tree: TreeKind) -> (SharedShape, Body) {
     let body = Body::mesh(&v, &t);
@@ -306,16 +317,8 @@ pub(crate) fn random_casts(
                 mx.start.translation += far;
                 my.start.translation += far;
             }
-            let x = Side {
-                shape: &sx,
-                body: &bx,
-                motion: mx,
-            };
-            let y = Side {
-                shape: &sy,
-                body: &by,
-                motion: my,
-            };
+            let x = Side::new(&sx, &bx, mx);
+            let y = Side::new(&sy, &by, my);
             let case = format!("{tree:?} #{i}: {} at a mesh", sx.kind_name());
             let r = if turn {
                 check_turning(&x, &y, i % 2 == 1, &case)
@@ -425,16 +428,8 @@ fn linear_cast_normals_at_meshes_separate_the_touching_parts() {
             }
         };
         let [mx, my] = motions(&mut rng, false);
-        let x = Side {
-            shape: &sx,
-            body: &bx,
-            motion: mx,
-        };
-        let y = Side {
-            shape: &sy,
-            body: &by,
-            motion: my,
-        };
+        let x = Side::new(&sx, &bx, mx);
+        let y = Side::new(&sy, &by, my);
         let case = format!("{tree:?} #{i}: {} at a quad", sx.kind_name());
         hits += usize::from(check_linear(&x, &y, i % 4 >= 2, &case) == Seen::Hit);
     }
@@ -464,16 +459,8 @@ fn spheres_and_capsules_cast_at_meshes_to_a_target_distance() {
         let mut bx = Body::of(&sx);
         bx.parts[0].radius += f64::from(options.target_distance);
         let [mx, my] = motions(&mut rng, false);
-        let x = Side {
-            shape: &sx,
-            body: &bx,
-            motion: mx,
-        };
-        let y = Side {
-            shape: &sy,
-            body: &by,
-            motion: my,
-        };
+        let x = Side::new(&sx, &bx, mx);
+        let y = Side::new(&sy, &by, my);
         let case = format!("{tree:?} #{i}: {} at a mesh, target", sx.kind_name());
         hits += usize::from(check_linear_with(&x, &y, i % 4 >= 2, &case, &options) == Seen::Hit);
     }
