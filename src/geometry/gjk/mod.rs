@@ -52,13 +52,13 @@
 //! termination uses the support's lower bound. Only where rounding would stop
 //! the iteration early — the new support is already in the simplex while `v`
 //! is inconsistent with it, or `|v|` does not decrease — is the simplex solved
-//! again in `f64` by exhaustive search over its sub-simplices. Near a
-//! grazing contact, where `|v|` is far shorter than the simplex's points, a
-//! segment or triangle answer is solved again in `f64` (`Σ λᵢ wᵢ` in `f32`
-//! rounds by `ε·|w|` across `v` and turns the next search the wrong way);
-//! a push that leaves `|v|` level within rounding while the bounds are
-//! still apart is kept (its `v` turned: a flat CSO edge met at a grazing
-//! angle), within the iteration cap.
+//! again in `f64` by exhaustive search over its sub-simplices, and that
+//! answer is kept when `|v|` stays level within rounding while the bounds
+//! are still apart: near a grazing contact `|v|` is far shorter than the
+//! points, `Σ λᵢ wᵢ` in `f32` rounds by `ε·|w|` across it and turns the
+//! next search the wrong way (the pushed point then shows no progress),
+//! and along a flat CSO edge met at a grazing angle the progress is below
+//! rounding; the `f64` point turns the search right (within the cap).
 //!
 //! Shapes with a [`SupportMap::margin`] (spheres, rounded shapes) are handled
 //! as `core ⊕ ball(margin)`: GJK runs on the cores and the margins are
@@ -365,26 +365,20 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         // Solve with the new point before committing to it, so that a
         // push without progress leaves the previous, better simplex.
         s.push(sp);
-        let sub = s.solve_fine();
+        let sub = s.solve();
         if !sub.is_full() && !(sub.d2 < dist2) {
             // No progress: the f32 solver may have rounded wrongly on a
             // near-degenerate simplex; retry in f64 before giving up.
             let mut t = s;
             let tv = t.reduce_exhaustive();
-            if t.len == 4 || tv.length_squared() < dist2 {
+            // Level within rounding while the bounds are apart is kept
+            // too: `v` is now `f64`-accurate, and at a grazing contact
+            // the `f32` one was turned (see the module docs).
+            if t.len == 4 || tv.length_squared() <= dist2 + f32::EPSILON * scale * len {
                 s = t;
                 v = tv;
                 dist2 = tv.length_squared();
                 intersecting = s.len == 4;
-                continue;
-            }
-            if sub.d2 <= dist2 + f32::EPSILON * scale * len {
-                // Progress below rounding while the bounds are still apart
-                // (an edge of the CSO met at a grazing angle): the new
-                // simplex turns `v` though `|v|` cannot show it.
-                s.apply(&sub);
-                v = sub.v;
-                dist2 = sub.d2;
                 continue;
             }
             s.len -= 1;

@@ -117,38 +117,6 @@ impl Simplex {
         }
     }
 
-    /// [`Simplex::solve`] with a segment or triangle answer solved again
-    /// in `f64` (weights and point) when its weights stay non-negative
-    /// there: near a grazing contact `|v|` is `10⁴` times shorter than the
-    /// points, and the `f32` weights and sum `Σ λᵢ wᵢ` round by `ε·|w|`
-    /// across it, which turns `v` (the next search goes the wrong way and
-    /// GJK stalls short of the contact) and hides a new point's progress.
-    #[inline]
-    pub(super) fn solve_fine(&self) -> Sub {
-        let mut sub = self.solve();
-        let idx: SmallIdx = (0..self.len)
-            .filter(|&i| sub.mask & (1 << i) != 0)
-            .collect();
-        if !(2..=3).contains(&idx.len()) {
-            return sub;
-        }
-        let w: SmallVec3 = idx.iter().map(|&i| self.pts[i].w.as_dvec3()).collect();
-        let far2 = w.iter().map(|p| p.length_squared()).fold(0.0, f64::max);
-        if f64::from(sub.d2) > FINE2 * far2 {
-            return sub; // `f32` rounds `v` by under `10⁻⁴` of its length
-        }
-        let Some(lam) = fine_weights(&w) else {
-            return sub;
-        };
-        let v: DVec3 = w.iter().zip(lam).map(|(p, l)| *p * l).sum();
-        for (k, &i) in idx.iter().enumerate() {
-            sub.lambda[i] = lam[k] as f32;
-        }
-        sub.v = v.as_vec3();
-        sub.d2 = v.length_squared() as f32;
-        sub
-    }
-
     /// Keeps the points of `sub` with its weights (in place; slot order is
     /// kept, so a point only moves down).
     #[inline]
@@ -169,10 +137,6 @@ impl Simplex {
         self.len = n;
     }
 }
-
-/// `|v|²` relative to the farthest point's below which
-/// [`Simplex::solve_fine`] solves again in `f64`.
-const FINE2: f64 = 1e-6;
 
 type SmallIdx = smallvec::SmallVec<[usize; 4]>;
 
@@ -199,27 +163,6 @@ fn affine_projection(w: &[DVec3], idx: &[usize]) -> Option<[f64; 4]> {
 }
 
 type SmallVec3 = smallvec::SmallVec<[DVec3; 3]>;
-
-/// Barycentric weights of the origin's projection onto segment or
-/// triangle `w` in `f64`, `None` unless all are non-negative and finite.
-fn fine_weights(w: &[DVec3]) -> Option<[f64; 3]> {
-    let lam = if let [a, b] = w {
-        let t = *b - *a;
-        let u = -a.dot(t) / t.length_squared();
-        [1.0 - u, u, 0.0]
-    } else {
-        let (a, b, c) = (w[0], w[1], w[2]);
-        let n = (b - a).cross(c - a);
-        let nn = n.length_squared();
-        let p = n * (a.dot(n) / nn);
-        let la = n.dot((b - p).cross(c - p)) / nn;
-        let lb = n.dot((c - p).cross(a - p)) / nn;
-        [la, lb, 1.0 - la - lb]
-    };
-    lam.iter()
-        .all(|l| *l >= 0.0 && l.is_finite())
-        .then_some(lam)
-}
 
 /// Solves the k x k system (k <= 3) by Gaussian elimination with pivoting.
 fn solve(g: &[[f64; 3]; 3], r: &[f64; 3], k: usize) -> Option<[f64; 3]> {
