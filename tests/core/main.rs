@@ -26,6 +26,7 @@ mod exact_field_compounds;
 mod exact_field_field;
 mod exact_field_motion;
 mod exact_field_pieces;
+mod exact_gjk_graze;
 mod exact_half_space;
 mod exact_half_space_pairs;
 mod exact_heightfield;

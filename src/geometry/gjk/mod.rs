@@ -52,7 +52,13 @@
 //! termination uses the support's lower bound. Only where rounding would stop
 //! the iteration early — the new support is already in the simplex while `v`
 //! is inconsistent with it, or `|v|` does not decrease — is the simplex solved
-//! again in `f64` by exhaustive search over its sub-simplices.
+//! again in `f64` by exhaustive search over its sub-simplices, and that
+//! answer is kept when `|v|` stays level within rounding while the bounds
+//! are still apart: near a grazing contact `|v|` is far shorter than the
+//! points, `Σ λᵢ wᵢ` in `f32` rounds by `ε·|w|` across it and turns the
+//! next search the wrong way (the pushed point then shows no progress),
+//! and along a flat CSO edge met at a grazing angle the progress is below
+//! rounding; the `f64` point turns the search right (within the cap).
 //!
 //! Shapes with a [`SupportMap::margin`] (spheres, rounded shapes) are handled
 //! as `core ⊕ ball(margin)`: GJK runs on the cores and the margins are
@@ -365,7 +371,10 @@ pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             // near-degenerate simplex; retry in f64 before giving up.
             let mut t = s;
             let tv = t.reduce_exhaustive();
-            if t.len == 4 || tv.length_squared() < dist2 {
+            // Level within rounding while the bounds are apart is kept
+            // too: `v` is now `f64`-accurate, and at a grazing contact
+            // the `f32` one was turned (see the module docs).
+            if t.len == 4 || tv.length_squared() <= dist2 + f32::EPSILON * scale * len {
                 s = t;
                 v = tv;
                 dist2 = tv.length_squared();
