@@ -31,7 +31,6 @@ fn record(
         .extend(e.read().map(|m| (false, m.collider1, m.collider2)));
 }
 
-
 /// Each frame's messages of 1 200 moving hulls (enough for every stage to
 /// split), one body in 50 despawned and spawned again every 5th frame;
 /// with `tasks` tasks per parallel stage. Also each frame's
@@ -40,8 +39,7 @@ fn run(tasks: usize) -> (Vec<Vec<Message>>, Vec<Vec<Entity>>, Vec<String>) {
     let params = hull_scene::params(1200, 5);
     let mut scene = MultiBodyScene::new(&params);
     let mut app = hull_scene::app(tasks);
-    app.init_resource::<Log>()
-    .add_systems(Last, record);
+    app.init_resource::<Log>().add_systems(Last, record);
     let spawn = |app: &mut App, scene: &MultiBodyScene, i: usize| {
         let collider = Collider::new(scene.shape_of(i).clone());
         let bundle = (collider, transform(scene, i), CollidingEntities::default());
