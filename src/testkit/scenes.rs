@@ -93,6 +93,21 @@ pub struct SceneBody {
     pub spin: Quat,
 }
 
+impl SceneBody {
+    /// Advances one frame: moves and spins; bounces off a wall when its
+    /// center would pass `limit` on an axis.
+    pub fn advance(&mut self, limit: f32) {
+        let mut t = self.pose.translation + self.velocity;
+        for k in 0..3 {
+            if t[k].abs() > limit {
+                self.velocity[k] = -self.velocity[k];
+                t[k] = self.pose.translation[k] + self.velocity[k];
+            }
+        }
+        self.pose = Pose::new((self.spin * self.pose.rotation).normalize(), t);
+    }
+}
+
 /// I-COLLIDE's multi-body scene. See the module docs.
 #[derive(Clone, Debug)]
 pub struct MultiBodyScene {
@@ -171,14 +186,7 @@ impl MultiBodyScene {
     pub fn step(&mut self) {
         let limit = self.half_size - 1.0;
         for b in &mut self.bodies {
-            let mut t = b.pose.translation + b.velocity;
-            for k in 0..3 {
-                if t[k].abs() > limit {
-                    b.velocity[k] = -b.velocity[k];
-                    t[k] = b.pose.translation[k] + b.velocity[k];
-                }
-            }
-            b.pose = Pose::new((b.spin * b.pose.rotation).normalize(), t);
+            b.advance(limit);
         }
     }
 }

@@ -31,19 +31,6 @@ fn moves(i: usize, f: usize) -> bool {
     }
 }
 
-/// One frame of a body's own motion (the scene's: translation and spin,
-/// bouncing off the walls at `limit`).
-fn advance(b: &mut SceneBody, limit: f32) {
-    let mut t = b.pose.translation + b.velocity;
-    for k in 0..3 {
-        if t[k].abs() > limit {
-            b.velocity[k] = -b.velocity[k];
-            t[k] = b.pose.translation[k] + b.velocity[k];
-        }
-    }
-    b.pose = Pose::new((b.spin * b.pose.rotation).normalize(), t);
-}
-
 /// The touching pairs by brute force: every pair of bodies, not both
 /// static, whose centres are within the two radii (the hulls' points lie
 /// on unit spheres) and that `query::intersects` says touch.
@@ -104,7 +91,7 @@ fn few_movers_visit_only_their_pairs_and_events_stay_exact() {
         let mut moved = BTreeSet::new();
         for (i, b) in scene.bodies.iter_mut().enumerate() {
             if f > 0 && moves(i, f) && !is_static(i) {
-                advance(b, limit);
+                b.advance(limit);
                 world.set_pose(ids[i], b.pose).expect("pose");
                 moved.insert(ids[i]);
             }
