@@ -260,13 +260,7 @@ fn fields_sharing_edges_and_vertices_and_tiny_offsets() {
     assert_eq!(check_pair(&a, &id, &a, &up(1e-3), "above"), 0);
     // A flat field resting exactly on `a`'s highest vertex, then a step
     // above it.
-    let flat = Terrain {
-        heights: vec![0.0; 9],
-        holes: vec![false; 4],
-        rows: 3,
-        cols: 3,
-        scale: Vec3::new(2.0, 1.0, 2.0),
-    };
+    let flat = flat_field();
     let (top, (i, j)) = (0..25)
         .map(|k| (a.vertex(k / 5, k % 5), (k / 5, k % 5)))
         .max_by(|x, y| x.0.y.total_cmp(&y.0.y))
@@ -362,13 +356,7 @@ fn fields_cast_at_fields_match_the_reference() {
 fn fields_cast_on_vertices_edges_and_tiny_offsets() {
     let mut rng = Rng::new(4405);
     let a = grid(&mut rng);
-    let flat = Terrain {
-        heights: vec![0.0; 9],
-        holes: vec![false; 4],
-        rows: 3,
-        cols: 3,
-        scale: Vec3::new(2.0, 1.0, 2.0),
-    };
+    let flat = flat_field();
     let top = (0..25)
         .map(|k| a.vertex(k / 5, k % 5))
         .max_by(|x, y| x.y.total_cmp(&y.y))
@@ -476,4 +464,15 @@ fn a_field_body_meets_a_static_field_in_the_world() {
         touches += started;
     }
     assert_eq!(touches, runs / 2, "{touches} touches");
+}
+
+/// A flat 3×3 field, 2 m cells, at `y = 0`.
+fn flat_field() -> Terrain {
+    Terrain {
+        heights: vec![0.0; 9],
+        holes: vec![false; 4],
+        rows: 3,
+        cols: 3,
+        scale: Vec3::new(2.0, 1.0, 2.0),
+    }
 }

@@ -12,12 +12,12 @@
 //! ½) and a flat field at `y = ½` at 30° (time ⅓).
 
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
-use bevy_icollide::math::{Pose, RigidMotion};
+use bevy_icollide::math::Pose;
 use bevy_icollide::testkit::{Poly, Rng, dpose, long_factor};
-use glam::{DVec3, Quat, Vec3};
+use glam::{DVec3, Vec3};
 
 use crate::exact_heightfield::Terrain;
-use crate::exact_polyline_pairs::{Other, cast, turning_case};
+use crate::exact_polyline_pairs::{Other, QUARTER_TURN_MEETS, check_quarter_turns, turning_case};
 
 /// A compound of a box and a capsule at random piece poses, posed at
 /// `pose`, and its reference pieces in the world.
@@ -82,12 +82,7 @@ fn turning_polylines_cast_at_compounds_and_height_fields() {
 
 /// The closed-form quarter turns (see the module docs), both orders.
 fn quarter_turns() {
-    let seg = SharedShape::polyline(vec![Vec3::ZERO, Vec3::X], None).expect("segment");
-    let m = RigidMotion {
-        angvel: Vec3::Z * std::f32::consts::FRAC_PI_2,
-        ..RigidMotion::stationary(Pose::IDENTITY)
-    };
-    let at = Quat::from_rotation_z(std::f32::consts::FRAC_PI_4) * Vec3::X * 0.6;
+    let at = QUARTER_TURN_MEETS;
     let cube = SharedShape::cuboid(Vec3::splat(0.2)).expect("box");
     // Two boxes; the first's corner at `at`, where the angle is ≥ 45°.
     let pieces = [Vec3::new(-0.2, 0.2, 0.0), Vec3::new(-0.2, 0.6, 0.0)]
@@ -109,15 +104,5 @@ fn quarter_turns() {
         (&boxes, Pose::from_translation(at), 0.5f64),
         (&flat, Pose::from_translation(Vec3::Y * 0.5), 1.0 / 3.0),
     ];
-    for (k, (shape, pose, want)) in cases.into_iter().enumerate() {
-        for order in 0..2 {
-            let hit = cast(&seg, &m, (shape, &pose), order)
-                .unwrap_or_else(|| panic!("quarter turn {k}: no hit"));
-            let t = f64::from(hit.time_of_impact);
-            assert!(
-                t <= want + 1e-6 && want - t <= 2e-4,
-                "quarter turn {k}: {t} vs {want}"
-            );
-        }
-    }
+    check_quarter_turns(&cases);
 }
