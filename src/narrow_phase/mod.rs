@@ -140,7 +140,10 @@ pub trait PairBodies: Sync {
     /// phase (those for which [`moved`](Self::moved) holds, each once), if
     /// the caller keeps them: an update then finds the pairs to test
     /// through these bodies' pairs when that visits fewer pairs than one
-    /// pass over all of them. `None`: every pair is checked.
+    /// pass over all of them. `None`: every pair is checked. A caller that
+    /// keeps them must list, at the next update, every body whose sweep
+    /// ([`sweep`](Self::sweep)) a pair touched by: those pairs are tested
+    /// again and found only through their bodies.
     fn moved_keys(&self) -> Option<&[u32]> {
         None
     }
@@ -251,12 +254,11 @@ impl NarrowPhase {
         let walk = self.select.choose(&self.pairs, fresh, bodies);
         let mut tests = 0;
         let (scratch, touching) = (&mut self.scratch, &mut self.touching);
-        let swept = &mut self.select.swept;
         let mut each = |(key, state, test): (PairKey, &mut PairState, bool)| {
             if test {
                 tests += 1;
                 let changed = run_job(bodies, key, state, scratch);
-                record(key, state.result, changed, (touching, swept, events));
+                record(key, state.result, changed, (touching, events));
             }
         };
         if walk {
@@ -360,14 +362,13 @@ fn test_in_order<'a>(
 }
 
 /// Records a tested pair's outcome: the touching count and an event when
-/// `touching` changed, and the pair among those to test again next update
-/// when it touched by sweep alone.
+/// `touching` changed.
 #[inline]
 fn record(
     key: PairKey,
     result: PairResult,
     changed: bool,
-    (touching, swept, events): (&mut u32, &mut Vec<PairKey>, &mut Vec<PairEvent>),
+    (touching, events): (&mut u32, &mut Vec<PairEvent>),
 ) {
     if changed {
         if result.touching {
@@ -379,9 +380,6 @@ fn record(
             pair: key,
             started: result.touching,
         });
-    }
-    if result.swept {
-        swept.push(key);
     }
 }
 

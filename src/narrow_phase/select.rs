@@ -2,14 +2,17 @@
 //!
 //! A pair needs a test when it is new, when it touched by sweep alone at
 //! its last test, or when one of its bodies moved (unless time-to-collision
-//! scheduling says it cannot touch yet: [`needs_test`]). When every body
+//! scheduling says it cannot touch yet: [`needs_test`]). A pair touches by
+//! sweep only if one of its bodies swept, and a body that swept is moved
+//! at the next update (its box shrinks back to its pose:
+//! `pipeline/ccd.rs`, [`PairBodies::moved_keys`]), so the moved bodies'
+//! pairs include those. When every body
 //! moves, one pass over all the pairs asks each of them; when few move,
 //! that pass costs a time in the pairs at rest (each pair's state and its
 //! two bodies' records read, to test a few). Then the pairs to test are
 //! collected instead from the moved bodies' lists of their pairs (the
-//! pair index threads one list per body through its array), the new pairs
-//! (the last ones in the array) and the pairs touching by sweep (kept from
-//! the update before), and tested in array order: the same pairs, in the
+//! pair index threads one list per body through its array) and the new
+//! pairs (the last ones in the array), and tested in array order: the same pairs, in the
 //! same order, as the pass would test, so the events do not depend on the
 //! choice. A static pair (neither body moving) is then never visited.
 //!
@@ -19,7 +22,6 @@
 
 use super::{PairBodies, PairState, needs_test};
 use crate::broad_phase::candidates::{CandidateIndex, NIL};
-use crate::broad_phase::{PairKey, pair_ids};
 
 /// The moved bodies' lists are walked when their pairs, summed, number
 /// less than the pairs over `WALK_BELOW`: a pair of two moved bodies is in
@@ -27,16 +29,11 @@ use crate::broad_phase::{PairKey, pair_ids};
 /// reads.
 const WALK_BELOW: usize = 2;
 
-/// The pairs an update tests, when it does not pass over all of them; and
-/// the pairs touching by sweep alone, to test again.
+/// The pairs an update tests, when it does not pass over all of them.
 #[derive(Default)]
 pub(super) struct Selection {
     /// The slots of the pairs to test, ascending (when walking).
     pub(super) due: Vec<u32>,
-    /// The pairs tested at this update whose result touches by sweep alone.
-    pub(super) swept: Vec<PairKey>,
-    /// Those of the update before.
-    last_swept: Vec<PairKey>,
     /// Pairs whose need for a test was checked by the last choice (all of
     /// them for a pass).
     pub(super) checked: u32,
@@ -46,15 +43,12 @@ impl Selection {
     /// Chooses how this update finds its pairs to test: `true`, in
     /// [`due`](Self::due) (collected here); `false`, by one pass over all
     /// the pairs. `fresh` is where the new pairs start in the index.
-    /// Clears [`swept`](Self::swept) for this update's tests to fill.
     pub(super) fn choose(
         &mut self,
         pairs: &CandidateIndex<PairState>,
         fresh: usize,
         bodies: &impl PairBodies,
     ) -> bool {
-        std::mem::swap(&mut self.swept, &mut self.last_swept);
-        self.swept.clear();
         self.due.clear();
         let walk = bodies.moved_keys().filter(|moved| walk_pays(pairs, moved));
         let Some(moved) = walk else {
@@ -62,10 +56,6 @@ impl Selection {
             return false;
         };
         self.due.extend(fresh as u32..pairs.len() as u32);
-        for &key in &self.last_swept {
-            let (a, b) = pair_ids(key);
-            self.due.extend(pairs.find(a, b));
-        }
         let mut checked = self.due.len();
         for &p in moved {
             let mut s = pairs.head(p);
@@ -79,8 +69,7 @@ impl Selection {
             }
         }
         self.checked = checked as u32;
-        // A pair of two moved bodies, or new or swept and moved, is listed
-        // twice.
+        // A pair of two moved bodies, or new and moved, is listed twice.
         self.due.sort_unstable();
         self.due.dedup();
         true

@@ -155,7 +155,7 @@ impl NarrowPhase {
         let list = recycle(list);
         share_high_water(&mut self.scratches[..tasks]);
         let (mut tests, mut after) = (0, 0);
-        let out = (&mut self.touching, &mut self.select.swept, events);
+        let out = (&mut self.touching, events);
         for job in &mut jobs {
             if !job.done {
                 job.test = needs_test(bodies, job.key, job.state);
@@ -164,7 +164,7 @@ impl NarrowPhase {
             }
             tests += u32::from(job.test);
             if job.test {
-                record(job.key, job.result, job.changed, (out.0, out.1, out.2));
+                record(job.key, job.result, job.changed, (out.0, out.1));
             }
         }
         self.task_lists = TaskLists {
