@@ -53,7 +53,9 @@ type ChangedFlags = (
 /// their archetypes alone). With 100 000 static colliders and 1 000
 /// moving, three passes over every collider were a third of the plugin's
 /// frame. (Bevy keeps no change tick per archetype: a static collider the
-/// user moves is seen only by reading its own tick.)
+/// user moves is seen only by reading its own tick.) The same ticks are
+/// read as slices first (`static_scan.rs`, the same rows); this filtered
+/// query is the fallback for a query that cannot be read so.
 #[cfg(feature = "bevy_transform")]
 type StaticChanged = (
     With<StaticCollider>,
