@@ -68,6 +68,7 @@ mod resources;
 mod slide;
 mod spatial;
 mod spatial_f64;
+mod static_scan;
 mod systems;
 
 #[cfg(feature = "bevy_asset")]

@@ -53,7 +53,9 @@ type ChangedFlags = (
 /// their archetypes alone). With 100 000 static colliders and 1 000
 /// moving, three passes over every collider were a third of the plugin's
 /// frame. (Bevy keeps no change tick per archetype: a static collider the
-/// user moves is seen only by reading its own tick.)
+/// user moves is seen only by reading its own tick.) The same ticks are
+/// read as slices first (`static_scan.rs`, the same rows); this filtered
+/// query is the fallback for a query that cannot be read so.
 #[cfg(feature = "bevy_transform")]
 type StaticChanged = (
     With<StaticCollider>,
@@ -80,6 +82,10 @@ type StaticChanged = (
         Changed<MaxFrameMotion>,
     )>,
 );
+
+/// The static colliders [`StaticChanged`] looks at, without its change
+/// filters (read as slices of ticks: `static_scan.rs`).
+type StaticScanned = (With<StaticCollider>, NotInCell);
 
 #[cfg(feature = "bevy_transform")]
 type Global = bevy_transform::components::GlobalTransform;
@@ -126,6 +132,9 @@ pub(crate) struct SyncParams<'w, 's> {
     removed_ccd: RemovedComponents<'w, 's, SweptCcd>,
     removed_motion: RemovedComponents<'w, 's, MaxFrameMotion>,
     changed: Query<'w, 's, (Entity, &'static Collider), MovingColliderChanged>,
+    /// The static colliders' tick columns, read as slices
+    /// (`static_scan.rs`); `statics` is the fallback.
+    static_scan: Query<'w, 's, super::static_scan::ScanData, StaticScanned>,
     statics: Query<'w, 's, (Entity, Ref<'static, Collider>), StaticChanged>,
     /// The static colliders `statics` found this frame.
     static_changed: Local<'s, Vec<Entity>>,
@@ -184,10 +193,14 @@ fn sync_colliders(p: &mut SyncParams) {
     let mut list = std::mem::take(&mut *p.scratch);
     list.extend(p.changed.iter().map(|(e, c)| (e, c.clone())));
     p.static_changed.clear();
-    for (e, c) in p.statics.iter() {
-        p.static_changed.push(e);
-        if c.is_changed() {
-            list.push((e, Collider::clone(&c)));
+    let scanned =
+        super::static_scan::changed_statics(&p.static_scan, &mut p.static_changed, &mut list);
+    if scanned.is_none() {
+        for (e, c) in p.statics.iter() {
+            p.static_changed.push(e);
+            if c.is_changed() {
+                list.push((e, Collider::clone(&c)));
+            }
         }
     }
     list.sort_unstable_by_key(|(e, _)| *e);

@@ -26,5 +26,6 @@ mod round_kinds;
 mod scaled_app;
 mod shape_cast_world;
 mod spatial_query;
+mod static_tables;
 mod statics;
 mod ttc;
