@@ -80,6 +80,24 @@ fn merge(a: (Vec4, Vec4), b: (Vec4, Vec4)) -> (Vec4, Vec4) {
     )
 }
 
+/// `d > best ? d : best`, lane by lane (`Vec4::select(d.cmpgt(best), d,
+/// best)`). On x86 one `maxps`, which returns its second operand when
+/// the first is NaN, so the same: the running maximum's chain from chunk
+/// to chunk is then one instruction instead of a compare and a select
+/// (`new_kinds` cone–hull distance 2 % faster). Elsewhere the select:
+/// glam's `max` may propagate a NaN there.
+#[inline(always)]
+fn keep_larger(d: Vec4, best: Vec4) -> Vec4 {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        d.max(best)
+    }
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        Vec4::select(d.cmpgt(best), d, best)
+    }
+}
+
 impl VertexLanes {
     /// The lanes of `vertices` (at most 2²⁴ of them: indices travel as
     /// `f32`); the last chunk is padded with the last vertex.
@@ -116,8 +134,8 @@ impl VertexLanes {
             for h in 0..2 {
                 let d = half(x, h) * dx + half(y, h) * dy + half(z, h) * dz;
                 let better = d.cmpgt(best[h]);
-                best[h] = Vec4::select(better, d, best[h]);
                 index[h] = Vec4::select(better, at + Vec4::splat(4.0 * h as f32), index[h]);
+                best[h] = keep_larger(d, best[h]);
             }
             at += Vec4::splat(CHUNK as f32);
         }
