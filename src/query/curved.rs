@@ -155,15 +155,12 @@ fn certified<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     )?;
     let last = pts.last()?;
     let hint = (last.hint_a, last.hint_b);
-    let tries = [
-        Some((fa, fb)),
-        demoted(fa, wa).map(|f| (f, fb)),
-        demoted(fb, wb).map(|f| (fa, f)),
-    ];
-    tries
-        .into_iter()
-        .flatten()
-        .find_map(|(fa, fb)| certify(cso, hint, (fa, fb), (wa, wb), (gap, scale)))
+    let try_pair = |pair| certify(cso, hint, pair, (wa, wb), (gap, scale));
+    // The simpler neighbours are formed only when needed (most first tries
+    // are certified).
+    try_pair((fa, fb))
+        .or_else(|| demoted(fa, wa).and_then(|f| try_pair((f, fb))))
+        .or_else(|| demoted(fb, wb).and_then(|f| try_pair((fa, f))))
 }
 
 /// The features' closest points `(a, b, |b − a|)` (A's frame), when GJK's
@@ -182,9 +179,13 @@ fn certify<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     let tol = gap * scale;
     // Two-sided: a valid pair has `upper ≥ distance ≥ lower`; a candidate
     // point off its shape could make `upper` too small, never certified.
-    let lower = match d.try_normalize() {
-        Some(u) => -u.dot(cso.support(u, hint_a, hint_b).w),
-        None => 0.0,
+    // `d / |d|`, not `try_normalize` (a second square root on the path to
+    // the support).
+    let u = d / upper;
+    let lower = if upper > 0.0 && u.is_finite() {
+        -u.dot(cso.support(u, hint_a, hint_b).w)
+    } else {
+        0.0
     };
     if upper <= REL_ZERO * scale && lower <= upper + tol {
         // Within GJK's touching threshold: touching, as GJK reports it.

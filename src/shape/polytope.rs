@@ -348,6 +348,13 @@ impl ConvexPolytope {
     /// fewer than 2 048 vertices whole, and starts larger ones from the
     /// best of the extreme vertices of 26 fixed directions, a few steps
     /// from the answer.
+    ///
+    /// Ties (several vertices with the largest `dir · v`): the scan
+    /// returns the first of them (smallest index); the walk returns
+    /// whichever it reaches first, which depends on `start`. Either is a
+    /// support point: tied vertices lie on the same supporting plane, so
+    /// the support value, and the bounds GJK takes from it, do not depend
+    /// on which one is returned.
     pub fn support_vertex(&self, dir: Vec3, start: u32) -> u32 {
         self.support_point(dir, start).0
     }

@@ -6,6 +6,7 @@ use crate::common::{Body, brute_distance, sat_separation};
 use bevy_icollide::collider::SharedShape;
 use bevy_icollide::geometry::epa::penetration;
 use bevy_icollide::geometry::gjk::{GjkCache, gjk_distance};
+use bevy_icollide::geometry::support::NO_HINT;
 use bevy_icollide::math::Pose;
 use bevy_icollide::query::lin_canny::{self, ClosestFeatures, ConvexCache};
 use bevy_icollide::testkit::Rng;
@@ -242,4 +243,91 @@ fn huge_and_tiny_scales() {
             check(&a, &b, &r, scale, &format!("scale {scale}, pair {i}"));
         }
     }
+}
+
+/// The first vertex maximizing `d · v` (the scan's tie rule), by brute force.
+fn first_argmax(vertices: &[Vec3], d: Vec3) -> u32 {
+    let best = vertices
+        .iter()
+        .map(|v| d.dot(*v))
+        .fold(f32::NEG_INFINITY, f32::max);
+    vertices
+        .iter()
+        .position(|v| d.dot(*v) == best)
+        .expect("a vertex") as u32
+}
+
+/// A hull's support search against a brute-force argmax over its
+/// vertices: without a start (the whole-hull scan, `VertexLanes::argmax`)
+/// the first maximizing vertex exactly; from every start (the walk) a
+/// vertex of the same, largest dot product. Seeded hulls of every size
+/// modulo the scan's chunk of eight, coarse coordinates and directions
+/// (many exact ties) and duplicated input points, a cube (four- and
+/// two-way ties between its corners) and an octagonal prism (eight tied
+/// vertices across chunks); axis, diagonal and signed-zero directions.
+#[test]
+fn hull_support_is_the_brute_force_argmax_ties_included() {
+    let mut rng = Rng::new(4343);
+    let mut hulls: Vec<Vec<Vec3>> = Vec::new();
+    for n in 4..60 {
+        let coarse = n % 2 == 0;
+        let mut pts: Vec<Vec3> = (0..n)
+            .map(|_| {
+                let p = rng.in_cube(1.0);
+                if coarse { (p * 2.0).round() } else { p }
+            })
+            .collect();
+        pts.push(pts[0]); // a shared (duplicated) point
+        hulls.push(pts);
+    }
+    hulls.push(
+        (0..8)
+            .map(|i| Vec3::new((i & 1) as f32, ((i >> 1) & 1) as f32, (i >> 2) as f32))
+            .collect(),
+    );
+    hulls.push(
+        (0..16)
+            .map(|i| {
+                let a = (i % 8) as f32 * std::f32::consts::FRAC_PI_4;
+                Vec3::new(a.cos(), if i < 8 { -1.0 } else { 1.0 }, a.sin())
+            })
+            .collect(),
+    );
+    let fixed = [
+        Vec3::X,
+        Vec3::NEG_Y,
+        Vec3::Z,
+        Vec3::new(1.0, 1.0, 0.0),
+        Vec3::new(-1.0, 0.0, -1.0),
+        Vec3::new(-0.0, 1.0, 0.0),
+        Vec3::ONE,
+    ];
+    let mut hull_sizes = std::collections::BTreeSet::new();
+    for pts in &hulls {
+        let Ok(shape) = SharedShape::convex_hull(pts) else {
+            continue;
+        };
+        let poly = shape.polytope().expect("a hull");
+        let vertices = poly.vertices();
+        hull_sizes.insert(vertices.len() % 8);
+        let random = (0..40).map(|_| {
+            let d = rng.vec(-2.0, 2.0);
+            if rng.bool() { d.round() } else { d }
+        });
+        for d in fixed.into_iter().chain(random) {
+            let best = first_argmax(vertices, d);
+            let scanned = poly.support_vertex(d, NO_HINT);
+            assert_eq!(scanned, best, "{} vertices, direction {d}", vertices.len());
+            let top = d.dot(vertices[best as usize]);
+            for start in 0..vertices.len() as u32 {
+                let walked = poly.support_vertex(d, start);
+                assert_eq!(d.dot(vertices[walked as usize]), top, "from {start}, {d}");
+            }
+        }
+    }
+    assert_eq!(
+        hull_sizes.len(),
+        8,
+        "every hull size modulo 8: {hull_sizes:?}"
+    );
 }
