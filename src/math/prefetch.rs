@@ -32,6 +32,13 @@ pub(crate) fn prefetch_value<T>(value: &T, max_bytes: usize) {
     prefetch_slice(std::slice::from_ref(value), max_bytes);
 }
 
+/// Hints the line where `items`' next `push` writes (its length's slot,
+/// which may lie in its spare capacity).
+#[inline]
+pub(crate) fn prefetch_next_push<T>(items: &Vec<T>) {
+    prefetch_address(items.as_ptr().wrapping_add(items.len()).cast::<u8>());
+}
+
 #[inline]
 #[allow(unsafe_code)]
 fn prefetch_address(address: *const u8) {

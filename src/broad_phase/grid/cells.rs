@@ -3,6 +3,12 @@
 
 use smallvec::SmallVec;
 
+use crate::math::prefetch::{LINE, prefetch_next_push, prefetch_value};
+
+/// How many queued proxies ahead `place_queued` hints their cells' queues
+/// (and twice as far, their records).
+const QUEUE_READ_AHEAD: usize = 4;
+
 use super::{
     CELL_CAPACITY, Cell, GridSweepAndPrune, MAX_CELLS, MAX_INLINE_CELLS, Meta, Moved, PairFilter,
     Proxy, ProxyKey, Region, Slot, State, cell_count, cell_key, cell_max, cell_min, mark_dirty,
@@ -51,8 +57,24 @@ impl GridSweepAndPrune {
     /// Moves queued proxies into the cells their boxes now overlap: a
     /// proxy staying in its cells is queued in each as moved, one entering
     /// a cell as entered; leaving a cell drops its endpoints there at once.
+    ///
+    /// The queue is in the caller's order, which need not follow space: at
+    /// 50 000 bodies each proxy's record and its cells' queues are cache
+    /// misses, so both are hinted a few proxies ahead
+    /// (docs/notes/EXPERIMENTS.md#bp50k).
     pub(super) fn place_queued<F: PairFilter + ?Sized>(&mut self, filter: &F) {
         for i in 0..self.queue.len() {
+            if let Some(&far) = self.queue.get(i + 2 * QUEUE_READ_AHEAD) {
+                prefetch_value(&self.proxies[far as usize], 3 * LINE);
+                prefetch_value(&self.boxes[far as usize], LINE);
+            }
+            if let Some(&near) = self.queue.get(i + QUEUE_READ_AHEAD) {
+                for s in &self.proxies[near as usize].slots {
+                    let region = &self.regions[s.region as usize];
+                    prefetch_value(region, LINE);
+                    prefetch_next_push(&region.moved);
+                }
+            }
             let id = self.queue[i];
             if self.meta[id as usize].state == State::Live {
                 self.place(id, filter);
