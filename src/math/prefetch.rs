@@ -32,10 +32,10 @@ pub(crate) fn prefetch_value<T>(value: &T, max_bytes: usize) {
     prefetch_slice(std::slice::from_ref(value), max_bytes);
 }
 
-/// Hints the line where `items`' next `push` writes (its length's slot,
-/// which may lie in its spare capacity).
+/// Hints the line just past `items`: where a `Vec`'s next `push` writes
+/// (in its spare capacity, or a line a reallocation leaves behind).
 #[inline]
-pub(crate) fn prefetch_next_push<T>(items: &Vec<T>) {
+pub(crate) fn prefetch_past<T>(items: &[T]) {
     prefetch_address(items.as_ptr().wrapping_add(items.len()).cast::<u8>());
 }
 

@@ -110,6 +110,10 @@ impl GridSweepAndPrune {
     /// in no spatial order; docs/notes/EXPERIMENTS.md#bp50k).
     fn hint_region(&self, r: usize) {
         let region = &self.regions[r];
+        if !region.sifts() {
+            // A re-sort reads its lists in order: the hardware follows.
+            return;
+        }
         for m in &region.moved {
             for (k, &at) in m.at.iter().enumerate() {
                 let list = &region.axes[k / 2];
@@ -128,6 +132,9 @@ impl GridSweepAndPrune {
     /// start a pair (the hints are only roughly right by now).
     fn hint_crossings(&self, r: usize) {
         let region = &self.regions[r];
+        if !region.sifts() {
+            return;
+        }
         for m in &region.moved {
             let id = m.id as usize;
             let (old, new) = (&self.listed[id], &self.boxes[id]);
@@ -186,6 +193,14 @@ impl GridSweepAndPrune {
     }
 }
 
+impl Region {
+    /// Whether the cell's update sifts its moved proxies one by one (fewer
+    /// than a third of its proxies moved), rather than re-sorting whole.
+    fn sifts(&self) -> bool {
+        self.moved.len() * RESORT_FRACTION < self.len()
+    }
+}
+
 /// Brings the cell's moved proxies to their places in its lists by
 /// insertion sort, then inserts the entering ones; `false` when a sort
 /// from scratch should do it instead (many arrivals, or swaps over the
@@ -201,7 +216,7 @@ fn update_incrementally<F: PairFilter + ?Sized>(
         return false;
     }
     ctx.budget = swap_budget(n + entering);
-    let resort = region.moved.len() * RESORT_FRACTION >= n;
+    let resort = !region.sifts();
     let sorted = if resort && region.shuffled > 0 {
         // The last re-sorts ran over budget: from scratch for a while.
         region.shuffled -= 1;
