@@ -32,6 +32,13 @@ pub(crate) fn prefetch_value<T>(value: &T, max_bytes: usize) {
     prefetch_slice(std::slice::from_ref(value), max_bytes);
 }
 
+/// Hints the line just past `items`: where a `Vec`'s next `push` writes
+/// (in its spare capacity, or a line a reallocation leaves behind).
+#[inline]
+pub(crate) fn prefetch_past<T>(items: &[T]) {
+    prefetch_address(items.as_ptr().wrapping_add(items.len()).cast::<u8>());
+}
+
 #[inline]
 #[allow(unsafe_code)]
 fn prefetch_address(address: *const u8) {

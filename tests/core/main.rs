@@ -15,6 +15,7 @@ mod ball_answers;
 mod bounds_brute_force;
 mod broad_phase_brute_force;
 mod broad_phase_churn;
+mod broad_phase_placements;
 mod controller;
 mod convex_brute_force;
 mod deformable;

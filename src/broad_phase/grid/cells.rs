@@ -8,6 +8,12 @@ use super::{
     Proxy, ProxyKey, Region, Slot, State, cell_count, cell_key, cell_max, cell_min, mark_dirty,
     pair_ids, pair_key,
 };
+use crate::broad_phase::sap::RESORT_FRACTION;
+use crate::math::prefetch::{LINE, prefetch_past, prefetch_value};
+
+/// How many queued proxies ahead `place_queued` hints their cells' queues
+/// (and twice as far, their records).
+const QUEUE_READ_AHEAD: usize = 4;
 
 impl GridSweepAndPrune {
     /// Drops the removed proxies' endpoints, one pass over each list of
@@ -51,11 +57,39 @@ impl GridSweepAndPrune {
     /// Moves queued proxies into the cells their boxes now overlap: a
     /// proxy staying in its cells is queued in each as moved, one entering
     /// a cell as entered; leaving a cell drops its endpoints there at once.
+    ///
+    /// The queue is in the caller's order, which need not follow space: at
+    /// 50 000 bodies each proxy's record and its cells' queues are cache
+    /// misses, so both are hinted a few proxies ahead
+    /// (docs/notes/EXPERIMENTS.md#bp50k).
     pub(super) fn place_queued<F: PairFilter + ?Sized>(&mut self, filter: &F) {
+        // When most proxies moved, the queue walks their records nearly in
+        // order, and the cells re-sort whole: no hints.
+        let hint = self.queue.len() * RESORT_FRACTION < self.count;
         for i in 0..self.queue.len() {
+            if hint {
+                self.hint_queued(i);
+            }
             let id = self.queue[i];
             if self.meta[id as usize].state == State::Live {
                 self.place(id, filter);
+            }
+        }
+    }
+
+    /// Hints the record and box of the proxy `2 * QUEUE_READ_AHEAD` places
+    /// after `i` in the queue, and the cell queues of the one
+    /// `QUEUE_READ_AHEAD` after it.
+    fn hint_queued(&self, i: usize) {
+        if let Some(&far) = self.queue.get(i + 2 * QUEUE_READ_AHEAD) {
+            prefetch_value(&self.proxies[far as usize], 3 * LINE);
+            prefetch_value(&self.boxes[far as usize], LINE);
+        }
+        if let Some(&near) = self.queue.get(i + QUEUE_READ_AHEAD) {
+            for s in &self.proxies[near as usize].slots {
+                let region = &self.regions[s.region as usize];
+                prefetch_value(region, LINE);
+                prefetch_past(&region.moved);
             }
         }
     }

@@ -21,7 +21,14 @@ use crate::broad_phase::sap::{
     sweep_x,
 };
 use crate::math::Aabb;
+use crate::math::prefetch::{LINE, prefetch_slice, prefetch_value};
 use glam::Vec3A;
+
+/// How many dirty cells ahead [`GridSweepAndPrune::hint_region`] runs.
+const CELLS_READ_AHEAD: usize = 2;
+
+/// How many endpoints past a moved proxy's hint `hint_crossings` hints.
+const CROSSINGS_READ_AHEAD: usize = 4;
 
 /// What a cell's update reads and writes outside the cell: the swaps'
 /// context (current boxes, static flags, the pair table, the filter), the
@@ -56,6 +63,16 @@ impl GridSweepAndPrune {
     /// Updates every touched cell.
     pub(super) fn update_regions<F: PairFilter + ?Sized>(&mut self, filter: &F) {
         for i in 0..self.dirty.len() {
+            if let Some(&far) = self.dirty.get(i + 2 * CELLS_READ_AHEAD) {
+                let region = &self.regions[far as usize];
+                prefetch_slice(&region.moved, 2 * LINE);
+            }
+            if let Some(&ahead) = self.dirty.get(i + CELLS_READ_AHEAD) {
+                self.hint_region(ahead as usize);
+            }
+            if let Some(&next) = self.dirty.get(i + 1) {
+                self.hint_crossings(next as usize);
+            }
             let r = self.dirty[i] as usize;
             let region = &mut self.regions[r];
             region.dirty = false;
@@ -85,6 +102,53 @@ impl GridSweepAndPrune {
             region.entered.clear();
         }
         self.dirty.clear();
+    }
+
+    /// Hints what the update of region `r` reads first and the cache no
+    /// longer holds at 50 000 bodies: each moved proxy's endpoints at its
+    /// position hints, its two boxes and its slots (the cells are visited
+    /// in no spatial order; docs/notes/EXPERIMENTS.md#bp50k).
+    fn hint_region(&self, r: usize) {
+        let region = &self.regions[r];
+        if !region.sifts() {
+            // A re-sort reads its lists in order: the hardware follows.
+            return;
+        }
+        for m in &region.moved {
+            for (k, &at) in m.at.iter().enumerate() {
+                let list = &region.axes[k / 2];
+                prefetch_slice(list.get(at as usize..).unwrap_or(&[]), LINE);
+            }
+            let id = m.id as usize;
+            prefetch_value(&self.listed[id], LINE);
+            prefetch_value(&self.boxes[id], LINE);
+            prefetch_value(&self.proxies[id], 2 * LINE);
+        }
+    }
+
+    /// Hints the boxes a moved proxy's sifts in region `r` are likely to
+    /// read: on each axis, those of the few proxies next to its position
+    /// hint on the side it moved to, past which its leading endpoint may
+    /// start a pair (the hints are only roughly right by now).
+    fn hint_crossings(&self, r: usize) {
+        let region = &self.regions[r];
+        if !region.sifts() {
+            return;
+        }
+        for m in &region.moved {
+            let id = m.id as usize;
+            let (old, new) = (&self.listed[id], &self.boxes[id]);
+            for (axis, list) in region.axes.iter().enumerate() {
+                let leading = if new.min[axis] < old.min[axis] {
+                    left_of(list, usize::from(m.at[2 * axis]))
+                } else {
+                    right_of(list, usize::from(m.at[2 * axis + 1]))
+                };
+                for e in leading {
+                    prefetch_value(&self.boxes[e.proxy() as usize], LINE);
+                }
+            }
+        }
     }
 
     /// Sorts a cell's lists from scratch and finds its pairs by one sweep:
@@ -129,6 +193,14 @@ impl GridSweepAndPrune {
     }
 }
 
+impl Region {
+    /// Whether the cell's update sifts its moved proxies one by one (fewer
+    /// than a third of its proxies moved), rather than re-sorting whole.
+    fn sifts(&self) -> bool {
+        self.moved.len() * RESORT_FRACTION < self.len()
+    }
+}
+
 /// Brings the cell's moved proxies to their places in its lists by
 /// insertion sort, then inserts the entering ones; `false` when a sort
 /// from scratch should do it instead (many arrivals, or swaps over the
@@ -144,7 +216,7 @@ fn update_incrementally<F: PairFilter + ?Sized>(
         return false;
     }
     ctx.budget = swap_budget(n + entering);
-    let resort = region.moved.len() * RESORT_FRACTION >= n;
+    let resort = !region.sifts();
     let sorted = if resort && region.shuffled > 0 {
         // The last re-sorts ran over budget: from scratch for a while.
         region.shuffled -= 1;
@@ -282,6 +354,18 @@ fn scan_overlaps<F: PairFilter + ?Sized>(
             swap.start(id, q);
         }
     }
+}
+
+/// The few endpoints just left of position `at` (clamped to the list).
+fn left_of(list: &[Endpoint], at: usize) -> &[Endpoint] {
+    let at = at.min(list.len());
+    &list[at.saturating_sub(CROSSINGS_READ_AHEAD)..at]
+}
+
+/// The few endpoints just right of position `at`.
+fn right_of(list: &[Endpoint], at: usize) -> &[Endpoint] {
+    let from = (at + 1).min(list.len());
+    &list[from..(from + CROSSINGS_READ_AHEAD).min(list.len())]
 }
 
 /// A position as a hint (a list longer than `u16::MAX` gets the last one:
