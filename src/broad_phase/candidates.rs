@@ -206,10 +206,11 @@ impl<T> CandidateIndex<T> {
     }
 
     /// Where the candidate `{a, b}` is: `a`'s and `b`'s lists walked in
-    /// turn, so the shorter decides the cost.
+    /// turn, so the shorter decides the cost (a candidate is in both: once
+    /// one list ends without it, it is not one).
     pub(crate) fn find(&self, a: ProxyKey, b: ProxyKey) -> Option<u32> {
         let (mut x, mut y) = (self.head(a), self.head(b));
-        while x != NIL || y != NIL {
+        while x != NIL && y != NIL {
             for (s, p) in [(&mut x, a), (&mut y, b)] {
                 if *s != NIL {
                     // The candidate at `s` is `p`'s; is its other proxy

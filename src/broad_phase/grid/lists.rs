@@ -41,6 +41,18 @@ struct CellCtx<'a, F: ?Sized> {
     region: u32,
     budget: u64,
     swaps: [u64; 3],
+    merge: &'a mut MergeScratch,
+}
+
+/// Buffers of the entering proxies' merge, kept by the grid for their
+/// memory.
+#[derive(Default)]
+pub(super) struct MergeScratch {
+    /// One axis's entering endpoints: sort key, `2 · index in entered +
+    /// is_max`, the endpoint.
+    ends: Vec<(u64, u32, Endpoint)>,
+    /// Each entering proxy's endpoints' positions, `[x_min, x_max, y_min, ...]`.
+    at: Vec<[u32; 6]>,
 }
 
 impl<F: ?Sized> CellCtx<'_, F> {
@@ -89,6 +101,7 @@ impl GridSweepAndPrune {
                 region: r as u32,
                 budget: 0,
                 swaps: [0; 3],
+                merge: &mut self.merge,
             };
             let done = update_incrementally(region, &mut ctx);
             for (total, s) in self.stats.swaps.iter_mut().zip(ctx.swaps) {
@@ -291,27 +304,31 @@ fn sift_moved<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_,
 }
 
 /// Brings the entering proxies into the lists, which hold every other
-/// proxy of the cell at its current box by now: each endpoint is put by
-/// binary search where sifting it in from the end would stop (after every
-/// endpoint it does not come before), and the proxy's pairs are the
-/// proxies of the cell whose current boxes overlap its own, found by one
-/// scan of the x list up to its max (a proxy overlapping it starts there).
+/// proxy of the cell at its current box by now: on each axis their
+/// endpoints are sorted and merged into the list in one backward pass
+/// (each lands where inserting the proxies one by one, each endpoint after
+/// every endpoint it does not come before, would put it), then each
+/// proxy's pairs are the proxies of the cell whose current boxes overlap
+/// its own, found by one scan (see [`scan_overlaps`]).
 ///
-/// Sifting from the end, as before, crossed every endpoint to the right,
-/// with a pair-table lookup for each one that ended an overlap on that
-/// axis: under churn (a tenth of the bodies respawned every frame) it was
-/// most of the broad phase. The pairs added are the same: a sifted min
-/// crosses the max of every proxy whose box overlaps. The ends it reported
-/// were of pairs with boxes apart, which the cells both proxies shared
-/// before (or leaving one) end anyway, so the table after the update, and
-/// the changes drained from it, are the same.
+/// A merge because under churn several proxies enter each cell every
+/// update: one pass per list costs less than a binary search and a shift
+/// of the list's tail per endpoint, over lists mostly not in the cache.
+/// The pairs added are every overlapping pair with an entering proxy,
+/// which a sifted min would also cross: the table after the update, and
+/// the changes drained from it, are those of sifting the proxies in.
 fn insert_entered<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx<'_, F>) {
-    for i in 0..region.entered.len() {
-        let id = region.entered[i];
-        let b = ctx.swap.aabbs[id as usize];
-        let mut at = [0u16; 6];
-        let mut x_max = 0;
-        for (axis, list) in region.axes.iter_mut().enumerate() {
+    let Region { axes, entered, .. } = region;
+    if entered.is_empty() {
+        return;
+    }
+    let MergeScratch { ends, at } = &mut *ctx.merge;
+    at.clear();
+    at.resize(entered.len(), [0; 6]);
+    for (axis, list) in axes.iter_mut().enumerate() {
+        ends.clear();
+        for (i, &id) in (0u32..).zip(entered.iter()) {
+            let b = &ctx.swap.aabbs[id as usize];
             for (k, e) in [
                 Endpoint::new(b.min[axis], id, false),
                 Endpoint::new(b.max[axis], id, true),
@@ -319,38 +336,88 @@ fn insert_entered<F: PairFilter + ?Sized>(region: &mut Region, ctx: &mut CellCtx
             .into_iter()
             .enumerate()
             {
-                let pos = list.partition_point(|&x| !e.before(x));
-                list.insert(pos, e);
-                at[2 * axis + k] = hint(pos);
-                x_max = pos;
-            }
-            if axis == 0 {
-                scan_overlaps(&list[..x_max], id, &b, &mut ctx.swap);
+                ends.push((e.sort_key(), 2 * i + k as u32, e));
             }
         }
+        // By value, min before max, then in the order of `entered`: where
+        // one-by-one insertion puts endpoints that tie.
+        ends.sort_unstable_by_key(|&(key, seq, _)| (key, seq));
+        merge_into(list, ends, |seq, pos| {
+            at[(seq / 2) as usize][2 * axis + (seq % 2) as usize] = pos as u32;
+        });
+    }
+    for (i, &id) in entered.iter().enumerate() {
+        let at = ctx.merge.at[i];
+        scan_overlaps(axes, id, at, &mut ctx.swap);
         if let Some(hints) = ctx.hints(id) {
-            *hints = at;
+            *hints = at.map(|p| hint(p as usize));
         }
     }
-    region.entered.clear();
+    entered.clear();
 }
 
-/// Starts `id`'s pair with each proxy whose min endpoint is in `list` (the
-/// x list up to `id`'s max: every proxy overlapping it has its min there)
-/// and whose box overlaps `b`. Without branches but the rare hit: which
-/// endpoints are mins, and which boxes overlap, follow no pattern.
+/// Merges `ends` (sorted) into the sorted `list` from the back: an entering
+/// endpoint goes after every endpoint it does not come before. Tells
+/// `placed` where each one lands (by its sequence number).
+fn merge_into(
+    list: &mut Vec<Endpoint>,
+    ends: &[(u64, u32, Endpoint)],
+    mut placed: impl FnMut(u32, usize),
+) {
+    let mut r = list.len();
+    list.resize(r + ends.len(), Endpoint::new(0.0, 0, false));
+    let mut w = list.len();
+    for &(_, seq, e) in ends.iter().rev() {
+        while r > 0 && e.before(list[r - 1]) {
+            r -= 1;
+            w -= 1;
+            list[w] = list[r];
+        }
+        w -= 1;
+        list[w] = e;
+        placed(seq, w);
+    }
+}
+
+/// Starts `id`'s pair with each proxy of the cell whose box overlaps its
+/// own, `at` being `id`'s endpoints' positions in the lists. A proxy
+/// overlapping it has, on every axis, its min before `id`'s max and its
+/// max after `id`'s min: the scan reads the shortest of those six
+/// stretches (the part of a list before `id`'s max, for mins, or after its
+/// min, for maxes), about a third of a list on average. Without branches
+/// but the rare hit: which endpoints count, and which boxes overlap, follow no
+/// pattern.
 fn scan_overlaps<F: PairFilter + ?Sized>(
-    list: &[Endpoint],
+    axes: &[Vec<Endpoint>; 3],
     id: ProxyKey,
-    b: &Aabb,
+    at: [u32; 6],
     swap: &mut SwapCtx<'_, F, [bool]>,
 ) {
+    let mut best = (usize::MAX, 0, false);
+    for (axis, list) in axes.iter().enumerate() {
+        let before_max = at[2 * axis + 1] as usize;
+        let after_min = list.len() - at[2 * axis] as usize - 1;
+        if before_max < best.0 {
+            best = (before_max, axis, false);
+        }
+        if after_min < best.0 {
+            best = (after_min, axis, true);
+        }
+    }
+    let (_, axis, maxes) = best;
+    let list = &axes[axis];
+    let stretch = if maxes {
+        &list[at[2 * axis] as usize + 1..]
+    } else {
+        &list[..at[2 * axis + 1] as usize]
+    };
+    let b = &swap.aabbs[id as usize];
     let (b_min, b_max) = (Vec3A::from(b.min), Vec3A::from(b.max));
-    for &e in list {
+    for &e in stretch {
         let q = e.proxy();
         let o = &swap.aabbs[q as usize];
         let overlap = (b_min.cmple(Vec3A::from(o.max)) & Vec3A::from(o.min).cmple(b_max)).all();
-        if overlap & !e.is_max() & (q != id) {
+        if overlap & (e.is_max() == maxes) & (q != id) {
             swap.start(id, q);
         }
     }

@@ -224,6 +224,8 @@ pub struct GridSweepAndPrune {
     sweeps: u32,
     /// The proxies of a cell being swept from scratch.
     sweep_keys: Vec<ProxyKey>,
+    /// Buffers of the entering proxies' merge into a cell's lists.
+    merge: lists::MergeScratch,
 }
 
 impl GridSweepAndPrune {
