@@ -91,7 +91,10 @@ pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;
 #[cfg(feature = "picking")]
 pub use picking::{CollisionPickingCamera, CollisionPickingPlugin, CollisionPickingSettings};
-pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
+pub use resources::{
+    CollisionDiagnostics, CollisionState, Collisions, ParallelShares, PieceContact, StageTimes,
+    TaskShare,
+};
 pub use slide::{MoveAndSlide, MoveAndSlideHit};
 pub use spatial::{RayHitData, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter};
 pub use spatial_f64::RayHitF64;

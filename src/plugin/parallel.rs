@@ -7,8 +7,13 @@
 //! one order, so the events are the same whatever the number of tasks or
 //! threads.
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
+
 use bevy_tasks::{ComputeTaskPool, TaskPool};
 
+use super::resources::TaskShare;
 use crate::pipeline::{BoundsTask, CollisionWorld};
 
 /// Below this many dirty bodies the bounds update runs on the calling
@@ -36,33 +41,89 @@ pub(super) fn task_count(configured: Option<usize>) -> usize {
     })
 }
 
-/// Runs every task on the compute pool and returns when all have run.
-fn run_all<T: Send>(tasks: impl IntoIterator<Item = T>, run: fn(T)) {
+/// Which thread ran a stage's tasks: counted as the tasks start, so that
+/// [`TaskShare`] can tell whether the pool's other threads took part.
+struct Tally {
+    caller: ThreadId,
+    spawned: Instant,
+    elsewhere: AtomicU32,
+    /// Nanoseconds from `spawned` to the first task started elsewhere.
+    first_elsewhere: AtomicU64,
+}
+
+impl Tally {
+    fn new() -> Self {
+        Self {
+            caller: std::thread::current().id(),
+            spawned: Instant::now(),
+            elsewhere: AtomicU32::new(0),
+            first_elsewhere: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    /// Called by each task as it starts.
+    fn started(&self) {
+        if std::thread::current().id() != self.caller {
+            let ns = self
+                .spawned
+                .elapsed()
+                .as_nanos()
+                .min(u128::from(u64::MAX - 1)) as u64;
+            self.elsewhere.fetch_add(1, Ordering::Relaxed);
+            self.first_elsewhere.fetch_min(ns, Ordering::Relaxed);
+        }
+    }
+
+    /// The share of `tasks` tasks, all run.
+    fn share(self, tasks: usize) -> TaskShare {
+        let first = self.first_elsewhere.into_inner();
+        TaskShare {
+            tasks: tasks as u32,
+            elsewhere: self.elsewhere.into_inner(),
+            first_elsewhere: (first != u64::MAX).then(|| Duration::from_nanos(first)),
+        }
+    }
+}
+
+/// Runs every task on the compute pool and returns when all have run,
+/// with how they were shared out.
+fn run_all<T: Send>(tasks: impl IntoIterator<Item = T>, run: fn(T)) -> TaskShare {
+    let (tally, mut count) = (Tally::new(), 0);
     compute_pool().scope(|scope| {
         for task in tasks {
-            scope.spawn(async move { run(task) });
+            count += 1;
+            let tally = &tally;
+            scope.spawn(async move {
+                tally.started();
+                run(task);
+            });
         }
     });
+    tally.share(count)
 }
 
 /// The world's bounds update, split into `tasks` tasks when there are
 /// enough dirty bodies.
-pub(super) fn update_bounds(world: &mut CollisionWorld, tasks: usize) {
+pub(super) fn update_bounds(world: &mut CollisionWorld, tasks: usize) -> TaskShare {
+    let mut share = TaskShare::default();
     if tasks <= 1 || world.dirty_bodies() < PARALLEL_MIN_BODIES {
         world.update_bounds();
     } else {
-        world.update_bounds_with(tasks, |list| run_all(list, BoundsTask::run));
+        world.update_bounds_with(tasks, |list| share = run_all(list, BoundsTask::run));
     }
+    share
 }
 
 /// The world's narrow phase, split into `tasks` tasks when there are
 /// enough pairs.
-pub(super) fn update_narrow_phase(world: &mut CollisionWorld, tasks: usize) {
+pub(super) fn update_narrow_phase(world: &mut CollisionWorld, tasks: usize) -> TaskShare {
+    let mut share = TaskShare::default();
     if tasks <= 1 || world.stats().box_pairs < PARALLEL_MIN_PAIRS as u32 {
         world.update_narrow_phase();
     } else {
-        world.update_narrow_phase_with(tasks, |list| run_all(list, |task| task.run()));
+        world.update_narrow_phase_with(tasks, |list| share = run_all(list, |task| task.run()));
     }
+    share
 }
 
 #[cfg(feature = "bevy_transform")]
@@ -75,11 +136,12 @@ mod poses {
     use bevy_transform::components::GlobalTransform;
     use glam::Vec3;
 
-    use super::compute_pool;
+    use super::{Tally, compute_pool};
     use crate::math::{Pose, PoseError};
     use crate::pipeline::BodyHandle;
     use crate::plugin::components::ColliderPose;
     use crate::plugin::pose::pose_and_scale;
+    use crate::plugin::resources::TaskShare;
 
     /// Below this many changed transforms the pose sync converts them on
     /// the calling thread.
@@ -128,13 +190,14 @@ mod poses {
     /// contiguous chunks on the compute pool (on the calling thread when
     /// there are few). Each item reads and writes only itself, so the
     /// result does not depend on the split; the world is updated
-    /// afterwards, serially, in order.
+    /// afterwards, serially, in order. Returns how the chunks were shared
+    /// out.
     pub(crate) fn convert_poses(
         items: &mut [Staged],
         found: &mut Vec<Found>,
         bodies: &EntityHashMap<BodyHandle>,
         tasks: usize,
-    ) {
+    ) -> TaskShare {
         found.clear();
         found.resize(items.len(), (None, Err(PoseError::NonFinite)));
         let convert = |items: &mut [Staged], found: &mut [Found]| {
@@ -149,14 +212,22 @@ mod poses {
             }
         };
         if tasks <= 1 || items.len() < PARALLEL_MIN_POSES {
-            return convert(items, found);
+            convert(items, found);
+            return TaskShare::default();
         }
         let per_task = items.len().div_ceil(tasks);
+        let (tally, mut count) = (Tally::new(), 0);
         compute_pool().scope(|scope| {
             for (i, f) in items.chunks_mut(per_task).zip(found.chunks_mut(per_task)) {
-                scope.spawn(async move { convert(i, f) });
+                count += 1;
+                let tally = &tally;
+                scope.spawn(async move {
+                    tally.started();
+                    convert(i, f);
+                });
             }
         });
+        tally.share(count)
     }
 
     #[cfg(test)]

@@ -286,6 +286,7 @@ fn set_speed_bound(
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
         state,
+        diagnostics,
         transforms,
         staging,
         in_body_order,
@@ -305,12 +306,14 @@ fn sync_transforms(p: &mut SyncParams) {
     }
     let tasks = super::parallel::task_count(state.parallel_tasks);
     if tasks <= 1 {
+        diagnostics.parallel.sync = Default::default();
         in_body_order.sync(state, transforms.iter_mut());
         return;
     }
     let mut items = staging.take();
     items.extend(transforms.iter_mut());
-    super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
+    diagnostics.parallel.sync =
+        super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
     for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
         if let Some(body) = body {
             super::pose_sync::set_converted(state, (e, body), &converted);
@@ -348,7 +351,7 @@ pub(crate) fn update_bounds(
         refit(&mut state, e, &vertices.0);
     }
     let tasks = super::parallel::task_count(state.parallel_tasks);
-    super::parallel::update_bounds(&mut state.world, tasks);
+    diagnostics.parallel.bounds = super::parallel::update_bounds(&mut state.world, tasks);
     for body in state.world.moved_bodies() {
         let (Some(e), Some(aabb)) = (state.entity(body), state.world.aabb(body)) else {
             continue;
@@ -394,7 +397,7 @@ pub(crate) fn narrow_phase(
 ) {
     let start = Instant::now();
     let tasks = super::parallel::task_count(state.parallel_tasks);
-    super::parallel::update_narrow_phase(&mut state.world, tasks);
+    diagnostics.parallel.narrow = super::parallel::update_narrow_phase(&mut state.world, tasks);
     diagnostics.last.narrow = start.elapsed();
 }
 
