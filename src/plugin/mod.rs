@@ -19,9 +19,10 @@
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
 //!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
 //!
-//! The pose conversion (stage 1: `GlobalTransform` to pose and
-//! [`ColliderPose`]), the box computations (stage 2) and the pair tests
-//! (stage 4) run on Bevy's compute task pool when there are many (see
+//! The pose conversion and the world's pose writes (stage 1:
+//! `GlobalTransform` to pose and [`ColliderPose`], then into each body),
+//! the box computations (stage 2) and the pair tests (stage 4) run on
+//! Bevy's compute task pool when there are many (see
 //! [`CollisionPlugin::with_parallel_tasks`]): each is split into fixed
 //! shares whose results are applied on the system's thread in one order,
 //! so the events, their order and every component written are the same
@@ -156,8 +157,8 @@ impl CollisionPlugin {
         self
     }
 
-    /// Splits the parallel stages (pose conversion, bounds update, narrow
-    /// phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
+    /// Splits the parallel stages (pose conversion and writes, bounds
+    /// update, narrow phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
     /// runs them on the calling thread. Default: four tasks per compute
     /// thread, serial on a one-thread pool. Each split is into fixed
     /// shares whose results are applied serially in one order: the events

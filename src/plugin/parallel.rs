@@ -1,8 +1,9 @@
-//! The plugin's stages on Bevy's compute task pool: the world's bounds
-//! update and narrow phase take their tasks from the core
-//! ([`BoundsTask`], [`NarrowTask`](crate::narrow_phase::NarrowTask)) and
-//! run them here, so the core never imports Bevy; the pose sync converts
-//! the changed `GlobalTransform`s here in chunks. Every split is into
+//! The plugin's stages on Bevy's compute task pool: the world's pose
+//! writes, bounds update and narrow phase take their tasks from the core
+//! ([`PoseTask`](crate::pipeline::PoseTask), [`BoundsTask`],
+//! [`NarrowTask`](crate::narrow_phase::NarrowTask)) and run them here, so
+//! the core never imports Bevy; the pose sync converts the changed
+//! `GlobalTransform`s here in chunks. Every split is into
 //! fixed, ordered shares whose results are applied serially afterwards in
 //! one order, so the events are the same whatever the number of tasks or
 //! threads.
@@ -136,12 +137,13 @@ mod poses {
     use bevy_transform::components::GlobalTransform;
     use glam::Vec3;
 
-    use super::{Tally, compute_pool};
+    use super::{Tally, compute_pool, run_all};
     use crate::math::{Pose, PoseError};
-    use crate::pipeline::BodyHandle;
+    use crate::pipeline::{BodyHandle, CollisionWorld, PoseTask, PoseWrite, WorldError};
     use crate::plugin::components::ColliderPose;
     use crate::plugin::pose::pose_and_scale;
-    use crate::plugin::resources::TaskShare;
+    use crate::plugin::resources::{CollisionState, TaskShare};
+    use crate::plugin::systems::note_pose;
 
     /// Below this many changed transforms the pose sync converts them on
     /// the calling thread.
@@ -161,6 +163,8 @@ mod poses {
     pub(crate) struct PoseStaging {
         items: Vec<Staged<'static>>,
         pub found: Vec<Found>,
+        writes: Vec<PoseWrite>,
+        outcomes: Vec<Result<(), WorldError>>,
     }
 
     impl PoseStaging {
@@ -173,6 +177,65 @@ mod poses {
         pub(crate) fn keep(&mut self, items: Vec<Staged<'_>>) {
             self.items = recycle(items);
         }
+
+        /// The converted poses (and scales) of `items` into their bodies,
+        /// the writes in `tasks` tasks on the compute pool when there are
+        /// many (the world then appends its dirty list in their order:
+        /// the serial calls' result); then each collider's warning, in
+        /// order.
+        pub(crate) fn write(
+            &mut self,
+            state: &mut CollisionState,
+            items: &[Staged],
+            tasks: usize,
+        ) -> TaskShare {
+            self.writes.clear();
+            for (body, converted) in &self.found {
+                if let (Some(body), Ok((pose, scale))) = (body, converted) {
+                    let scale = state.scale_to_set(*scale);
+                    self.writes.push(PoseWrite {
+                        body: *body,
+                        pose: *pose,
+                        scale,
+                    });
+                }
+            }
+            let share = set_poses(&mut state.world, &self.writes, tasks, &mut self.outcomes);
+            let mut outcomes = self.outcomes.iter();
+            for (&(e, _, _), (body, converted)) in items.iter().zip(&self.found) {
+                if body.is_none() {
+                    continue;
+                }
+                let result = match converted {
+                    Ok(_) => outcomes.next().expect("an outcome per write").clone(),
+                    Err(err) => Err(WorldError::InvalidPose(*err)),
+                };
+                note_pose(state, e, result);
+            }
+            share
+        }
+    }
+
+    /// The world's pose writes, in `tasks` tasks on the compute pool when
+    /// there are many, else in one on the calling thread.
+    fn set_poses(
+        world: &mut CollisionWorld,
+        writes: &[PoseWrite],
+        tasks: usize,
+        outcomes: &mut Vec<Result<(), WorldError>>,
+    ) -> TaskShare {
+        if tasks <= 1 || writes.len() < PARALLEL_MIN_POSES {
+            world.set_poses_with(writes, 1, |list| list.for_each(PoseTask::run), outcomes);
+            return TaskShare::default();
+        }
+        let mut share = TaskShare::default();
+        world.set_poses_with(
+            writes,
+            tasks,
+            |list| share = run_all(list, PoseTask::run),
+            outcomes,
+        );
+        share
     }
 
     /// An empty vector with `v`'s allocation: the same element type but

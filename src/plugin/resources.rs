@@ -96,13 +96,23 @@ impl CollisionState {
         body: BodyHandle,
         scale: glam::Vec3,
     ) -> Result<(), crate::pipeline::WorldError> {
+        match self.scale_to_set(scale) {
+            Some(scale) => self.world.set_scale(body, scale),
+            None => Ok(()),
+        }
+    }
+
+    /// The scale to give a body, or `None` when no body was ever scaled and
+    /// this one is a unit scale (to the world's tolerance: it changes
+    /// nothing then).
+    pub(crate) fn scale_to_set(&mut self, scale: glam::Vec3) -> Option<glam::Vec3> {
         let unit =
             (scale - glam::Vec3::ONE).abs().max_element() <= crate::pipeline::UNIT_SCALE_TOLERANCE;
         if unit && !self.any_scaled {
-            return Ok(());
+            return None;
         }
         self.any_scaled |= !unit;
-        self.world.set_scale(body, scale)
+        Some(scale)
     }
 
     /// The collision world, read-only.
@@ -308,6 +318,9 @@ pub struct TaskShare {
 pub struct ParallelShares {
     /// The pose conversion of `SyncPoses`.
     pub sync: TaskShare,
+    /// The world's pose writes of `SyncPoses` (checks, pose and scale into
+    /// each body's record).
+    pub poses: TaskShare,
     /// The box computations of `UpdateBounds`.
     pub bounds: TaskShare,
     /// The pair tests of `NarrowPhase`.

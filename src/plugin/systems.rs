@@ -314,11 +314,7 @@ fn sync_transforms(p: &mut SyncParams) {
     items.extend(transforms.iter_mut());
     diagnostics.parallel.sync =
         super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
-    for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
-        if let Some(body) = body {
-            super::pose_sync::set_converted(state, (e, body), &converted);
-        }
-    }
+    diagnostics.parallel.poses = staging.write(state, &items, tasks);
     staging.keep(items);
 }
 
@@ -328,7 +324,18 @@ pub(super) fn apply_pose(
     (e, body): (Entity, BodyHandle),
     pose: Result<Pose, crate::pipeline::WorldError>,
 ) {
-    match pose.and_then(|pose| state.world.set_pose(body, pose)) {
+    let result = pose.and_then(|pose| state.world.set_pose(body, pose));
+    note_pose(state, e, result);
+}
+
+/// Clears a collider's warning once its pose is set, or warns once that it
+/// keeps its last valid pose.
+pub(super) fn note_pose(
+    state: &mut CollisionState,
+    e: Entity,
+    result: Result<(), crate::pipeline::WorldError>,
+) {
+    match result {
         Ok(()) => state.warned.clear(e),
         Err(err) => {
             state.warned.warn(e, || {

@@ -127,7 +127,13 @@ fn diagnostics_count_each_parallel_stage_s_tasks() {
         let d = app.world().resource::<CollisionDiagnostics>();
         assert!(d.stats.box_pairs > 256, "{} pairs", d.stats.box_pairs);
         let p = d.parallel;
-        for (stage, share) in [("sync", p.sync), ("bounds", p.bounds), ("narrow", p.narrow)] {
+        let stages = [
+            ("sync", p.sync),
+            ("poses", p.poses),
+            ("bounds", p.bounds),
+            ("narrow", p.narrow),
+        ];
+        for (stage, share) in stages {
             let what = format!("{tasks} tasks, {stage}: {share:?}");
             if tasks == 1 {
                 assert_eq!(share, TaskShare::default(), "{what}");

@@ -61,12 +61,13 @@ pub struct EngineStats {
     stages: [Vec<f64>; 5],
     /// This crate's world step, process CPU ms per measured frame.
     world_ms: Vec<f64>,
-    /// This crate's parallel stages (pose conversion, boxes, pair tests):
+    /// This crate's parallel stages (pose conversion, pose writes, boxes,
+    /// pair tests):
     /// tasks run, of them run off the system's thread, and the hand-over
     /// time (µs) of the frames where one was.
-    tasks: [u32; 3],
-    elsewhere: [u32; 3],
-    hand_over_us: [Vec<f64>; 3],
+    tasks: [u32; 4],
+    elsewhere: [u32; 4],
+    hand_over_us: [Vec<f64>; 4],
 }
 
 impl EngineStats {
@@ -97,7 +98,7 @@ impl EngineStats {
     }
 
     pub fn add_shares(&mut self, p: &ParallelShares) {
-        for (k, share) in [p.sync, p.bounds, p.narrow].iter().enumerate() {
+        for (k, share) in [p.sync, p.poses, p.bounds, p.narrow].iter().enumerate() {
             let TaskShare {
                 tasks,
                 elsewhere,
@@ -117,7 +118,7 @@ impl EngineStats {
         if self.tasks.iter().all(|&t| t == 0) {
             return None;
         }
-        let names = ["pose conversion", "boxes", "pair tests"];
+        let names = ["pose conversion", "pose writes", "boxes", "pair tests"];
         let part = |k: usize| {
             format!(
                 "{} {}/{} ({:.0} µs)",
@@ -128,10 +129,11 @@ impl EngineStats {
             )
         };
         Some(format!(
-            "  bevy_icollide tasks run off the system's thread (all measured frames; median hand-over): {}, {}, {}",
+            "  bevy_icollide tasks run off the system's thread (all measured frames; median hand-over): {}, {}, {}, {}",
             part(0),
             part(1),
-            part(2)
+            part(2),
+            part(3)
         ))
     }
 
