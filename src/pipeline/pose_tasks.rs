@@ -208,7 +208,8 @@ fn group(lists: &mut PoseLists, writes: &[PoseWrite], tasks: usize, slots: usize
         counts[t] += counts[t - 1];
     }
     // Now `counts[t]` is group `t`'s start.
-    (order.clear(), at.clear());
+    order.clear();
+    at.clear();
     order.resize(writes.len(), 0);
     // Each group's count as its cursor: afterwards `counts[t]` is the end
     // of group `t`, shifted back into starts below.

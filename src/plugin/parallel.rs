@@ -207,7 +207,7 @@ mod poses {
                     continue;
                 }
                 let result = match converted {
-                    Ok(_) => outcomes.next().expect("an outcome per write").clone(),
+                    Ok(_) => *outcomes.next().expect("an outcome per write"),
                     Err(err) => Err(WorldError::InvalidPose(*err)),
                 };
                 note_pose(state, e, result);

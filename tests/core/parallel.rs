@@ -80,7 +80,7 @@ fn writes_of(
         let mut w = PoseWrite {
             body: ids[i],
             pose: scene.bodies[i].pose,
-            scale: (i % 3 == 0).then_some(Vec3::ONE),
+            scale: i.is_multiple_of(3).then_some(Vec3::ONE),
         };
         if i == (frame * 7) % ids.len() {
             w.scale = Some(Vec3::splat(2.0));
