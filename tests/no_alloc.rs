@@ -11,7 +11,7 @@ use std::thread::LocalKey;
 use bevy_icollide::bounds::BoundsMode;
 use bevy_icollide::collider::{CompoundPiece, SharedShape};
 use bevy_icollide::math::Pose;
-use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, WorldConfig};
+use bevy_icollide::pipeline::{BodyDesc, CollisionWorld, PoseWrite, WorldConfig, WorldError};
 use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
 use glam::Vec3;
 
@@ -130,10 +130,39 @@ fn run_with(
     shape_of: impl Fn(&MultiBodyScene, usize) -> SharedShape,
     ccd: impl Fn(usize) -> bool,
 ) -> Counted {
-    run_stepped(mode, warm_up, (shape_of, ccd), serial_step)
+    run_stepped(
+        mode,
+        warm_up,
+        (shape_of, ccd),
+        (poses_one_by_one, serial_step),
+    )
 }
 
-/// [`run_with`], each frame stepped by `step`.
+/// How a frame's poses reach the world: one `set_pose` each, or
+/// `set_poses_with` in three tasks run in turn (its lists kept).
+type SetPoses = fn(&mut CollisionWorld, &[PoseWrite], &mut Vec<Result<(), WorldError>>);
+
+fn poses_one_by_one(
+    world: &mut CollisionWorld,
+    writes: &[PoseWrite],
+    _: &mut Vec<Result<(), WorldError>>,
+) {
+    for w in writes {
+        world.set_pose(w.body, w.pose).expect("valid");
+    }
+}
+
+fn poses_in_tasks(
+    world: &mut CollisionWorld,
+    writes: &[PoseWrite],
+    out: &mut Vec<Result<(), WorldError>>,
+) {
+    world.set_poses_with(writes, 3, |tasks| tasks.for_each(|t| t.run()), out);
+    assert!(out.iter().all(Result::is_ok));
+}
+
+/// [`run_with`], each frame's poses set by `set_poses`, each frame
+/// stepped by `step`.
 fn run_stepped(
     mode: BoundsMode,
     warm_up: u32,
@@ -141,7 +170,7 @@ fn run_stepped(
         impl Fn(&MultiBodyScene, usize) -> SharedShape,
         impl Fn(usize) -> bool,
     ),
-    step: fn(&mut CollisionWorld) -> usize,
+    (set_poses, step): (SetPoses, fn(&mut CollisionWorld) -> usize),
 ) -> Counted {
     // The allocation counter is global: one counted run at a time.
     let _one_at_a_time = ONE_RUN.lock().unwrap_or_else(|e| e.into_inner());
@@ -170,15 +199,20 @@ fn run_stepped(
         allocs: 0,
         events: 0,
     };
+    let (mut writes, mut outcomes) = (Vec::with_capacity(ids.len()), Vec::new());
     // Warm up until the pair tables and event buffers reached their size.
     for frame in 0..warm_up + 200 {
         scene.step();
         let counting = frame >= warm_up;
         ALLOCS.store(0, Ordering::Relaxed);
         COUNTING.store(counting, Ordering::Relaxed);
-        for (i, &id) in ids.iter().enumerate() {
-            world.set_pose(id, scene.bodies[i].pose).expect("valid");
-        }
+        writes.clear();
+        writes.extend(ids.iter().zip(&scene.bodies).map(|(&body, b)| PoseWrite {
+            body,
+            pose: b.pose,
+            scale: None,
+        }));
+        set_poses(&mut world, &writes, &mut outcomes);
         let events = step(&mut world);
         COUNTING.store(false, Ordering::Relaxed);
         if counting {
@@ -215,8 +249,8 @@ fn steady_state_frames_do_not_allocate() {
     }
 }
 
-/// The parallel path (bounds and narrow-phase tasks, split and merged):
-/// its job and task lists keep their memory between frames.
+/// The parallel path (pose writes, bounds and narrow-phase tasks, split
+/// and merged): its job and task lists keep their memory between frames.
 #[test]
 fn steady_state_frames_in_tasks_do_not_allocate() {
     let shape = |scene: &MultiBodyScene, i| scene.shape_of(i).clone();
@@ -224,7 +258,7 @@ fn steady_state_frames_in_tasks_do_not_allocate() {
         BoundsMode::DynamicBox,
         1000,
         (shape, |_| false),
-        step_in_tasks,
+        (poses_in_tasks, step_in_tasks),
     );
     check("in tasks", &r);
 }

@@ -48,6 +48,7 @@
 
 use glam::{DVec3, Vec3};
 
+use super::body::Body;
 use super::spatial::{QueryFilter, WorldRayHit, cast_body, shape_box, shape_touches};
 use super::{BodyHandle, CollisionWorld, WorldError, checks};
 use crate::broad_phase::BroadPhase;
@@ -63,17 +64,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// and the body keeps its last valid pose.
     pub fn set_pose_f64(&mut self, h: BodyHandle, pose: WorldPose) -> Result<(), WorldError> {
         checks::world_pose(&pose)?;
-        // Unit to f32 precision, as the box and pair tests' rounding bounds
-        // assume (`validate` accepts |q|² within 2e-3 of 1, which scales
-        // what it rotates by as much); a quaternion already unit within
-        // 8 · 2⁻²⁴ is kept bit for bit.
-        let q = pose.rotation;
-        let rotation = if (q.length_squared() - 1.0).abs() > 4.0 * f32::EPSILON {
-            q.normalize()
-        } else {
-            q
-        };
-        self.body_mut(h)?.pose = Some(WorldPose::new(rotation, pose.translation));
+        place(self.body_mut(h)?, pose);
         self.mark_dirty(h.index());
         Ok(())
     }
@@ -156,4 +147,19 @@ fn ray_box(origin: DVec3, dir: Vec3, max_toi: f32) -> Option<Aabb> {
     let (lo, hi) = (origin.min(end), origin.max(end));
     let b = Aabb::new(Vec3::ZERO, (hi - lo).as_vec3());
     Some(b.shifted_out(lo))
+}
+
+/// Sets a body's pose (checked by `checks::world_pose`), its rotation unit
+/// to `f32` precision, as the box and pair tests' rounding bounds assume
+/// (`validate` accepts |q|² within 2e-3 of 1, which scales what it rotates
+/// by as much); a quaternion already unit within 8 · 2⁻²⁴ is kept bit for
+/// bit.
+pub(super) fn place(body: &mut Body, pose: WorldPose) {
+    let q = pose.rotation;
+    let rotation = if (q.length_squared() - 1.0).abs() > 4.0 * f32::EPSILON {
+        q.normalize()
+    } else {
+        q
+    };
+    body.pose = Some(WorldPose::new(rotation, pose.translation));
 }

@@ -71,6 +71,7 @@ mod hull_path_tests;
 pub mod large_world;
 #[cfg(test)]
 mod merge_order_tests;
+mod pose_tasks;
 mod scale;
 mod shape_cast;
 pub mod spatial;
@@ -79,6 +80,7 @@ mod ttc;
 pub use body::{BodyDesc, Layers};
 pub use bounds_tasks::BoundsTask;
 pub use handle::BodyHandle;
+pub use pose_tasks::{PoseTask, PoseWrite};
 pub use scale::UNIT_SCALE_TOLERANCE;
 pub use shape_cast::WorldShapeHit;
 pub use spatial::{QueryFilter, WorldRayHit};
@@ -302,6 +304,8 @@ pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
     /// for their memory.
     bounds_tasks: Vec<BoundsTask<'static>>,
     bounds_visits: Vec<u64>,
+    /// The parallel pose writes' lists, kept for their memory.
+    pose_lists: pose_tasks::PoseLists,
     /// Bodies whose box changed since the last narrow phase.
     moved: Vec<u32>,
     /// Deactivated pairs, by body slots.
@@ -350,6 +354,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             bounds_order: Vec::new(),
             bounds_tasks: Vec::new(),
             bounds_visits: Vec::new(),
+            pose_lists: Default::default(),
             moved: Vec::new(),
             disabled_pairs: PairSet::default(),
             broad,

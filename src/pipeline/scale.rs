@@ -6,6 +6,7 @@
 
 use glam::Vec3;
 
+use super::body::Body;
 use super::{BodyHandle, CollisionWorld, WorldError, checks};
 use crate::broad_phase::BroadPhase;
 #[cfg(doc)]
@@ -31,14 +32,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// ([`WorldError::ScaledBeyondLimit`]).
     pub fn set_scale(&mut self, h: BodyHandle, scale: Vec3) -> Result<(), WorldError> {
         checks::scale(scale)?;
-        let unit = (scale - Vec3::ONE).abs().max_element() <= UNIT_SCALE_TOLERANCE;
-        let scale = if unit { Vec3::ONE } else { scale };
-        let body = self.body(h)?;
-        checks::scaled_shape(body, &body.shape, scale, true)?;
-        let body = self.body_mut(h)?;
-        if body.scale != scale {
-            body.scale = scale;
-            body.geometry_changed();
+        if rescale(self.body_mut(h)?, scale)? {
             self.mark_dirty(h.index());
         }
         Ok(())
@@ -48,4 +42,20 @@ impl<B: BroadPhase> CollisionWorld<B> {
     pub fn scale(&self, h: BodyHandle) -> Result<Vec3, WorldError> {
         Ok(self.body(h)?.scale)
     }
+}
+
+/// Sets a body's scale (checked by `checks::scale`; within
+/// [`UNIT_SCALE_TOLERANCE`] of 1 it is 1): whether it changed (the body's
+/// box must then be recomputed). Errors as
+/// [`CollisionWorld::set_scale`]'s, nothing changed then.
+pub(super) fn rescale(body: &mut Body, scale: Vec3) -> Result<bool, WorldError> {
+    let unit = (scale - Vec3::ONE).abs().max_element() <= UNIT_SCALE_TOLERANCE;
+    let scale = if unit { Vec3::ONE } else { scale };
+    checks::scaled_shape(body, &body.shape, scale, true)?;
+    if body.scale == scale {
+        return Ok(false);
+    }
+    body.scale = scale;
+    body.geometry_changed();
+    Ok(true)
 }

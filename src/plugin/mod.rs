@@ -19,9 +19,10 @@
 //! 5. `Report`: [`CollisionStart`] / [`CollisionEnd`] messages and observer
 //!    events, sorted by pair; [`CollidingEntities`]; [`CollisionDiagnostics`].
 //!
-//! The pose conversion (stage 1: `GlobalTransform` to pose and
-//! [`ColliderPose`]), the box computations (stage 2) and the pair tests
-//! (stage 4) run on Bevy's compute task pool when there are many (see
+//! The pose conversion and the world's pose writes (stage 1:
+//! `GlobalTransform` to pose and [`ColliderPose`], then into each body),
+//! the box computations (stage 2) and the pair tests (stage 4) run on
+//! Bevy's compute task pool when there are many (see
 //! [`CollisionPlugin::with_parallel_tasks`]): each is split into fixed
 //! shares whose results are applied on the system's thread in one order,
 //! so the events, their order and every component written are the same
@@ -92,7 +93,10 @@ pub use events::{CollisionEnd, CollisionStart};
 pub use pair_config::CollisionPairConfig;
 #[cfg(feature = "picking")]
 pub use picking::{CollisionPickingCamera, CollisionPickingPlugin, CollisionPickingSettings};
-pub use resources::{CollisionDiagnostics, CollisionState, Collisions, PieceContact, StageTimes};
+pub use resources::{
+    CollisionDiagnostics, CollisionState, Collisions, ParallelShares, PieceContact, StageTimes,
+    TaskShare,
+};
 pub use slide::{MoveAndSlide, MoveAndSlideHit};
 pub use spatial::{RayHitData, ShapeCastConfig, ShapeHitData, SpatialQuery, SpatialQueryFilter};
 pub use spatial_f64::RayHitF64;
@@ -154,8 +158,8 @@ impl CollisionPlugin {
         self
     }
 
-    /// Splits the parallel stages (pose conversion, bounds update, narrow
-    /// phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
+    /// Splits the parallel stages (pose conversion and writes, bounds
+    /// update, narrow phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
     /// runs them on the calling thread. Default: four tasks per compute
     /// thread, serial on a one-thread pool. Each split is into fixed
     /// shares whose results are applied serially in one order: the events

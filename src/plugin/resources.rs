@@ -96,13 +96,23 @@ impl CollisionState {
         body: BodyHandle,
         scale: glam::Vec3,
     ) -> Result<(), crate::pipeline::WorldError> {
+        match self.scale_to_set(scale) {
+            Some(scale) => self.world.set_scale(body, scale),
+            None => Ok(()),
+        }
+    }
+
+    /// The scale to give a body, or `None` when no body was ever scaled and
+    /// this one is a unit scale (to the world's tolerance: it changes
+    /// nothing then).
+    pub(crate) fn scale_to_set(&mut self, scale: glam::Vec3) -> Option<glam::Vec3> {
         let unit =
             (scale - glam::Vec3::ONE).abs().max_element() <= crate::pipeline::UNIT_SCALE_TOLERANCE;
         if unit && !self.any_scaled {
-            return Ok(());
+            return None;
         }
         self.any_scaled |= !unit;
-        self.world.set_scale(body, scale)
+        Some(scale)
     }
 
     /// The collision world, read-only.
@@ -287,6 +297,36 @@ impl StageTimes {
     }
 }
 
+/// How a parallel stage's tasks ran in its last run: a diagnostic of the
+/// compute pool, not of the results (which are the same on any thread).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskShare {
+    /// Tasks run; 0 when the stage ran on the system's thread alone
+    /// (one task configured, a one-thread pool, or too little work).
+    pub tasks: u32,
+    /// Of them, the tasks another thread of the pool ran. 0 of several
+    /// means the other threads did not help in time (parked and slow to
+    /// wake, or their cores taken by other processes).
+    pub elsewhere: u32,
+    /// From the spawning of the tasks to the start of the first one run
+    /// elsewhere (the hand-over's latency), if any was.
+    pub first_elsewhere: Option<Duration>,
+}
+
+/// [`TaskShare`] of each stage that splits work over the compute pool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ParallelShares {
+    /// The pose conversion of `SyncPoses`.
+    pub sync: TaskShare,
+    /// The world's pose writes of `SyncPoses` (checks, pose and scale into
+    /// each body's record).
+    pub poses: TaskShare,
+    /// The box computations of `UpdateBounds`.
+    pub bounds: TaskShare,
+    /// The pair tests of `NarrowPhase`.
+    pub narrow: TaskShare,
+}
+
 /// Per-stage timings and counters, updated every frame.
 #[derive(Resource, Clone, Debug, Default)]
 #[cfg_attr(
@@ -305,6 +345,8 @@ pub struct CollisionDiagnostics {
     pub frames: u64,
     /// Counters of the last frame.
     pub stats: WorldStats,
+    /// How the last frame's parallel stages shared their tasks out.
+    pub parallel: ParallelShares,
     /// Set (with a warning in the log) when colliders have a `Transform`
     /// whose `GlobalTransform` is never updated: an app without
     /// `TransformPlugin`, where every collider would sit at the origin.

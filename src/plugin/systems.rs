@@ -299,6 +299,7 @@ fn set_speed_bound(
 fn sync_transforms(p: &mut SyncParams) {
     let SyncParams {
         state,
+        diagnostics,
         transforms,
         staging,
         in_body_order,
@@ -318,17 +319,15 @@ fn sync_transforms(p: &mut SyncParams) {
     }
     let tasks = super::parallel::task_count(state.parallel_tasks);
     if tasks <= 1 {
+        diagnostics.parallel.sync = Default::default();
         in_body_order.sync(state, transforms.iter_mut());
         return;
     }
     let mut items = staging.take();
     items.extend(transforms.iter_mut());
-    super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
-    for (&(e, _, _), &(body, converted)) in items.iter().zip(&staging.found) {
-        if let Some(body) = body {
-            super::pose_sync::set_converted(state, (e, body), &converted);
-        }
-    }
+    diagnostics.parallel.sync =
+        super::parallel::convert_poses(&mut items, &mut staging.found, &state.entity_body, tasks);
+    diagnostics.parallel.poses = staging.write(state, &items, tasks);
     staging.keep(items);
 }
 
@@ -338,7 +337,18 @@ pub(super) fn apply_pose(
     (e, body): (Entity, BodyHandle),
     pose: Result<Pose, crate::pipeline::WorldError>,
 ) {
-    match pose.and_then(|pose| state.world.set_pose(body, pose)) {
+    let result = pose.and_then(|pose| state.world.set_pose(body, pose));
+    note_pose(state, e, result);
+}
+
+/// Clears a collider's warning once its pose is set, or warns once that it
+/// keeps its last valid pose.
+pub(super) fn note_pose(
+    state: &mut CollisionState,
+    e: Entity,
+    result: Result<(), crate::pipeline::WorldError>,
+) {
+    match result {
         Ok(()) => state.warned.clear(e),
         Err(err) => {
             state.warned.warn(e, || {
@@ -361,7 +371,7 @@ pub(crate) fn update_bounds(
         refit(&mut state, e, &vertices.0);
     }
     let tasks = super::parallel::task_count(state.parallel_tasks);
-    super::parallel::update_bounds(&mut state.world, tasks);
+    diagnostics.parallel.bounds = super::parallel::update_bounds(&mut state.world, tasks);
     for body in state.world.moved_bodies() {
         let (Some(e), Some(aabb)) = (state.entity(body), state.world.aabb(body)) else {
             continue;
@@ -407,7 +417,7 @@ pub(crate) fn narrow_phase(
 ) {
     let start = Instant::now();
     let tasks = super::parallel::task_count(state.parallel_tasks);
-    super::parallel::update_narrow_phase(&mut state.world, tasks);
+    diagnostics.parallel.narrow = super::parallel::update_narrow_phase(&mut state.world, tasks);
     diagnostics.last.narrow = start.elapsed();
 }
 

@@ -6,6 +6,7 @@
 
 use bevy_app::prelude::*;
 use bevy_ecs::prelude::*;
+use bevy_icollide::plugin::TaskShare;
 use bevy_icollide::prelude::*;
 use bevy_icollide::testkit::MultiBodyScene;
 
@@ -97,5 +98,54 @@ fn events_do_not_depend_on_the_task_split() {
         );
         assert_eq!(parallel.1, serial.1, "{tasks} tasks: CollidingEntities");
         assert!(parallel.2 == serial.2, "{tasks} tasks: poses and boxes");
+    }
+}
+
+/// Each parallel stage's diagnostics count its tasks: none with one task
+/// configured, else more than one and at most the configured number; the
+/// tasks run elsewhere are among them and have a hand-over time.
+#[test]
+fn diagnostics_count_each_parallel_stage_s_tasks() {
+    ComputeTaskPool::get_or_init(|| TaskPoolBuilder::new().num_threads(4).build());
+    let params = hull_scene::params(1200, 5);
+    for tasks in [1, 3, 8] {
+        let mut scene = MultiBodyScene::new(&params);
+        let mut app = hull_scene::app(tasks);
+        let ids: Vec<Entity> = (0..params.count)
+            .map(|i| {
+                let collider = Collider::new(scene.shape_of(i).clone());
+                app.world_mut().spawn((collider, transform(&scene, i))).id()
+            })
+            .collect();
+        for _ in 0..3 {
+            for (i, &e) in ids.iter().enumerate() {
+                *app.world_mut().get_mut::<Transform>(e).expect("a body") = transform(&scene, i);
+            }
+            app.update();
+            scene.step();
+        }
+        let d = app.world().resource::<CollisionDiagnostics>();
+        assert!(d.stats.box_pairs > 256, "{} pairs", d.stats.box_pairs);
+        let p = d.parallel;
+        let stages = [
+            ("sync", p.sync),
+            ("poses", p.poses),
+            ("bounds", p.bounds),
+            ("narrow", p.narrow),
+        ];
+        for (stage, share) in stages {
+            let what = format!("{tasks} tasks, {stage}: {share:?}");
+            if tasks == 1 {
+                assert_eq!(share, TaskShare::default(), "{what}");
+                continue;
+            }
+            assert!(share.tasks > 1 && share.tasks <= tasks as u32, "{what}");
+            assert!(share.elsewhere <= share.tasks, "{what}");
+            assert_eq!(
+                share.first_elsewhere.is_some(),
+                share.elsewhere > 0,
+                "{what}"
+            );
+        }
     }
 }

@@ -217,15 +217,14 @@ impl Harness {
     }
 
     /// This crate's stage times of the last update (wall clock, from its
-    /// `CollisionDiagnostics`) and the process's CPU time over its world
-    /// step (bounds, broad and narrow phase).
-    pub fn stage_times(&self) -> Option<(ic::StageTimes, Duration)> {
+    /// `CollisionDiagnostics`), how its parallel stages' tasks were shared
+    /// out, and the process's CPU time over its world step (bounds, broad
+    /// and narrow phase).
+    pub fn stage_times(&self) -> Option<(ic::StageTimes, ic::ParallelShares, Duration)> {
         (self.engine == Engine::Icollide).then(|| {
             let w = self.app.world();
-            (
-                w.resource::<ic::CollisionDiagnostics>().last,
-                w.resource::<WorldStepProbe>().last,
-            )
+            let d = w.resource::<ic::CollisionDiagnostics>();
+            (d.last, d.parallel, w.resource::<WorldStepProbe>().last)
         })
     }
 

@@ -319,8 +319,9 @@ fn run(s: &Settings, n: usize, every: usize) -> String {
             app.read_events();
             if measured {
                 st.add_pairs(app.touching.len());
-                if let Some((t, world)) = app.stage_times() {
+                if let Some((t, shares, world)) = app.stage_times() {
                     st.add_stages(&t, world);
+                    st.add_shares(&shares);
                 }
             }
         }

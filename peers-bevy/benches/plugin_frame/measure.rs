@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use bevy_icollide::plugin::StageTimes;
+use bevy_icollide::plugin::{ParallelShares, StageTimes, TaskShare};
 use cpu_time::ProcessTime;
 
 use crate::Settings;
@@ -61,6 +61,13 @@ pub struct EngineStats {
     stages: [Vec<f64>; 5],
     /// This crate's world step, process CPU ms per measured frame.
     world_ms: Vec<f64>,
+    /// This crate's parallel stages (pose conversion, pose writes, boxes,
+    /// pair tests):
+    /// tasks run, of them run off the system's thread, and the hand-over
+    /// time (µs) of the frames where one was.
+    tasks: [u32; 4],
+    elsewhere: [u32; 4],
+    hand_over_us: [Vec<f64>; 4],
 }
 
 impl EngineStats {
@@ -88,6 +95,46 @@ impl EngineStats {
         for (v, d) in self.stages.iter_mut().zip(all) {
             v.push(ms(d));
         }
+    }
+
+    pub fn add_shares(&mut self, p: &ParallelShares) {
+        for (k, share) in [p.sync, p.poses, p.bounds, p.narrow].iter().enumerate() {
+            let TaskShare {
+                tasks,
+                elsewhere,
+                first_elsewhere,
+            } = *share;
+            self.tasks[k] += tasks;
+            self.elsewhere[k] += elsewhere;
+            if let Some(d) = first_elsewhere {
+                self.hand_over_us[k].push(d.as_secs_f64() * 1e6);
+            }
+        }
+    }
+
+    /// This crate's parallel stages: the share of their tasks that ran off
+    /// the system's thread, and the median hand-over.
+    fn shares_line(&self) -> Option<String> {
+        if self.tasks.iter().all(|&t| t == 0) {
+            return None;
+        }
+        let names = ["pose conversion", "pose writes", "boxes", "pair tests"];
+        let part = |k: usize| {
+            format!(
+                "{} {}/{} ({:.0} µs)",
+                names[k],
+                self.elsewhere[k],
+                self.tasks[k],
+                median(&self.hand_over_us[k])
+            )
+        };
+        Some(format!(
+            "  bevy_icollide tasks run off the system's thread (all measured frames; median hand-over): {}, {}, {}, {}",
+            part(0),
+            part(1),
+            part(2),
+            part(3)
+        ))
     }
 
     pub fn cpu(&self) -> f64 {
@@ -239,6 +286,12 @@ impl Run<'_> {
                 "  bevy_icollide CPU: frame − bare app {frame:.3} ms = world step (bounds + broad + narrow) {world:.3} + plugin share {share:.3} ({:.0} %)",
                 100.0 * share / frame
             );
+        }
+        if let Some(line) = self
+            .stats_of(Engine::Icollide)
+            .and_then(EngineStats::shares_line)
+        {
+            println!("{line}");
         }
         println!("  row: {}", self.row());
     }
