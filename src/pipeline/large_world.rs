@@ -62,6 +62,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// A NaN, infinite or non-unit pose, or a translation beyond
     /// [`MAX_POSITION`], is refused
     /// and the body keeps its last valid pose.
+    #[inline]
     pub fn set_pose_f64(&mut self, h: BodyHandle, pose: WorldPose) -> Result<(), WorldError> {
         checks::world_pose(&pose)?;
         place(self.body_mut(h)?, pose);
@@ -154,6 +155,7 @@ fn ray_box(origin: DVec3, dir: Vec3, max_toi: f32) -> Option<Aabb> {
 /// (`validate` accepts |q|² within 2e-3 of 1, which scales what it rotates
 /// by as much); a quaternion already unit within 8 · 2⁻²⁴ is kept bit for
 /// bit.
+#[inline]
 pub(super) fn place(body: &mut Body, pose: WorldPose) {
     let q = pose.rotation;
     let rotation = if (q.length_squared() - 1.0).abs() > 4.0 * f32::EPSILON {

@@ -413,6 +413,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
     /// ([`PoseError::TooFar`]), is refused and the body keeps its last
     /// valid pose. Far from the origin, [`set_pose_f64`](Self::set_pose_f64)
     /// places it to within `f64` precision (see [`large_world`]).
+    #[inline]
     pub fn set_pose(&mut self, h: BodyHandle, pose: Pose) -> Result<(), WorldError> {
         checks::pose(&pose)?;
         self.set_pose_f64(h, pose.into())

@@ -48,6 +48,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
 /// [`UNIT_SCALE_TOLERANCE`] of 1 it is 1): whether it changed (the body's
 /// box must then be recomputed). Errors as
 /// [`CollisionWorld::set_scale`]'s, nothing changed then.
+#[inline]
 pub(super) fn rescale(body: &mut Body, scale: Vec3) -> Result<bool, WorldError> {
     let unit = (scale - Vec3::ONE).abs().max_element() <= UNIT_SCALE_TOLERANCE;
     let scale = if unit { Vec3::ONE } else { scale };

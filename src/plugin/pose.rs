@@ -28,7 +28,10 @@ fn rigid(scale: Vec3, rotation: Quat, translation: Vec3) -> Result<Pose, PoseErr
 /// whose shape may scale (a triangle mesh: the world decides, see
 /// [`CollisionWorld::set_scale`](crate::pipeline::CollisionWorld::set_scale)):
 /// errors for NaN or infinite parts and for a scale component near 0.
-#[inline]
+// Always inlined: left a call (it was, once the threads' pose writes added
+// callers), its result went through memory and the one-thread sync at 10k
+// took 0.74 ms instead of 0.63 (EXPERIMENTS.md#threads-share).
+#[inline(always)]
 pub(crate) fn pose_and_scale(global: &GlobalTransform) -> Result<(Pose, Vec3), PoseError> {
     let (scale, rotation, translation) = scale_rotation_translation(global);
     // A zero scale leaves no rotation to find (NaN): say why.

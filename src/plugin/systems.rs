@@ -332,6 +332,7 @@ fn sync_transforms(p: &mut SyncParams) {
 }
 
 /// Sets a body's pose, or warns once and keeps the last valid pose.
+#[inline]
 pub(super) fn apply_pose(
     state: &mut CollisionState,
     (e, body): (Entity, BodyHandle),
