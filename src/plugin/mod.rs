@@ -52,6 +52,7 @@ mod collider_kinds;
 mod components;
 #[cfg(feature = "debug-render")]
 mod debug;
+mod entity_bodies;
 mod events;
 mod pair_config;
 mod parallel;

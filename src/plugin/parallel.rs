@@ -133,7 +133,7 @@ pub(super) use poses::{PoseStaging, convert_poses};
 #[cfg(feature = "bevy_transform")]
 mod poses {
     use bevy_ecs::change_detection::Mut;
-    use bevy_ecs::entity::{Entity, EntityHashMap};
+    use bevy_ecs::entity::Entity;
     use bevy_transform::components::GlobalTransform;
     use glam::Vec3;
 
@@ -258,7 +258,7 @@ mod poses {
     pub(crate) fn convert_poses(
         items: &mut [Staged],
         found: &mut Vec<Found>,
-        bodies: &EntityHashMap<BodyHandle>,
+        bodies: &crate::plugin::entity_bodies::EntityBodies,
         tasks: usize,
     ) -> TaskShare {
         found.clear();

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use bevy_ecs::entity::{EntityHashMap, EntityHashSet};
+use bevy_ecs::entity::EntityHashSet;
 use bevy_ecs::prelude::*;
 #[cfg(feature = "reflect")]
 use bevy_ecs::reflect::ReflectResource;
@@ -23,7 +23,7 @@ use crate::query::ContactData;
 #[derive(Resource, Default)]
 pub struct CollisionState {
     pub(crate) world: CollisionWorld,
-    pub(crate) entity_body: EntityHashMap<BodyHandle>,
+    pub(crate) entity_body: super::entity_bodies::EntityBodies,
     /// Pair configuration asked for entities without a body yet, applied
     /// when their colliders appear.
     pub(crate) pending_config: Vec<PairConfigRequest>,
