@@ -132,13 +132,8 @@ mod tests {
     /// exactly), a zero scale and non-finite parts.
     #[test]
     fn decomposition_matches_glam_bit_for_bit() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1);
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        };
+        let mut rng = crate::testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.range(-1.0, 1.0);
         let mut transforms = Vec::new();
         let quarter = std::f32::consts::FRAC_PI_2;
         for k in 0..4 {

@@ -17,15 +17,15 @@
 
 use bevy_ecs::change_detection::{ContiguousRef, Tick};
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::WorldQuery;
 
 use super::components::{
     Collider, CollisionLayers, MaxFrameMotion, Sensor, StaticCollider, SweptCcd,
 };
 
-/// The static colliders' shapes and every tick that `StaticChanged`
-/// (`systems.rs`) filters on: changed `GlobalTransform`, `Collider`,
-/// `CollisionLayers`, `MaxFrameMotion`; added `StaticCollider`, `Sensor`,
-/// `SweptCcd`.
+/// The static colliders' shapes and every tick whose change the world
+/// mirrors: changed `GlobalTransform`, `Collider`, `CollisionLayers`,
+/// `MaxFrameMotion`; added `StaticCollider`, `Sensor`, `SweptCcd`.
 pub(super) type ScanData = (
     Entity,
     Ref<'static, Collider>,
@@ -49,15 +49,19 @@ const COLUMNS: usize = 7;
 
 /// Pushes each static collider with a changed tick to `changed`, and
 /// those whose `Collider` changed (or was added) also to `shapes` with a
-/// copy of it, in table order. `None` when the query cannot be read as
-/// slices (not dense: a sparse-set component in it), with nothing pushed:
-/// the caller then uses the filtered query.
+/// copy of it, in table order. The query reads only table-stored
+/// components (dense, asserted at compile time), so Bevy always hands out
+/// its slices.
 pub(super) fn changed_statics<F: bevy_ecs::query::ArchetypeFilter>(
     query: &Query<ScanData, F>,
     changed: &mut Vec<Entity>,
     shapes: &mut Vec<(Entity, Collider)>,
-) -> Option<()> {
-    for table in query.contiguous_iter().ok()? {
+) {
+    const { assert!(<ScanData as WorldQuery>::IS_DENSE && <F as WorldQuery>::IS_DENSE) };
+    let Ok(tables) = query.contiguous_iter() else {
+        unreachable!("a dense query iterates contiguously");
+    };
+    for table in tables {
         let (entities, collider, is_static, layers, sensor, ccd, motion, global) = table;
         let (colliders, collider_ticks) = ContiguousRef::split(collider);
         let (last_run, this_run) = (collider_ticks.last_run(), collider_ticks.this_run());
@@ -80,7 +84,6 @@ pub(super) fn changed_statics<F: bevy_ecs::query::ArchetypeFilter>(
             }
         });
     }
-    Some(())
 }
 
 /// One table's tick columns (those of the components it has).

@@ -29,11 +29,11 @@ type FlagsQuery<'w, 's> = Query<
 >;
 
 /// Moving colliders added or whose shape changed (static ones are found by
-/// [`StaticChanged`]).
+/// `static_scan.rs`).
 type MovingColliderChanged = (Changed<Collider>, Without<StaticCollider>);
 
 /// Flags of moving colliders that changed (a static collider's are found
-/// by [`StaticChanged`]).
+/// by `static_scan.rs`).
 type ChangedFlags = (
     With<Collider>,
     Without<StaticCollider>,
@@ -45,46 +45,12 @@ type ChangedFlags = (
     )>,
 );
 
-/// Static colliders with anything changed that the world mirrors: their
-/// shape, flags, or (with transforms) their `GlobalTransform`, in one
-/// query, so that each frame passes over the static colliders' change
-/// ticks once (a few ticks per entity), where the moving colliders'
-/// queries below pass over theirs three times (`Without<StaticCollider>`:
-/// their archetypes alone). With 100 000 static colliders and 1 000
-/// moving, three passes over every collider were a third of the plugin's
-/// frame. (Bevy keeps no change tick per archetype: a static collider the
-/// user moves is seen only by reading its own tick.) The same ticks are
-/// read as slices first (`static_scan.rs`, the same rows); this filtered
-/// query is the fallback for a query that cannot be read so.
-#[cfg(feature = "bevy_transform")]
-type StaticChanged = (
-    With<StaticCollider>,
-    NotInCell,
-    Or<(
-        Changed<Global>,
-        Changed<Collider>,
-        Added<StaticCollider>,
-        Changed<CollisionLayers>,
-        Added<Sensor>,
-        Added<SweptCcd>,
-        Changed<MaxFrameMotion>,
-    )>,
-);
-#[cfg(not(feature = "bevy_transform"))]
-type StaticChanged = (
-    With<StaticCollider>,
-    Or<(
-        Changed<Collider>,
-        Added<StaticCollider>,
-        Changed<CollisionLayers>,
-        Added<Sensor>,
-        Added<SweptCcd>,
-        Changed<MaxFrameMotion>,
-    )>,
-);
-
-/// The static colliders [`StaticChanged`] looks at, without its change
-/// filters (read as slices of ticks: `static_scan.rs`).
+/// The static colliders, read as slices of their change ticks
+/// (`static_scan.rs`): one pass over a few ticks per static collider each
+/// frame, where the moving colliders' queries pass over theirs three
+/// times (`Without<StaticCollider>`: their archetypes alone). Bevy keeps
+/// no change tick per archetype, so a static collider the user moves is
+/// seen only through its own ticks.
 type StaticScanned = (With<StaticCollider>, NotInCell);
 
 #[cfg(feature = "bevy_transform")]
@@ -133,16 +99,15 @@ pub(crate) struct SyncParams<'w, 's> {
     removed_motion: RemovedComponents<'w, 's, MaxFrameMotion>,
     changed: Query<'w, 's, (Entity, &'static Collider), MovingColliderChanged>,
     /// The static colliders' tick columns, read as slices
-    /// (`static_scan.rs`); `statics` is the fallback.
+    /// (`static_scan.rs`).
     static_scan: Query<'w, 's, super::static_scan::ScanData, StaticScanned>,
-    statics: Query<'w, 's, (Entity, Ref<'static, Collider>), StaticChanged>,
-    /// The static colliders `statics` found this frame.
+    /// The static colliders `static_scan` found changed this frame.
     static_changed: Local<'s, Vec<Entity>>,
     flags: FlagsQuery<'w, 's>,
     changed_flags: Query<'w, 's, Entity, ChangedFlags>,
     #[cfg(feature = "bevy_transform")]
     transforms: Query<'w, 's, TransformItem, TransformChanged>,
-    /// The static colliders' transforms (read for those `statics` found).
+    /// The static colliders' transforms (read for those `static_scan` found).
     #[cfg(feature = "bevy_transform")]
     static_transforms: Query<'w, 's, TransformItem, (With<StaticCollider>, NotInCell)>,
     poses: Query<'w, 's, (Entity, &'static ColliderPose), PoseChanged>,
@@ -193,16 +158,7 @@ fn sync_colliders(p: &mut SyncParams) {
     let mut list = std::mem::take(&mut *p.scratch);
     list.extend(p.changed.iter().map(|(e, c)| (e, c.clone())));
     p.static_changed.clear();
-    let scanned =
-        super::static_scan::changed_statics(&p.static_scan, &mut p.static_changed, &mut list);
-    if scanned.is_none() {
-        for (e, c) in p.statics.iter() {
-            p.static_changed.push(e);
-            if c.is_changed() {
-                list.push((e, Collider::clone(&c)));
-            }
-        }
-    }
+    super::static_scan::changed_statics(&p.static_scan, &mut p.static_changed, &mut list);
     list.sort_unstable_by_key(|(e, _)| *e);
     for (e, collider) in list.drain(..) {
         if let Some(&body) = p.state.entity_body.get(&e) {
