@@ -159,42 +159,25 @@ pub fn distance(a: &Poly, b: &Poly) -> f64 {
     best
 }
 
-/// Ericson, Real-Time Collision Detection §5.1.5.
+/// Closest point to `p` on the closed triangle `abc` (which may be
+/// degenerate). Deliberately not Ericson's Voronoi-region walk (§5.1.5),
+/// which `geometry::closest` uses: the projection onto the plane when it
+/// falls inside (three edge-side signs), else the nearest of the three
+/// edges' closest points; a reference shares no code path with what it
+/// checks.
 pub fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
-    let ab = b - a;
-    let ac = c - a;
-    let ap = p - a;
-    let d1 = ab.dot(ap);
-    let d2 = ac.dot(ap);
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return a;
+    let n = (b - a).cross(c - a);
+    if n.length_squared() > 0.0 {
+        let x = p - n * ((p - a).dot(n) / n.length_squared());
+        if in_triangle(x, [a, b, c], n) {
+            return x;
+        }
     }
-    let bp = p - b;
-    let d3 = ab.dot(bp);
-    let d4 = ac.dot(bp);
-    if d3 >= 0.0 && d4 <= d3 {
-        return b;
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
-    }
-    let cp = p - c;
-    let d5 = ab.dot(cp);
-    let d6 = ac.dot(cp);
-    if d6 >= 0.0 && d5 <= d6 {
-        return c;
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
-    }
-    let denom = 1.0 / (va + vb + vc);
-    a + ab * (vb * denom) + ac * (vc * denom)
+    [(a, b), (b, c), (c, a)]
+        .iter()
+        .map(|&(u, v)| closest_on_segment(p, u, v))
+        .min_by(|x, y| p.distance_squared(*x).total_cmp(&p.distance_squared(*y)))
+        .unwrap_or(a)
 }
 
 /// Ericson §5.1.9: distance between segments p1q1 and p2q2.
@@ -254,13 +237,15 @@ pub fn closest_on_segment(p: DVec3, a: DVec3, b: DVec3) -> DVec3 {
 
 /// Distance from `p` to a closed triangle (which may be degenerate).
 pub fn point_triangle_distance(p: DVec3, [a, b, c]: [DVec3; 3]) -> f64 {
-    if (b - a).cross(c - a).length_squared() > 0.0 {
-        return p.distance(closest_on_triangle(p, a, b, c));
-    }
+    p.distance(closest_on_triangle(p, a, b, c))
+}
+
+/// Whether `x`, a point of the plane of `abc` (normal `n = (b−a)×(c−a)`),
+/// lies in the closed triangle: on the inner side of all three edges.
+fn in_triangle(x: DVec3, [a, b, c]: [DVec3; 3], n: DVec3) -> bool {
     [(a, b), (b, c), (c, a)]
         .iter()
-        .map(|&(u, v)| p.distance(closest_on_segment(p, u, v)))
-        .fold(f64::MAX, f64::min)
+        .all(|&(u, v)| (v - u).cross(x - u).dot(n) >= 0.0)
 }
 
 /// Distance between segment `[p, q]` and a triangle (0 when the segment
@@ -271,10 +256,7 @@ pub fn segment_triangle_distance(p: DVec3, q: DVec3, t: [DVec3; 3]) -> f64 {
     let (dp, dq) = (n.dot(p - a), n.dot(q - a));
     if n.length_squared() > 0.0 && dp * dq < 0.0 {
         let x = p + (q - p) * (dp / (dp - dq));
-        let inside = [(a, b), (b, c), (c, a)]
-            .iter()
-            .all(|&(u, v)| (v - u).cross(x - u).dot(n) >= 0.0);
-        if inside {
+        if in_triangle(x, t, n) {
             return 0.0;
         }
     }
@@ -406,4 +388,41 @@ pub fn mesh_distance(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose) -> (f32, f6
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::Rng;
+
+    /// The reference against sampling: a barycentric grid of 61 steps per
+    /// side on random triangles (and ones collapsed to a segment or a
+    /// point) never comes closer than the reference's point, and its
+    /// closest sample is within the grid's spacing of it.
+    #[test]
+    fn closest_on_triangle_is_the_sampled_minimum() {
+        let mut rng = Rng::new(11);
+        for case in 0..300 {
+            let mut t = [0; 3].map(|_| rng.vec(-1.0, 1.0).as_dvec3());
+            match case % 10 {
+                0 => t[2] = t[0] + (t[1] - t[0]) * 0.25,
+                1 => t = [t[0]; 3],
+                _ => {}
+            }
+            let p = rng.vec(-1.5, 1.5).as_dvec3();
+            let got = closest_on_triangle(p, t[0], t[1], t[2]);
+            let d = p.distance(got);
+            let (mut best, steps) = (f64::MAX, 60);
+            for i in 0..=steps {
+                for j in 0..=steps - i {
+                    let (u, v) = (i as f64 / steps as f64, j as f64 / steps as f64);
+                    let x = t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v;
+                    best = best.min(p.distance(x));
+                }
+            }
+            let spacing = (t[1] - t[0]).length().max((t[2] - t[0]).length()) / steps as f64;
+            assert!(d <= best + 1e-12, "case {case}: {d} above a sample {best}");
+            assert!(best <= d + 2.0 * spacing, "case {case}: {d} vs {best}");
+        }
+    }
 }
