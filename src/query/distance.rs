@@ -95,6 +95,12 @@ pub(super) fn closest_points_within(
     (b, pose_b): (&SharedShape, &Pose),
     gap: f32,
 ) -> Result<ClosestPoints, QueryError> {
+    if a.compound().is_none() && b.compound().is_none() {
+        // One piece each: no piece lists to build.
+        pose_a.validate().map_err(QueryError::InvalidPose)?;
+        pose_b.validate().map_err(QueryError::InvalidPose)?;
+        return piece_closest_points((a, pose_a), (b, pose_b), ([0, 0], gap));
+    }
     let mut best: Option<ClosestPoints> = None;
     for_each_piece_pair(a, pose_a, b, pose_b, |pieces, (sa, pa), (sb, pb)| {
         let c = piece_closest_points((sa, &pa), (sb, &pb), (pieces, gap))?;

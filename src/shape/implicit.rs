@@ -251,18 +251,29 @@ impl SupportMap for Implicit {
     #[inline]
     fn core_support(&self, dir: Vec3, _hint: &mut u32) -> Vec3 {
         let (h, r) = (self.half_height, self.radius);
-        let radial = Vec2::new(dir.x, dir.z)
-            .try_normalize()
-            .unwrap_or(Vec2::ZERO)
-            * r;
+        let radial = || {
+            Vec2::new(dir.x, dir.z)
+                .try_normalize()
+                .unwrap_or(Vec2::ZERO)
+                * r
+        };
         match self.kind {
-            ImplicitKind::Cylinder => Vec3::new(radial.x, h.copysign(dir.y), radial.y),
+            ImplicitKind::Cylinder => {
+                let radial = radial();
+                Vec3::new(radial.x, h.copysign(dir.y), radial.y)
+            }
             ImplicitKind::Cone => {
-                let rim = Vec3::new(radial.x, -h, radial.y);
-                if dir.y * h >= dir.dot(rim) {
+                // The apex when its support value `h d_y` is at least the
+                // rim's, `r |d_xz| − h d_y`: `2h d_y ≥ r |d_xz|`, compared
+                // squared (no square root or division before the branch, so
+                // that a mispredicted choice is known early; at a tie both
+                // are supports).
+                let (dy, dxz2) = (dir.y, dir.x * dir.x + dir.z * dir.z);
+                if dy >= 0.0 && 4.0 * h * h * (dy * dy) >= r * r * dxz2 {
                     Vec3::new(0.0, h, 0.0)
                 } else {
-                    rim
+                    let radial = radial();
+                    Vec3::new(radial.x, -h, radial.y)
                 }
             }
         }

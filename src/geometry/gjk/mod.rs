@@ -207,14 +207,17 @@ pub(crate) struct Cso<'s, A: ?Sized, B: ?Sized> {
 
 impl<'s, A: SupportMap + ?Sized, B: SupportMap + ?Sized> Cso<'s, A, B> {
     pub fn new(a: &'s A, pose_a: &Pose, b: &'s B, pose_b: &Pose) -> Self {
-        let rel = pose_a.inverse().mul(pose_b);
-        let rot = Mat3::from_quat(rel.rotation.normalize());
+        // `pose_a⁻¹ · pose_b`, its translation as one rotation of the
+        // difference of the origins (exact for nearby origins, however far
+        // out) instead of two rotations of the origins themselves.
+        let inv = pose_a.rotation.inverse();
+        let rot = Mat3::from_quat((inv * pose_b.rotation).normalize());
         Self {
             a,
             b,
             rot,
             rot_t: rot.transpose(),
-            trans: rel.translation,
+            trans: inv * (pose_b.translation - pose_a.translation),
         }
     }
 
