@@ -166,6 +166,24 @@ impl GjkCache {
         self.len
     }
 
+    /// The vertex indices of `A` and `B` behind each point of the cached
+    /// simplex when it is a tetrahedron (the last query ended enclosing
+    /// the origin), else `None`.
+    #[inline]
+    pub(crate) fn warm_tetra(&self) -> Option<[[u32; 2]; 4]> {
+        (self.len == 4).then_some(self.hints)
+    }
+
+    /// A cache holding a tetrahedron of the given vertex pairs (tests).
+    #[cfg(test)]
+    pub(crate) fn with_tetra(hints: [[u32; 2]; 4]) -> Self {
+        Self {
+            hints,
+            len: 4,
+            ..Self::default()
+        }
+    }
+
     fn store(&mut self, s: &Simplex) {
         self.len = s.len;
         for i in 0..s.len {
@@ -489,7 +507,16 @@ pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     pose_b: &Pose,
     cache: &mut GjkCache,
 ) -> bool {
-    let cso = Cso::new(a, pose_a, b, pose_b);
+    intersect_cso(&Cso::new(a, pose_a, b, pose_b), cache)
+}
+
+/// [`gjk_intersect`] on a CSO already built (its relative pose computed
+/// once for a caller that reads it too).
+#[inline]
+pub(crate) fn intersect_cso<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+) -> bool {
     let (ma, mb) = cso.margins();
     let margin = ma + mb;
     if let Some(v) = cache.axis {
@@ -501,7 +528,7 @@ pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             return false;
         }
     }
-    let out = run(&cso, cache, (Mode::Intersect, margin, REL_GAP));
+    let out = run(cso, cache, (Mode::Intersect, margin, REL_GAP));
     let touching = out.intersecting || out.v.length_squared() <= margin * margin;
     cache.axis = (!touching && out.v.is_finite()).then_some(out.v);
     touching
