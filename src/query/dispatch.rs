@@ -90,7 +90,7 @@ pub(crate) fn boolean_convex(
     }
     if let PairCache::Convex(c) = cache {
         let cso = Cso::new(pa, a, pb, b);
-        return certified_touching((pa, a), (pb, b), &cso, &c.gjk)
+        return certified_touching((pa, a), (pb, b), &cso, &mut c.gjk)
             || intersect_cso(&cso, &mut c.gjk);
     }
     // A new pair, or a one-shot query's.

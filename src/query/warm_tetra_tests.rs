@@ -111,7 +111,12 @@ fn boxes(delta: f64, turn: Quat, shared: bool) -> (bool, bool, f64) {
     let t = (DVec3::new(1.5 + delta, 0.1, 0.2)).as_vec3();
     let (a, b) = (Pose::new(turn, Vec3::ZERO), Pose::new(turn, turn * t));
     let gjk = GjkCache::with_tetra(hints);
-    let certified = certified_touching((&pa, &a), (&pb, &b), &Cso::new(&pa, &a, &pb, &b), &gjk);
+    let certified = certified_touching(
+        (&pa, &a),
+        (&pb, &b),
+        &Cso::new(&pa, &a, &pb, &b),
+        &mut gjk.clone(),
+    );
     let mut cache = PairCache::Convex(Box::new(ConvexCache {
         gjk,
         ..ConvexCache::default()
@@ -172,7 +177,8 @@ fn repeated_or_invalid_vertex_pairs_certify_nothing() {
     let [p, q, r, s] = [[1., 1., 1.], [1., -1., -1.], [-1., 1., -1.], [-1., -1., 1.]].map(pair);
     let hints = [p, q, r, s];
     let cso = Cso::new(&pa, &a, &pb, &b);
-    let certified = |h| certified_touching((&pa, &a), (&pb, &b), &cso, &GjkCache::with_tetra(h));
+    let certified =
+        |h| certified_touching((&pa, &a), (&pb, &b), &cso, &mut GjkCache::with_tetra(h));
     assert!(certified([p, q, r, s]), "deep, four corner pairs");
     assert!(!certified([p, p, r, s]), "a repeated pair");
     assert!(!certified([p, q, r, [8, s[1]]]), "A's index out of range");
@@ -184,7 +190,7 @@ fn repeated_or_invalid_vertex_pairs_certify_nothing() {
         (&pa, &a),
         (&pb, &b),
         &cso,
-        &GjkCache::new()
+        &mut GjkCache::new()
     ));
     // Far from the origin in the pair's own frame (10^5, 3·10^9): the pad
     // grows with the translations and nothing shallow is certified.
@@ -195,8 +201,32 @@ fn repeated_or_invalid_vertex_pairs_certify_nothing() {
         );
         let (gjk, cso) = (GjkCache::with_tetra(hints), Cso::new(&pa, &fa, &pb, &fb));
         assert!(
-            !certified_touching((&pa, &fa), (&pb, &fb), &cso, &gjk),
+            !certified_touching((&pa, &fa), (&pb, &fb), &cso, &mut gjk.clone()),
             "{far}"
         );
     }
+}
+
+#[test]
+fn a_replaced_vertex_certifies_and_is_kept() {
+    let (pa, _) = cuboid(Vec3::ONE);
+    let (pb, _) = cuboid(Vec3::splat(0.5));
+    let (a, b) = (Pose::IDENTITY, Pose::IDENTITY);
+    let cso = Cso::new(&pa, &a, &pb, &b);
+    let pair = |s: [f32; 3]| {
+        let s = Vec3::from_array(s);
+        [corner(&pa, s), corner(&pb, -s)]
+    };
+    // Concentric boxes; three corners of a regular tetrahedron and a
+    // fourth on the same side of the origin: the origin is outside it.
+    let stale = [[1., 1., 1.], [1., -1., -1.], [-1., 1., -1.], [1., 1., -1.]].map(pair);
+    let w = stale.map(|[i, j]| pa.vertex(i) - pb.vertex(j));
+    assert!(!holds_ball(w, 0.0));
+    let mut gjk = GjkCache::with_tetra(stale);
+    assert!(certified_touching((&pa, &a), (&pb, &b), &cso, &mut gjk));
+    // The certified tetrahedron is kept, and certifies again as it is.
+    let kept = gjk.warm_tetra().expect("tetrahedron");
+    assert_ne!(kept, stale);
+    let w = kept.map(|[i, j]| pa.vertex(i) - pb.vertex(j));
+    assert!(holds_ball(w, 1e-3), "{kept:?}");
 }

@@ -174,6 +174,15 @@ impl GjkCache {
         (self.len == 4).then_some(self.hints)
     }
 
+    /// Replaces the cached tetrahedron's vertex pairs (a tetrahedron
+    /// certified from them, see `query::warm_tetra`); the search
+    /// directions stay as they were (any directions give CSO points).
+    pub(crate) fn set_warm_tetra(&mut self, hints: [[u32; 2]; 4]) {
+        if self.len == 4 {
+            self.hints = hints;
+        }
+    }
+
     /// A cache holding a tetrahedron of the given vertex pairs (tests).
     #[cfg(test)]
     pub(crate) fn with_tetra(hints: [[u32; 2]; 4]) -> Self {
