@@ -8,12 +8,12 @@ use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
-use super::warm_tetra::certified_touching;
+use super::warm_tetra::{certified_touching, replaced_point};
 use super::{compound, half_space, heightfield, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
-use crate::geometry::gjk::{Cso, GjkCache, gjk_intersect, intersect_cso};
+use crate::geometry::gjk::{Cso, GjkCache, cached_axis_separates, gjk_intersect, intersect_warm};
 use crate::math::Pose;
 use crate::shape::{ConvexPolytope, HalfSpace, SupportShape};
 
@@ -75,7 +75,9 @@ pub fn test_pair(
 /// Whether two hulls at poses in one frame touch, for a boolean pair: the
 /// hull balls when they decide it (far apart or deep in contact, without
 /// the cache), then the cached tetrahedron when it certifies contact
-/// (`warm_tetra`), else GJK from the pair's cache. A boolean test runs no EPA:
+/// (`warm_tetra`), then the last separating axis, else GJK from the
+/// pair's cached simplex, its points re-placed from their cached vertex
+/// pairs rather than searched again. A boolean test runs no EPA:
 /// its buffers stay where they are. The world's boolean hull pairs come
 /// here directly (see `narrow_phase`), others through [`test_pair`].
 #[inline]
@@ -89,9 +91,14 @@ pub(crate) fn boolean_convex(
         return t;
     }
     if let PairCache::Convex(c) = cache {
-        let cso = Cso::new(pa, a, pb, b);
-        return certified_touching((pa, a), (pb, b), &cso, &mut c.gjk)
-            || intersect_cso(&cso, &mut c.gjk);
+        let (cso, gjk) = (Cso::new(pa, a, pb, b), &mut c.gjk);
+        if certified_touching((pa, a), (pb, b), &cso, gjk) {
+            return true;
+        }
+        if cached_axis_separates(&cso, gjk) {
+            return false;
+        }
+        return intersect_warm(&cso, gjk, Some(&replaced_point(pa, pb, &cso)));
     }
     // A new pair, or a one-shot query's.
     with_convex(cache, scratch, false, |c| {

@@ -37,6 +37,8 @@
 //!
 //! In `plugin_frame`'s scene (10 000 hulls) this answers most touching
 //! pairs that reach the cache (`docs/notes/EXPERIMENTS.md`, `#pair-cert`).
+//! The same re-placed points ([`replaced_point`]) start GJK for the pairs
+//! it leaves (`gjk::run_seeded`).
 
 // Negated comparisons (`!(x > y)`) are deliberate: they send NaN to the
 // conservative branch (not certified).
@@ -112,6 +114,22 @@ pub(crate) fn certified_touching(
         hints[i] = [sp.hint_a, sp.hint_b];
     }
     false
+}
+
+/// The CSO point of a cached vertex pair (`[vertex of A, vertex of B]`)
+/// under the poses of `cso`, computed as its support does; `None` for an
+/// index out of range.
+#[inline]
+pub(crate) fn replaced_point<'a>(
+    pa: &'a ConvexPolytope,
+    pb: &'a ConvexPolytope,
+    cso: &Cso<'_, ConvexPolytope, ConvexPolytope>,
+) -> impl Fn([u32; 2]) -> Option<Vec3> + 'a {
+    let (rot, _, trans) = cso.b_frame();
+    move |[i, j]| {
+        let ok = (i as usize) < pa.vertex_count() && (j as usize) < pb.vertex_count();
+        ok.then(|| pa.vertex(i) - (rot * pb.vertex(j) + trans))
+    }
 }
 
 /// Whether the tetrahedron `w` contains the ball of radius `r` about the

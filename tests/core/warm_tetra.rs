@@ -3,7 +3,7 @@
 //! against the `f64` separating-axis test: pairs drawn in shallow to
 //! medium contact (centroids between the inner and the outer balls'
 //! reach, so the balls decide few of them), turning a few degrees and
-//! sliding a little every frame, near the origin, 10⁵ and 3·10⁹ away,
+//! sliding in and out of contact, near the origin, 10⁵ and 3·10⁹ away,
 //! through the world's boolean narrow phase. Pairs the reference finds
 //! within GJK's touching tolerance are not judged.
 
@@ -42,7 +42,7 @@ fn place(world: &mut CollisionWorld, h: BodyHandle, (q, t): (Quat, DVec3)) {
 }
 
 /// `count` pairs at `far` over `frames` frames; returns (judged, touching
-/// judged) pair-frames.
+/// judged) pair-frames. Prints the split with `--nocapture`.
 fn run(rng: &mut Rng, far: DVec3, count: usize, frames: usize) -> (usize, usize) {
     let config = WorldConfig {
         penetration: false,
@@ -63,7 +63,7 @@ fn run(rng: &mut Rng, far: DVec3, count: usize, frames: usize) -> (usize, usize)
         let bodies = [0, 1].map(|k| world.add_body(BodyDesc::new(shapes[k].clone())));
         let spin = [0, 1]
             .map(|_| Quat::from_axis_angle(rng.unit_vector(), rng.range(1.0, 6.0).to_radians()));
-        let slide = rng.unit_vector().as_dvec3() * f64::from(rng.range(0.0, 0.01));
+        let slide = rng.unit_vector().as_dvec3() * f64::from(rng.range(0.0, 0.04));
         pairs.push(Pair {
             shapes,
             bodies,
@@ -78,7 +78,9 @@ fn run(rng: &mut Rng, far: DVec3, count: usize, frames: usize) -> (usize, usize)
             if frame > 0 {
                 p.at[0].0 = (p.spin[0] * p.at[0].0).normalize();
                 p.at[1].0 = (p.spin[1] * p.at[1].0).normalize();
-                p.at[1].1 += p.slide;
+                // In and out of contact: the slide turns back every 4 frames.
+                let back = if (frame / 4) % 2 == 0 { 1.0 } else { -1.0 };
+                p.at[1].1 += p.slide * back;
             }
             for k in 0..2 {
                 place(&mut world, p.bodies[k], p.at[k]);
@@ -106,6 +108,7 @@ fn run(rng: &mut Rng, far: DVec3, count: usize, frames: usize) -> (usize, usize)
             );
         }
     }
+    println!("at {far}: {judged} judged, {touching} touching");
     (judged, touching)
 }
 
@@ -119,8 +122,13 @@ fn pairs_in_contact_over_frames_agree_with_sat() {
         DVec3::new(3e9, 2e9, -3e9),
     ] {
         let (judged, touching) = run(&mut rng, far, 24, frames);
-        // Most pair-frames are judged, and most of those are in contact.
+        // Most pair-frames are judged, many of them in contact and many
+        // apart.
         assert!(judged >= 24 * frames * 3 / 4, "{judged} judged at {far}");
-        assert!(touching * 2 >= judged, "{touching} of {judged} at {far}");
+        assert!(touching * 4 >= judged, "{touching} of {judged} at {far}");
+        assert!(
+            (judged - touching) * 10 >= judged,
+            "{touching} of {judged} at {far}"
+        );
     }
 }
