@@ -8,11 +8,12 @@ use super::cache::{PairCache, QueryScratch};
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
+use super::warm_tetra::{certified_touching, replaced_point};
 use super::{compound, half_space, heightfield, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
-use crate::geometry::gjk::{GjkCache, gjk_intersect};
+use crate::geometry::gjk::{Cso, GjkCache, cached_axis_separates, gjk_intersect, intersect_warm};
 use crate::math::Pose;
 use crate::shape::{ConvexPolytope, HalfSpace, SupportShape};
 
@@ -73,7 +74,10 @@ pub fn test_pair(
 
 /// Whether two hulls at poses in one frame touch, for a boolean pair: the
 /// hull balls when they decide it (far apart or deep in contact, without
-/// the cache), else GJK from the pair's cache. A boolean test runs no EPA:
+/// the cache), then the cached tetrahedron when it certifies contact
+/// (`warm_tetra`), then the last separating axis, else GJK from the
+/// pair's cached simplex, its points re-placed from their cached vertex
+/// pairs rather than searched again. A boolean test runs no EPA:
 /// its buffers stay where they are. The world's boolean hull pairs come
 /// here directly (see `narrow_phase`), others through [`test_pair`].
 #[inline]
@@ -87,7 +91,14 @@ pub(crate) fn boolean_convex(
         return t;
     }
     if let PairCache::Convex(c) = cache {
-        return gjk_intersect(pa, a, pb, b, &mut c.gjk);
+        let (cso, gjk) = (Cso::new(pa, a, pb, b), &mut c.gjk);
+        if certified_touching((pa, a), (pb, b), &cso, gjk) {
+            return true;
+        }
+        if cached_axis_separates(&cso, gjk) {
+            return false;
+        }
+        return intersect_warm(&cso, gjk, Some(&replaced_point(pa, pb, &cso)));
     }
     // A new pair, or a one-shot query's.
     with_convex(cache, scratch, false, |c| {

@@ -86,6 +86,9 @@ mod pair;
 mod ray_cast;
 mod rounded;
 mod tolerance;
+mod warm_tetra;
+#[cfg(test)]
+mod warm_tetra_tests;
 
 pub(crate) use cache::{CachePool, PairCache, QueryScratch};
 pub use cast::{CastStatus, ShapeCastHit, ShapeCastOptions, cast_shapes, cast_shapes_nonlinear};

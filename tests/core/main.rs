@@ -74,3 +74,4 @@ mod slide;
 mod soak;
 mod support_checks;
 mod walkthrough;
+mod warm_tetra;

@@ -166,6 +166,33 @@ impl GjkCache {
         self.len
     }
 
+    /// The vertex indices of `A` and `B` behind each point of the cached
+    /// simplex when it is a tetrahedron (the last query ended enclosing
+    /// the origin), else `None`.
+    #[inline]
+    pub(crate) fn warm_tetra(&self) -> Option<[[u32; 2]; 4]> {
+        (self.len == 4).then_some(self.hints)
+    }
+
+    /// Replaces the cached tetrahedron's vertex pairs (a tetrahedron
+    /// certified from them, see `query::warm_tetra`); the search
+    /// directions stay as they were (any directions give CSO points).
+    pub(crate) fn set_warm_tetra(&mut self, hints: [[u32; 2]; 4]) {
+        if self.len == 4 {
+            self.hints = hints;
+        }
+    }
+
+    /// A cache holding a tetrahedron of the given vertex pairs (tests).
+    #[cfg(test)]
+    pub(crate) fn with_tetra(hints: [[u32; 2]; 4]) -> Self {
+        Self {
+            hints,
+            len: 4,
+            ..Self::default()
+        }
+    }
+
     fn store(&mut self, s: &Simplex) {
         self.len = s.len;
         for i in 0..s.len {
@@ -278,14 +305,40 @@ pub(crate) struct GjkOutcome {
 pub(crate) fn run<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     cso: &Cso<'_, A, B>,
     cache: &mut GjkCache,
+    params: (Mode, f32, f32),
+) -> GjkOutcome {
+    run_seeded(cso, cache, params, None)
+}
+
+/// The CSO point of a cached vertex pair under the current poses, without
+/// a support search (`None`: evaluate the support instead).
+pub(crate) type Replace<'f> = &'f dyn Fn([u32; 2]) -> Option<Vec3>;
+
+/// [`run`], its warm simplex re-placed by `seed` where given: the cached
+/// vertex pairs' own points under the new poses (CSO points all the same)
+/// instead of supports re-evaluated along the cached directions.
+pub(crate) fn run_seeded<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
     (mode, margin, gap): (Mode, f32, f32),
+    seed: Option<Replace<'_>>,
 ) -> GjkOutcome {
     let mut s = Simplex::default();
     let mut calls = 0u32;
     let mut scale = 0.0f32;
     // Warm start: re-evaluate the cached simplex under the new pose.
     for i in 0..cache.len.min(4) {
-        let sp = cso.support(cache.dirs[i], cache.hints[i][0], cache.hints[i][1]);
+        let (dir, [ha, hb]) = (cache.dirs[i], cache.hints[i]);
+        let sp = match seed.and_then(|f| f([ha, hb])) {
+            Some(w) => SupportPoint {
+                w,
+                dir,
+                hint_a: ha,
+                hint_b: hb,
+                ..SupportPoint::default()
+            },
+            None => cso.support(dir, ha, hb),
+        };
         calls += 1;
         scale = scale.max(sp.w.length());
         if sp.w.is_finite() && !s.contains(sp.w, REL_DUP2 * scale * scale) {
@@ -492,19 +545,57 @@ pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     pose_b: &Pose,
     cache: &mut GjkCache,
 ) -> bool {
-    let cso = Cso::new(a, pose_a, b, pose_b);
+    intersect_cso(&Cso::new(a, pose_a, b, pose_b), cache)
+}
+
+/// [`gjk_intersect`] on a CSO already built (its relative pose computed
+/// once for a caller that reads it too).
+#[inline]
+pub(crate) fn intersect_cso<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+) -> bool {
+    !cached_axis_separates(cso, cache) && intersect_warm(cso, cache, None)
+}
+
+/// Whether the last separating axis found still separates (one support
+/// query of each shape, from their cached vertices).
+#[inline]
+pub(crate) fn cached_axis_separates<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+) -> bool {
+    cache.axis.is_some_and(|v| axis_separates(cso, cache, v))
+}
+
+/// Whether the plane normal to `v` separates the shapes (with their
+/// margins): `v·w > 0` for the support `w = s(-v)`, exact for any `v`.
+#[inline]
+fn axis_separates<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+    v: Vec3,
+) -> bool {
     let (ma, mb) = cso.margins();
     let margin = ma + mb;
-    if let Some(v) = cache.axis {
-        let sp = cso.support(-v, cache.hint_a, cache.hint_b);
-        cache.hint_a = sp.hint_a;
-        cache.hint_b = sp.hint_b;
-        let vw = v.dot(sp.w);
-        if vw > 0.0 && vw * vw > margin * margin * v.length_squared() {
-            return false;
-        }
-    }
-    let out = run(&cso, cache, (Mode::Intersect, margin, REL_GAP));
+    let sp = cso.support(-v, cache.hint_a, cache.hint_b);
+    cache.hint_a = sp.hint_a;
+    cache.hint_b = sp.hint_b;
+    let vw = v.dot(sp.w);
+    vw > 0.0 && vw * vw > margin * margin * v.length_squared()
+}
+
+/// [`gjk_intersect`] after the cached axis: GJK from the cached simplex
+/// (re-placed by `seed` where given, see [`run_seeded`]).
+#[inline]
+pub(crate) fn intersect_warm<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &mut GjkCache,
+    seed: Option<Replace<'_>>,
+) -> bool {
+    let (ma, mb) = cso.margins();
+    let margin = ma + mb;
+    let out = run_seeded(cso, cache, (Mode::Intersect, margin, REL_GAP), seed);
     let touching = out.intersecting || out.v.length_squared() <= margin * margin;
     cache.axis = (!touching && out.v.is_finite()).then_some(out.v);
     touching
