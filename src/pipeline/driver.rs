@@ -19,7 +19,7 @@ use super::body::PairRules;
 use super::{Body, CollisionWorld, ContactEvent};
 use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
-use crate::math::prefetch::{LINE, prefetch_value};
+use crate::math::prefetch::prefetch_value;
 use crate::math::{MotionResidual, RigidMotion};
 use crate::narrow_phase::{HullSide, NarrowTasks, PairBodies, PairEvent};
 use crate::query::PairSide;
@@ -340,7 +340,8 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn prefetch(&self, key: u32) {
         if let Some(body) = self.bodies.get(key as usize) {
-            prefetch_value(body, 4 * LINE);
+            // The record's hot lines: pose, shape, flags (`Body`'s layout).
+            prefetch_value(body, super::body::HOT_BYTES);
         }
     }
 

@@ -163,3 +163,50 @@ fn hull_path_leaves_the_pairs_as_the_general_path_does() {
         }
     }
 }
+
+/// The hull path (and the bounds update, the pose sync, the broad phase's
+/// filter) reads a body's record in its first `HOT_BYTES`, which start a
+/// cache line and which the narrow phase hints ahead: every field they
+/// read must end there, and the fields of the optional features after.
+#[test]
+fn the_hot_fields_fill_the_record_s_first_lines() {
+    use super::body::{Body, HOT_BYTES, Layers};
+    use crate::bounds::{BoundsMode, DynamicBox};
+    use crate::math::Aabb;
+    use std::mem::{align_of, offset_of, size_of};
+    macro_rules! end {
+        ($field:ident, $t:ty) => {
+            (
+                stringify!($field),
+                offset_of!(Body, $field) + size_of::<$t>(),
+            )
+        };
+    }
+    assert_eq!(align_of::<Body>(), 64);
+    let hot = [
+        end!(pose, Option<WorldPose>),
+        end!(shape, SharedShape),
+        end!(dynamic_box, DynamicBox),
+        end!(tight, Aabb),
+        end!(unswept, Aabb),
+        end!(scale, glam::Vec3),
+        end!(generation, u32),
+        end!(deform, Option<Box<super::deform::Deformable>>),
+        end!(layers, Layers),
+        end!(mode, BoundsMode),
+        end!(is_static, bool),
+        end!(active, bool),
+        end!(sensor, bool),
+        end!(in_broad, bool),
+        end!(dirty, bool),
+        end!(moved, bool),
+        end!(alive, bool),
+        end!(ccd, bool),
+    ];
+    for (field, end) in hot {
+        assert!(end <= HOT_BYTES, "{field} ends at byte {end}");
+    }
+    for cold in [offset_of!(Body, step_start), offset_of!(Body, travel)] {
+        assert!(cold >= HOT_BYTES);
+    }
+}
