@@ -49,6 +49,9 @@ pub(crate) fn pose_and_scale(global: &GlobalTransform) -> Result<(Pose, Vec3), P
 /// [`GlobalTransform::to_scale_rotation_translation`], bit for bit (the
 /// same operations in the same order), with the rotation's four cases
 /// selected without branches ([`rotation_from_axes`]).
+// Always inlined: left a call, its result went through the stack and the
+// sync's first read of it stalled (EXPERIMENTS.md#plugin-share-2).
+#[inline(always)]
 fn scale_rotation_translation(global: &GlobalTransform) -> (Vec3, Quat, Vec3) {
     let affine = global.affine();
     let m = affine.matrix3;

@@ -9,6 +9,7 @@ mod common;
 mod assets;
 mod bevy_app;
 mod big_space;
+mod boxes;
 mod ccd;
 mod debug_render;
 mod event_log;
