@@ -88,9 +88,9 @@ impl BodyDesc {
 /// the bounds update, the broad phase's filter and the narrow phase's
 /// hull path — lies in its first three cache lines (`HOT_BYTES`, the
 /// span the narrow phase hints ahead), and what only continuous detection,
-/// time-to-collision scheduling and the events read comes after. (Rust's
-/// own layout put the step start and the travel, 192 bytes of them, right
-/// after the pose, and the shape and the flags past byte 256.)
+/// time-to-collision scheduling and the events read comes after (the step
+/// start and the travel alone are 192 bytes: between the pose and the
+/// shape they would push the shape and the flags out of those lines).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(super) struct Body {

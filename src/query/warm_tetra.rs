@@ -33,7 +33,11 @@
 //! the `f32` points, with an explicit bound `10⁻¹³·L³` on their own
 //! rounding (`L` the largest coordinate; a triple product has six terms,
 //! each at most `L³`, and a few roundings each: the bound is about 40
-//! times that).
+//! times that). The area vector the radius is scaled by is rounded by
+//! about `10⁻¹⁵·L²`, while a tetrahedron of volume above the test's
+//! floor (`4·10⁻¹³·L³`) has no face with one below `10⁻¹³·L²` (six times
+//! the volume is an area vector's length times a height of at most
+//! `2√3·L`): the ball certified is at least `0.97·r`, still far above `e`.
 //!
 //! In `plugin_frame`'s scene (10 000 hulls) this answers most touching
 //! pairs that reach the cache (`docs/notes/EXPERIMENTS.md`, `#pair-cert`).

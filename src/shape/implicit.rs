@@ -264,17 +264,58 @@ impl SupportMap for Implicit {
             }
             ImplicitKind::Cone => {
                 // The apex when its support value `h d_y` is at least the
-                // rim's, `r |d_xz| − h d_y`: `2h d_y ≥ r |d_xz|`, compared
-                // squared (no square root or division before the branch, so
-                // that a mispredicted choice is known early; at a tie both
-                // are supports).
+                // rim's, `r |d_xz| − h d_y`: `2h d_y ≥ r |d_xz|`, i.e.
+                // `h d_y ≥ 0` and the two sides squared (no square root or
+                // division before the branch, so that a mispredicted choice
+                // is known early; at a tie both are supports). The sign
+                // test is on `h d_y`, not `d_y`, so that the choice stays
+                // right for any `h` (a NaN takes the rim).
                 let (dy, dxz2) = (dir.y, dir.x * dir.x + dir.z * dir.z);
-                if dy >= 0.0 && 4.0 * h * h * (dy * dy) >= r * r * dxz2 {
+                if h * dy >= 0.0 && 4.0 * h * h * (dy * dy) >= r * r * dxz2 {
                     Vec3::new(0.0, h, 0.0)
                 } else {
                     let radial = radial();
                     Vec3::new(radial.x, -h, radial.y)
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::support::NO_HINT;
+
+    /// The cone's support against the larger of its two candidates'
+    /// support values (the apex `(0, h, 0)` and the rim point along
+    /// `d_xz`), for either sign of `h`: upside down (`h < 0`) the apex is
+    /// below the rim, and a direction up and a little sideways has the
+    /// rim as its support.
+    #[test]
+    fn cone_support_is_the_better_of_apex_and_rim_for_either_sign_of_h() {
+        for h in [1.0f32, -1.0, 0.25, -0.25] {
+            let cone = Implicit {
+                kind: ImplicitKind::Cone,
+                half_height: h,
+                radius: 0.5,
+                rounding: 0.0,
+            };
+            for dir in [
+                Vec3::new(0.1, 1.0, 0.0),
+                Vec3::new(0.1, -1.0, 0.2),
+                Vec3::new(3.0, 1.0, -1.0),
+                Vec3::new(-0.3, 0.2, 0.1),
+            ] {
+                let apex = Vec3::new(0.0, h, 0.0);
+                let flat = Vec2::new(dir.x, dir.z).normalize() * 0.5;
+                let rim = Vec3::new(flat.x, -h, flat.y);
+                let best = dir.dot(apex).max(dir.dot(rim));
+                let got = dir.dot(cone.core_support(dir, &mut { NO_HINT }));
+                assert!(
+                    (got - best).abs() <= 1e-6,
+                    "h {h}, dir {dir}: {got} vs {best}"
+                );
             }
         }
     }

@@ -175,9 +175,9 @@ fn polish(a: &Placed, b: &Placed, mut n: glam::DVec3) -> (f64, glam::DVec3) {
 /// `1/8`), GJK on rotated shapes is as exact as at the origin: the pair's
 /// relative pose is the rotated difference of the two positions, which is
 /// exact for nearby positions, so no slack is given for the distance from
-/// the origin (the reference sees the same `f32` poses). Two rotations of
-/// the positions themselves (then their difference) were off by about
-/// `|position|·ε`: `8·10⁻³` at `2¹⁶`.
+/// the origin (the reference sees the same `f32` poses). Rotating the
+/// positions themselves, then taking their difference, is off by about
+/// `|position|·ε` (`8·10⁻³` at `2¹⁶`): this test fails on that.
 #[test]
 fn far_out_rotated_pairs_are_as_exact_as_at_the_origin() {
     let mut rng = Rng::new(4321);

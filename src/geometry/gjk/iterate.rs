@@ -46,13 +46,19 @@ pub(crate) type Replace<'f> = &'f dyn Fn([u32; 2]) -> Option<Vec3>;
 
 /// [`run`], its warm simplex re-placed by `seed` where given: the cached
 /// vertex pairs' own points under the new poses (CSO points all the same)
-/// instead of supports re-evaluated along the cached directions.
+/// instead of supports re-evaluated along the cached directions. A seed
+/// gives the CSO point only, not the two shapes' points, so the outcome's
+/// witnesses are meaningless: `Intersect` mode only.
 pub(crate) fn run_seeded<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     cso: &Cso<'_, A, B>,
     cache: &mut GjkCache,
     (mode, margin, gap): (Mode, f32, f32),
     seed: Option<Replace<'_>>,
 ) -> GjkOutcome {
+    debug_assert!(
+        seed.is_none() || mode == Mode::Intersect,
+        "a seed has no witnesses"
+    );
     let mut s = Simplex::default();
     let mut calls = 0u32;
     let mut scale = 0.0f32;

@@ -238,7 +238,11 @@ impl<'s, A: SupportMap + ?Sized, B: SupportMap + ?Sized> Cso<'s, A, B> {
     pub fn new(a: &'s A, pose_a: &Pose, b: &'s B, pose_b: &Pose) -> Self {
         // `pose_a⁻¹ · pose_b`, its translation as one rotation of the
         // difference of the origins (exact for nearby origins, however far
-        // out) instead of two rotations of the origins themselves.
+        // out) instead of two rotations of the origins themselves. The
+        // rotation is normalised; the translation is not: rotating by a
+        // quaternion of norm² `1 + δ` scales by `1 + δ`. The world keeps
+        // its rotations unit to `4ε` (`pipeline::large_world::place`);
+        // `Pose::validate` lets `|δ| ≤ 2·10⁻³` through.
         let inv = pose_a.rotation.inverse();
         let rot = Mat3::from_quat((inv * pose_b.rotation).normalize());
         Self {
