@@ -64,8 +64,8 @@ fn for_each_piece_pair<'a>(
     pose_b: &Pose,
     mut f: impl FnMut([u32; 2], (&'a ShapeData, Pose), (&'a ShapeData, Pose)) -> Result<(), QueryError>,
 ) -> Result<(), QueryError> {
-    pose_a.validate().map_err(QueryError::InvalidPose)?;
-    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    let pose_a = &pose_a.validated().map_err(QueryError::InvalidPose)?;
+    let pose_b = &pose_b.validated().map_err(QueryError::InvalidPose)?;
     let (pieces_a, pieces_b) = (pieces(a, pose_a), pieces(b, pose_b));
     for &(ia, sa, pa) in &pieces_a {
         for &(ib, sb, pb) in &pieces_b {
@@ -97,8 +97,8 @@ pub(super) fn closest_points_within(
 ) -> Result<ClosestPoints, QueryError> {
     if a.compound().is_none() && b.compound().is_none() {
         // One piece each: no piece lists to build.
-        pose_a.validate().map_err(QueryError::InvalidPose)?;
-        pose_b.validate().map_err(QueryError::InvalidPose)?;
+        let pose_a = &pose_a.validated().map_err(QueryError::InvalidPose)?;
+        let pose_b = &pose_b.validated().map_err(QueryError::InvalidPose)?;
         return piece_closest_points((a, pose_a), (b, pose_b), ([0, 0], gap));
     }
     let mut best: Option<ClosestPoints> = None;

@@ -22,8 +22,8 @@ pub fn intersects(
     b: &SharedShape,
     pose_b: &Pose,
 ) -> Result<bool, QueryError> {
-    pose_a.validate().map_err(QueryError::InvalidPose)?;
-    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    let pose_a = &pose_a.validated().map_err(QueryError::InvalidPose)?;
+    let pose_b = &pose_b.validated().map_err(QueryError::InvalidPose)?;
     // Far beyond (or far below) unit scale, convex pairs are decided
     // rescaled, as `distance` does, so that the two agree.
     if let Some(c) = rescaled_closest_points((a, pose_a), (b, pose_b), ([0, 0], REL_GAP)) {
@@ -94,8 +94,8 @@ pub fn intersecting_triangles(
     pose_b: &Pose,
     mode: ContactMode,
 ) -> Result<Vec<[u32; 2]>, QueryError> {
-    pose_a.validate().map_err(QueryError::InvalidPose)?;
-    pose_b.validate().map_err(QueryError::InvalidPose)?;
+    let pose_a = &pose_a.validated().map_err(QueryError::InvalidPose)?;
+    let pose_b = &pose_b.validated().map_err(QueryError::InvalidPose)?;
     let unsupported = || QueryError::Unsupported {
         a: a.kind_name(),
         b: b.kind_name(),

@@ -29,7 +29,8 @@ pub fn ray_cast(
     ray: &Ray,
     max_toi: f32,
 ) -> Result<Option<RayHit>, QueryError> {
-    ray_cast_side(&PairSide::of(shape, pose), ray, max_toi)
+    let pose = pose.validated().map_err(QueryError::InvalidPose)?;
+    ray_cast_side(&PairSide::of(shape, &pose), ray, max_toi)
 }
 
 /// [`ray_cast`] on a pair side (a deformable body's side casts against its

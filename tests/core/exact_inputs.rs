@@ -974,3 +974,59 @@ fn every_mutator_refuses_the_same_bad_numbers_and_changes_nothing() {
     let _ = limits::length_within(1.0, 2.0);
     let _ = PoseError::TooFar;
 }
+
+/// A rotation off unit length by as much as `Pose::validate` takes
+/// (`|q|²` within 2·10⁻³ of 1) answers as its normalized rotation in every
+/// free query: boxes and cylinders 0.003 apart, `A` turned about an
+/// oblique axis and placed 2 and 50 units from `B`, `|q_A|²` at 0.9982 and
+/// 1.0018 (used as it was, the rotation stretched `A`'s offset from `B` by
+/// 0.2 %: `distance` said 0 or 0.0066).
+#[test]
+fn a_rotation_within_the_tolerance_answers_as_the_unit_rotation() {
+    let kinds = [
+        SharedShape::cuboid(Vec3::splat(0.5)).expect("box"),
+        SharedShape::cylinder(0.5, 1.0).expect("cylinder"),
+    ];
+    let turn = Quat::from_axis_angle(Vec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
+    let opts = ShapeCastOptions::default();
+    for shape in &kinds {
+        for far in [2.0f32, 50.0] {
+            for len2 in [0.9982f32, 1.0018] {
+                let q = turn * len2.sqrt();
+                assert!(Pose::new(q, Vec3::ZERO).validate().is_ok());
+                // B a wide slab at `far` along x; A turned, placed 0.003
+                // short of it (in the unit rotation).
+                let b = &SharedShape::cuboid(Vec3::new(0.5, 5.0, 5.0)).expect("slab");
+                let pb = Pose::from_translation(Vec3::new(far, 0.0, 0.0));
+                let unit = Pose::new(turn, Vec3::ZERO);
+                let d0 = query::distance(shape, &unit, b, &pb).expect("unit");
+                let pa = Vec3::new(d0 - 0.003, 0.0, 0.0);
+                let (exact, off) = (Pose::new(turn, pa), Pose::new(q, pa));
+                let want = query::distance(shape, &exact, b, &pb).expect("unit");
+                let got = query::distance(shape, &off, b, &pb).expect("off");
+                let at = format!("{} at {far}, |q|² {len2}", shape.kind_name());
+                assert!((want - 0.003).abs() < 2e-5, "{at}: unit pose {want}");
+                assert!((got - want).abs() < 1e-5, "{at}: distance {got} vs {want}");
+                assert!(
+                    !query::intersects(shape, &off, b, &pb).expect("off"),
+                    "{at}"
+                );
+                let ray = Ray::new(Vec3::new(-5.0, 0.0, 0.0) + pa, Vec3::X);
+                let toi = |p: &Pose| {
+                    query::ray_cast(shape, p, &ray, 20.0)
+                        .expect("ray")
+                        .map(|h| h.toi)
+                };
+                let (tw, tg) = (toi(&exact).expect("hit"), toi(&off).expect("hit"));
+                assert!((tw - tg).abs() < 1e-5, "{at}: ray {tg} vs {tw}");
+                let cast = |p: &Pose| {
+                    query::cast_shapes((shape, p, Vec3::X), (b, &pb, Vec3::ZERO), &opts)
+                        .expect("cast")
+                        .map(|h| h.time_of_impact)
+                };
+                let (cw, cg) = (cast(&exact).expect("hit"), cast(&off).expect("hit"));
+                assert!((cw - cg).abs() < 1e-4, "{at}: cast {cg} vs {cw}");
+            }
+        }
+    }
+}
