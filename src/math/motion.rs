@@ -35,6 +35,14 @@ pub struct RigidMotion {
 }
 
 impl RigidMotion {
+    /// The motion with its start pose [validated](Pose::validated) (the
+    /// rotation normalized where it is off unit length within the
+    /// tolerance).
+    pub fn with_unit_start(&self) -> Result<Self, super::PoseError> {
+        let start = self.start.validated()?;
+        Ok(Self { start, ..*self })
+    }
+
     /// A body that does not move.
     pub fn stationary(start: Pose) -> Self {
         Self::linear(start, Vec3::ZERO)

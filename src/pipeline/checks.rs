@@ -53,18 +53,21 @@ pub(super) fn pose(p: &Pose) -> Result<(), WorldError> {
 }
 
 /// An `f64` pose the world takes: finite, a unit rotation, a translation
-/// within [`MAX_POSITION`].
-pub(super) fn world_pose(p: &WorldPose) -> Result<(), WorldError> {
-    Pose::new(p.rotation, Vec3::ZERO)
-        .validate()
-        .map_err(WorldError::InvalidPose)?;
+/// within [`MAX_POSITION`]; returned with its rotation
+/// [validated](Pose::validated) (normalized where off unit length within
+/// the tolerance).
+pub(super) fn world_pose(p: &WorldPose) -> Result<WorldPose, WorldError> {
+    let rotation = Pose::new(p.rotation, Vec3::ZERO)
+        .validated()
+        .map_err(WorldError::InvalidPose)?
+        .rotation;
     if !p.translation.is_finite() {
         return Err(WorldError::InvalidPose(PoseError::NonFinite));
     }
     if !position_within_f64(p.translation) {
         return Err(WorldError::InvalidPose(PoseError::TooFar));
     }
-    Ok(())
+    Ok(WorldPose { rotation, ..*p })
 }
 
 /// A speed bound: its distance a length within [`MAX_POSITION`], its angle

@@ -87,7 +87,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         out: &mut Vec<BodyHandle>,
     ) -> Result<(), WorldError> {
         out.clear();
-        checks::world_pose(&at)?;
+        let at = checks::world_pose(&at)?;
         let aabb = shape_box(shape, &at);
         self.visit_boxes(&aabb, &filter, |id, body| {
             let (Some(tight), Some(_)) = (body.current_box(), body.pose) else {

@@ -81,6 +81,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         if origin.abs().max_element() > f64::from(MAX_POSITION) {
             return Err(QueryError::InvalidPose(PoseError::TooFar));
         }
+        let motion = &motion.with_unit_start().map_err(QueryError::InvalidPose)?;
         let visit = Candidates::Broad(&filter);
         self.first_hit(shape, (origin, motion), options, visit)
     }
@@ -96,6 +97,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         options: &ShapeCastOptions,
         bodies: &[BodyHandle],
     ) -> Result<Option<WorldShapeHit>, QueryError> {
+        let motion = &motion.with_unit_start().map_err(QueryError::InvalidPose)?;
         let visit = Candidates::Among(bodies);
         self.first_hit(shape, (DVec3::ZERO, motion), options, visit)
     }
@@ -140,6 +142,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         out: &mut Vec<WorldShapeHit>,
     ) -> Result<(), QueryError> {
         out.clear();
+        let motion = &motion.with_unit_start().map_err(QueryError::InvalidPose)?;
         let visit = Candidates::Broad(&filter);
         self.cast_candidates(
             shape,

@@ -179,10 +179,7 @@ pub fn cast_shapes_nonlinear(
     (b, motion_b): (&SharedShape, &RigidMotion),
     options: &ShapeCastOptions,
 ) -> Result<Option<ShapeCastHit>, QueryError> {
-    let unit = |m: &RigidMotion| -> Result<RigidMotion, QueryError> {
-        let start = m.start.validated().map_err(QueryError::InvalidPose)?;
-        Ok(RigidMotion { start, ..*m })
-    };
+    let unit = |m: &RigidMotion| m.with_unit_start().map_err(QueryError::InvalidPose);
     let (motion_a, motion_b) = (&unit(motion_a)?, &unit(motion_b)?);
     let (sa, sb) = (
         PairSide::of(a, &motion_a.start),

@@ -1026,7 +1026,44 @@ fn a_rotation_within_the_tolerance_answers_as_the_unit_rotation() {
                 };
                 let (cw, cg) = (cast(&exact).expect("hit"), cast(&off).expect("hit"));
                 assert!((cw - cg).abs() < 1e-4, "{at}: cast {cg} vs {cw}");
+                world_agrees(shape, (&exact, &off), (b, &pb), &at);
             }
         }
     }
+}
+
+/// The world's shape queries on the same placement: the slab a body,
+/// `shape` at the off-unit pose 0.001 from it found apart, and cast onto
+/// it at the unit pose's time.
+fn world_agrees(
+    shape: &SharedShape,
+    (exact, off): (&Pose, &Pose),
+    (b, pb): (&SharedShape, &Pose),
+    at: &str,
+) {
+    let mut w = world();
+    let slab = w.add_body(BodyDesc::new(b.clone()));
+    w.set_pose(slab, *pb).expect("pose");
+    let _ = w.step();
+    // 0.001 apart: the stretch (0.002 nearer at |q|² 0.9982) would overlap.
+    let nearer = Pose::new(off.rotation, off.translation + Vec3::X * 0.002);
+    assert!(
+        !query::intersects(shape, &nearer, b, pb).expect("query"),
+        "{at}: intersects"
+    );
+    let mut out = Vec::new();
+    w.intersect_shape(shape, nearer, QueryFilter::default(), &mut out)
+        .expect("query");
+    assert!(out.is_empty(), "{at}: intersect_shape {out:?}");
+    let opts = ShapeCastOptions::default();
+    let cast = |p: &Pose| {
+        let m = bevy_icollide::math::RigidMotion::linear(*p, Vec3::X);
+        w.cast_shape(shape, &m, &opts, QueryFilter::default())
+            .expect("cast")
+            .expect("hit")
+            .hit
+            .time_of_impact
+    };
+    let (cw, cg) = (cast(exact), cast(off));
+    assert!((cw - cg).abs() < 1e-4, "{at}: world cast {cg} vs {cw}");
 }
