@@ -79,22 +79,19 @@ pub(crate) fn certified_touching(
     let Some(mut hints) = cache.warm_tetra() else {
         return false;
     };
-    let (na, nb) = (pa.vertex_count(), pb.vertex_count());
-    if hints
-        .iter()
-        .any(|h| h[0] as usize >= na || h[1] as usize >= nb)
-    {
-        return false;
-    }
-    let (rot, _, trans) = cso.b_frame();
+    let place = replaced_point(pa, pb, cso);
     let mut w = [Vec3::ZERO; 4];
     let mut mag = 0.0f32;
-    for (wi, h) in w.iter_mut().zip(&hints) {
+    for (wi, &h) in w.iter_mut().zip(&hints) {
+        // Out of range (a cache from another shape): nothing certified.
+        let Some(p) = place(h) else {
+            return false;
+        };
+        *wi = p;
         let (va, vb) = (pa.vertex(h[0]), pb.vertex(h[1]));
-        // As `Cso::support` computes a CSO point.
-        *wi = va - (rot * vb + trans);
         mag = mag.max(va.abs().element_sum() + vb.abs().element_sum());
     }
+    let trans = cso.b_frame().2;
     let skew =
         (a.rotation.length_squared() - 1.0).abs() + (b.rotation.length_squared() - 1.0).abs();
     let moved = (a.translation.abs() + b.translation.abs() + trans.abs()).element_sum();
