@@ -191,10 +191,42 @@ fn expand<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     if !(scale > 0.0) {
         scale = f32::MIN_POSITIVE;
     }
-    let distinct = REL_DISTINCT * scale;
-    let (ha, hb) = verts.last().map(|p| (p.hint_a, p.hint_b)).unwrap_or((0, 0));
+    let hints = verts.last().map(|p| (p.hint_a, p.hint_b)).unwrap_or((0, 0));
+    if !blow_up(cso, verts, REL_DISTINCT * scale, hints) {
+        // The CSO is flat (degenerate shapes): no interior, depth 0.
+        return degenerate_result(verts);
+    }
+    start_faces(verts, faces);
+    let tol = REL_TOL * scale;
+    let Some(mut best) = closest_face(faces) else {
+        return degenerate_result(verts);
+    };
+    for _ in 0..EPA_MAX_ITERATIONS {
+        let f = faces[best];
+        let sp = cso.support(f.n, hints.0, hints.1);
+        if !sp.w.is_finite() || f.n.dot(sp.w) - f.d <= tol {
+            break; // converged: the support plane is at the face
+        }
+        if !add_point(verts, faces, (visible, horizon), best, sp) {
+            break;
+        }
+        best = match closest_face(faces) {
+            Some(b) => b,
+            None => break,
+        };
+    }
+    contact_on_face(verts, faces, best, tol)
+}
 
-    // --- Blow the simplex up to a tetrahedron (the origin is on or inside it).
+/// Blows GJK's simplex up to a tetrahedron (the origin is on or inside it)
+/// with supports along directions its points do not span; `false` when the
+/// CSO is flat (no fourth point farther than `distinct`).
+fn blow_up<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    verts: &mut Vec<SupportPoint>,
+    distinct: f32,
+    (ha, hb): (u32, u32),
+) -> bool {
     if verts.len() == 1 {
         for d in [
             Vec3::X,
@@ -236,86 +268,101 @@ fn expand<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
             verts.push(best);
         }
     }
-    if verts.len() < 4 {
-        // The CSO is flat (degenerate shapes): no interior, depth 0.
-        return degenerate_result(verts);
-    }
+    verts.len() >= 4
+}
+
+/// The tetrahedron's four faces, outward (CCW), after orienting it
+/// positively (only its first four points are kept).
+fn start_faces(verts: &mut Vec<SupportPoint>, faces: &mut Vec<Face>) {
     verts.truncate(4);
     let (w0, w1, w2, w3) = (verts[0].w, verts[1].w, verts[2].w, verts[3].w);
     if (w1 - w0).dot((w2 - w0).cross(w3 - w0)) < 0.0 {
         verts.swap(0, 1);
     }
-    // Positively oriented tetrahedron: outward (CCW) faces.
     for [i, j, k] in [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]] {
         let f = make_face(verts, i, j, k);
         faces.push(f);
     }
+}
 
-    // --- Expansion loop.
-    let tol = REL_TOL * scale;
-    let mut best = match closest_face(faces) {
-        Some(b) => b,
-        None => return degenerate_result(verts),
-    };
-    for _ in 0..EPA_MAX_ITERATIONS {
-        let f = faces[best];
-        let sp = cso.support(f.n, ha, hb);
-        if !sp.w.is_finite() || f.n.dot(sp.w) - f.d <= tol {
-            break; // converged: the support plane is at the face
-        }
-        // Faces visible from the new point: flood fill over shared edges from
-        // the closest face (which is visible), so the region is connected.
+/// One expansion: the faces visible from `sp` (a connected region around
+/// `best`, which is visible) are replaced by `sp` joined to their horizon.
+/// `false` (nothing changed) when that would exceed [`EPA_MAX_FACES`].
+fn add_point(
+    verts: &mut Vec<SupportPoint>,
+    faces: &mut Vec<Face>,
+    (visible, horizon): (&mut Vec<usize>, &mut Vec<[u32; 2]>),
+    best: usize,
+    sp: SupportPoint,
+) -> bool {
+    visible_region(verts, faces, visible, best, sp.w);
+    collect_horizon(faces, visible, horizon);
+    if !horizon_is_simple(horizon) {
+        // Rounding made the region pinched (not a disk): fall back to
+        // replacing the closest face only, which is always consistent.
         visible.clear();
         visible.push(best);
-        let mut head = 0;
-        while head < visible.len() {
-            let fv = faces[visible[head]].v;
-            head += 1;
-            for e in 0..3 {
-                let (p, q) = (fv[e], fv[(e + 1) % 3]);
-                let twin = faces.iter().position(|g| {
-                    (g.v[0] == q && g.v[1] == p)
-                        || (g.v[1] == q && g.v[2] == p)
-                        || (g.v[2] == q && g.v[0] == p)
-                });
-                if let Some(g) = twin
-                    && !visible.contains(&g)
-                    && faces[g].n.dot(sp.w - verts[faces[g].v[0] as usize].w) > 0.0
-                {
-                    visible.push(g);
-                }
+        collect_horizon(faces, visible, horizon);
+    }
+    if faces.len() + horizon.len() > EPA_MAX_FACES {
+        return false;
+    }
+    visible.sort_unstable();
+    // Remove visible faces (indices ascending: remove from the back).
+    for &i in visible.iter().rev() {
+        faces.swap_remove(i);
+    }
+    let new = verts.len() as u32;
+    verts.push(sp);
+    for h in horizon.iter() {
+        let f = make_face(verts, h[0], h[1], new);
+        faces.push(f);
+    }
+    true
+}
+
+/// Faces visible from `w`: flood fill over shared edges from `best`, so the
+/// region is connected.
+fn visible_region(
+    verts: &[SupportPoint],
+    faces: &[Face],
+    visible: &mut Vec<usize>,
+    best: usize,
+    w: Vec3,
+) {
+    visible.clear();
+    visible.push(best);
+    let mut head = 0;
+    while head < visible.len() {
+        let fv = faces[visible[head]].v;
+        head += 1;
+        for e in 0..3 {
+            let (p, q) = (fv[e], fv[(e + 1) % 3]);
+            let twin = faces.iter().position(|g| {
+                (g.v[0] == q && g.v[1] == p)
+                    || (g.v[1] == q && g.v[2] == p)
+                    || (g.v[2] == q && g.v[0] == p)
+            });
+            if let Some(g) = twin
+                && !visible.contains(&g)
+                && faces[g].n.dot(w - verts[faces[g].v[0] as usize].w) > 0.0
+            {
+                visible.push(g);
             }
         }
-        collect_horizon(faces, visible, horizon);
-        if !horizon_is_simple(horizon) {
-            // Rounding made the region pinched (not a disk): fall back to
-            // replacing the closest face only, which is always consistent.
-            visible.clear();
-            visible.push(best);
-            collect_horizon(faces, visible, horizon);
-        }
-        if faces.len() + horizon.len() > EPA_MAX_FACES {
-            break;
-        }
-        visible.sort_unstable();
-        // Remove visible faces (indices ascending: remove from the back).
-        for &i in visible.iter().rev() {
-            faces.swap_remove(i);
-        }
-        let new = verts.len() as u32;
-        verts.push(sp);
-        for h in horizon.iter() {
-            let f = make_face(verts, h[0], h[1], new);
-            faces.push(f);
-        }
-        best = match closest_face(faces) {
-            Some(b) => b,
-            None => break,
-        };
     }
-    // Minkowski-difference faces of polytopes are often split into several
-    // coplanar triangles; among the (near-)closest faces take the one that
-    // actually contains the origin's projection, for meaningful contact points.
+}
+
+/// Depth, normal and contact points on the final polytope. Minkowski-
+/// difference faces of polytopes are often split into several coplanar
+/// triangles; among the (near-)closest faces the one that contains the
+/// origin's projection is taken, for meaningful contact points.
+fn contact_on_face(
+    verts: &[SupportPoint],
+    faces: &[Face],
+    best: usize,
+    tol: f32,
+) -> (f32, Vec3, Vec3, Vec3) {
     let best_d = faces[best].d;
     let mut pick = (best, bary(verts, &faces[best]));
     let mut pick_score = pick.1.iter().copied().fold(f32::INFINITY, f32::min);
