@@ -59,46 +59,7 @@ pub(crate) fn run_seeded<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         seed.is_none() || mode == Mode::Intersect,
         "a seed has no witnesses"
     );
-    let mut s = Simplex::default();
-    let mut calls = 0u32;
-    let mut scale = 0.0f32;
-    // Warm start: re-evaluate the cached simplex under the new pose.
-    for i in 0..cache.len.min(4) {
-        let (dir, [ha, hb]) = (cache.dirs[i], cache.hints[i]);
-        let sp = match seed.and_then(|f| f([ha, hb])) {
-            Some(w) => SupportPoint {
-                w,
-                dir,
-                hint_a: ha,
-                hint_b: hb,
-                ..SupportPoint::default()
-            },
-            None => cso.support(dir, ha, hb),
-        };
-        calls += 1;
-        scale = scale.max(sp.w.length());
-        if sp.w.is_finite() && !s.contains(sp.w, REL_DUP2 * scale * scale) {
-            s.push(sp);
-        }
-    }
-    // A cold query (no cached simplex, no hints) asks for its supports
-    // without a start while its directions swing widely: a hull below
-    // 2 048 vertices is then scanned whole, faster than a walk (see
-    // `ConvexPolytope::support_vertex`).
-    let cold = s.len == 0 && cache.hint_a == NO_HINT && cache.hint_b == NO_HINT;
-    if s.len == 0 {
-        // Cold start: towards B's origin, where the CSO comes closest to 0.
-        let d0 = cso.b_origin();
-        let d0 = if d0.length_squared() > 0.0 && d0.is_finite() {
-            d0
-        } else {
-            Vec3::X
-        };
-        let sp = cso.support(d0, cache.hint_a, cache.hint_b);
-        calls += 1;
-        scale = scale.max(sp.w.length());
-        s.push(sp);
-    }
+    let (mut s, mut calls, mut scale, cold) = warm_start(cso, cache, seed);
     let mut v = s.reduce();
     let mut dist2 = v.length_squared();
     let mut intersecting = s.len == 4;
@@ -161,30 +122,20 @@ pub(crate) fn run_seeded<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         if !sub.is_full() && !(sub.d2 < dist2) {
             // No progress: the f32 solver may have rounded wrongly on a
             // near-degenerate simplex; retry in f64 before giving up.
-            let mut t = s;
-            let tv = t.reduce_exhaustive();
-            // Level within rounding while the bounds are apart is kept
-            // too: `v` is now `f64`-accurate, and at a grazing contact
-            // the `f32` one was turned (see the module docs).
-            if t.len == 4 || tv.length_squared() <= dist2 + f32::EPSILON * scale * len {
-                s = t;
-                v = tv;
-                dist2 = tv.length_squared();
-                intersecting = s.len == 4;
-                continue;
-            }
-            s.len -= 1;
-            break;
+            let Some((t, tv)) = retry_f64(&s, dist2, f32::EPSILON * scale * len) else {
+                s.len -= 1; // keep the previous, better simplex
+                break;
+            };
+            s = t;
+            v = tv;
+            dist2 = tv.length_squared();
+            intersecting = s.len == 4;
+            continue;
         }
         if sub.is_full() {
             s.apply(&sub);
             intersecting = true;
             v = sub.v;
-            break;
-        }
-        if !(sub.d2 < dist2) {
-            // No progress (rounding): keep the previous, better simplex.
-            s.len -= 1;
             break;
         }
         s.apply(&sub);
@@ -204,4 +155,66 @@ pub(crate) fn run_seeded<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
         support_calls: calls,
         scale,
     }
+}
+
+/// GJK's first simplex: the cached simplex re-evaluated under the new poses
+/// (or re-placed by `seed`), else one support towards B's origin. Returns
+/// it with the support calls made, the largest |w| seen, and whether the
+/// query is cold (no cached simplex, no hints).
+fn warm_start<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
+    cso: &Cso<'_, A, B>,
+    cache: &GjkCache,
+    seed: Option<Replace<'_>>,
+) -> (Simplex, u32, f32, bool) {
+    let mut s = Simplex::default();
+    let mut calls = 0u32;
+    let mut scale = 0.0f32;
+    for i in 0..cache.len.min(4) {
+        let (dir, [ha, hb]) = (cache.dirs[i], cache.hints[i]);
+        let sp = match seed.and_then(|f| f([ha, hb])) {
+            Some(w) => SupportPoint {
+                w,
+                dir,
+                hint_a: ha,
+                hint_b: hb,
+                ..SupportPoint::default()
+            },
+            None => cso.support(dir, ha, hb),
+        };
+        calls += 1;
+        scale = scale.max(sp.w.length());
+        if sp.w.is_finite() && !s.contains(sp.w, REL_DUP2 * scale * scale) {
+            s.push(sp);
+        }
+    }
+    // A cold query (no cached simplex, no hints) asks for its supports
+    // without a start while its directions swing widely: a hull below
+    // 2 048 vertices is then scanned whole, faster than a walk (see
+    // `ConvexPolytope::support_vertex`).
+    let cold = s.len == 0 && cache.hint_a == NO_HINT && cache.hint_b == NO_HINT;
+    if s.len == 0 {
+        // Cold start: towards B's origin, where the CSO comes closest to 0.
+        let d0 = cso.b_origin();
+        let d0 = if d0.length_squared() > 0.0 && d0.is_finite() {
+            d0
+        } else {
+            Vec3::X
+        };
+        let sp = cso.support(d0, cache.hint_a, cache.hint_b);
+        calls += 1;
+        scale = scale.max(sp.w.length());
+        s.push(sp);
+    }
+    (s, calls, scale, cold)
+}
+
+/// The simplex (its new point pushed) reduced exhaustively in `f64`, kept
+/// when it holds the origin or comes within `slack` of the last `dist2`:
+/// level within rounding while the bounds are apart is kept too, since `v`
+/// is then `f64`-accurate where at a grazing contact the `f32` one was
+/// turned (see the module docs). `None`: no progress.
+fn retry_f64(s: &Simplex, dist2: f32, slack: f32) -> Option<(Simplex, Vec3)> {
+    let mut t = *s;
+    let tv = t.reduce_exhaustive();
+    (t.len == 4 || tv.length_squared() <= dist2 + slack).then_some((t, tv))
 }
