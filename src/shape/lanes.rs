@@ -20,6 +20,13 @@
 //! [`VertexLanes::support`] returns the point from the lanes the scan just
 //! read, so that GJK does not wait on a second load from the vertex array.
 //!
+//! **Support value** ([`VertexLanes::max_dot`]): the same dot products
+//! and running maxima without the indices, for a caller that needs only
+//! `max d · v` (the cached separating axis, `query::hull_axis`).
+//!
+//! Hulls under 64 vertices are scanned for every support, warm or cold
+//! (`polytope::WALK_FROM`).
+//!
 //! **Rotated box** ([`VertexLanes::rotated_bounds`], the dynamic boxes of
 //! hulls below `bounds::dynamic_box::CLIMB_MIN_VERTICES`): three dot
 //! products, three minima and three maxima per vertex. Where the CPU has
@@ -152,6 +159,24 @@ impl VertexLanes {
         index.x as u32
     }
 
+    /// The largest `dir · v` over the vertices, the value alone: the
+    /// dot products as [`argmax`](Self::argmax) forms them (so the value
+    /// of its vertex, bit for bit), no index kept, so each half's step is
+    /// one multiply-add chain and one maximum. The padding lanes repeat
+    /// the last vertex and change nothing. `−∞` without vertices; a NaN
+    /// product is skipped (`−∞` when `dir` has a NaN).
+    pub fn max_dot(&self, dir: Vec3) -> f32 {
+        let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
+        let mut best = [Vec4::splat(f32::NEG_INFINITY); 2];
+        for [x, y, z] in &self.chunks {
+            for (h, best) in best.iter_mut().enumerate() {
+                let d = half(x, h) * dx + half(y, h) * dy + half(z, h) * dz;
+                *best = keep_larger(d, *best);
+            }
+        }
+        keep_larger(best[0], best[1]).max_element()
+    }
+
     /// [`argmax`](Self::argmax) and its vertex, read from the lanes (which
     /// the scan has just brought into the cache).
     #[inline]
@@ -270,6 +295,33 @@ mod tests {
             }
         }
         best
+    }
+
+    /// The value-only scan against the largest `dir · v` of the scalar
+    /// loop, bit for bit (ties and duplicates, every length up to 70, so
+    /// every padding of the last chunk), with all products negative (a
+    /// padding lane not holding a vertex, or a lane skipped, shows), and
+    /// a NaN direction (`−∞`, never a value).
+    #[test]
+    fn value_scan_gives_the_scalar_maximum() {
+        let mut rng = Rng::new(43);
+        for n in 0..70 {
+            let mut v: Vec<Vec3> = (0..n).map(|_| (rng.vec(-3.0, 3.0) * 2.0).round()).collect();
+            if n > 3 {
+                v[n - 1] = v[1];
+            }
+            let below: Vec<Vec3> = v.iter().map(|p| *p - Vec3::splat(20.0)).collect();
+            for pts in [&v, &below] {
+                let lanes = VertexLanes::new(pts);
+                for _ in 0..200 {
+                    let d = (rng.vec(-2.0, 2.0) * 2.0).round() + Vec3::splat(0.5);
+                    let want = pts.iter().fold(f32::NEG_INFINITY, |m, p| m.max(d.dot(*p)));
+                    let got = lanes.max_dot(d);
+                    assert!(got == want, "n {n}, dir {d}: {got} against {want}");
+                }
+                assert_eq!(lanes.max_dot(Vec3::NAN), f32::NEG_INFINITY, "n {n}");
+            }
+        }
     }
 
     #[test]
