@@ -11,9 +11,10 @@
 //! so that four dot products, the comparison and the running maximum are
 //! each one SIMD operation (`glam::Vec4`); each half keeps its own running
 //! maximum (one chain of compare-and-select from chunk to chunk would be
-//! latency-bound), and the four lanes are merged at the end, by compares
-//! and selects (no branch: a branchy merge was mispredicted about once a
-//! call in GJK's cold queries). Same answer as
+//! latency-bound); at the end, the largest value over the eight lanes,
+//! then the smallest index among the lanes holding it, by compares,
+//! selects and minima (no branch: a branchy merge was mispredicted about
+//! once a call in GJK's cold queries). Same answer as
 //! the scalar scan, bit for bit: the dot products are summed in the same
 //! order, each lane keeps its first maximum, and ties between lanes go to
 //! the smallest index, so the first vertex maximizing `d · v` wins.
@@ -49,7 +50,7 @@
 //! against parry3d and the scalar transform): see
 //! `docs/notes/EXPERIMENTS.md#convex-boolean` and `#bounds`.
 
-use glam::{Vec3, Vec4, Vec4Swizzles};
+use glam::{Vec3, Vec4};
 
 use crate::math::prefetch::{LINE, prefetch_slice};
 
@@ -74,17 +75,6 @@ pub(crate) struct VertexLanes {
 #[inline(always)]
 fn half(row: &[f32; CHUNK], h: usize) -> Vec4 {
     Vec4::from_slice(&row[4 * h..4 * h + 4])
-}
-
-/// Lane by lane, `(value, index)` of `a` or of `b`: the larger value, on
-/// a tie the smaller index.
-#[inline(always)]
-fn merge(a: (Vec4, Vec4), b: (Vec4, Vec4)) -> (Vec4, Vec4) {
-    let take_b = b.0.cmpgt(a.0) | (b.0.cmpeq(a.0) & b.1.cmplt(a.1));
-    (
-        Vec4::select(take_b, b.0, a.0),
-        Vec4::select(take_b, b.1, a.1),
-    )
 }
 
 /// `d > best ? d : best`, lane by lane (`Vec4::select(d.cmpgt(best), d,
@@ -146,17 +136,13 @@ impl VertexLanes {
             }
             at += Vec4::splat(CHUNK as f32);
         }
-        // Lane by lane, then across lanes: the larger value, and on a tie
-        // the smaller index (the first vertex).
-        let (best, index) = merge((best[0], index[0]), (best[1], index[1]));
-        // Across the four lanes without a branch (a data-dependent branch
-        // here was mispredicted about once a call): each lane against its
-        // partner two lanes away, then one lane away, keeping the larger
-        // value or on a tie the smaller index; after the two rounds every
-        // lane holds the winner.
-        let (best, index) = merge((best, index), (best.zwxy(), index.zwxy()));
-        let (_, index) = merge((best, index), (best.yxwz(), index.yxwz()));
-        index.x as u32
+        // The largest value, then the smallest index among the lanes
+        // holding it (each lane's index is its first vertex of its own
+        // maximum): the first vertex maximizing `d · v`. No branch (a
+        // data-dependent branch here was mispredicted about once a call).
+        let top = Vec4::splat(keep_larger(best[0], best[1]).max_element());
+        let first = |h: usize| Vec4::select(best[h].cmpeq(top), index[h], Vec4::INFINITY);
+        first(0).min(first(1)).min_element() as u32
     }
 
     /// The largest `dir · v` over the vertices, the value alone: the
