@@ -344,7 +344,7 @@ impl ConvexPolytope {
     }
 
     /// The vertex maximizing `dir · v`: hulls of fewer than 64 vertices
-    /// are scanned whole ([`WALK_FROM`]), larger ones walked
+    /// are scanned whole (`WALK_FROM`), larger ones walked
     /// (hill-climbing) from `start`; a `start` that is not a vertex index
     /// ([`NO_HINT`](crate::geometry::support::NO_HINT)) scans hulls of
     /// fewer than 2 048 vertices whole, and starts larger ones from the
@@ -400,7 +400,7 @@ impl ConvexPolytope {
 
     /// The largest `dir · v` over the vertices, the value of
     /// [`support_vertex`](Self::support_vertex)'s vertex: hulls under
-    /// [`WALK_FROM`] vertices are scanned whole for the value alone
+    /// `WALK_FROM` vertices are scanned whole for the value alone
     /// (`VertexLanes::max_dot`: no index to keep), larger ones walked from
     /// `hint`, which the walk updates. `−∞` (or NaN) when `dir` has a NaN.
     #[inline]
