@@ -5,6 +5,7 @@ use glam::Vec3;
 
 use super::balls::ball_answer;
 use super::cache::{PairCache, QueryScratch};
+use super::hull_axis::hull_axis_separates;
 use super::inside::{self, INSIDE_SOLID};
 use super::lin_canny::{self, ConvexCache};
 use super::pair::{ContactData, PairResult, PairSide};
@@ -13,7 +14,7 @@ use super::{compound, half_space, heightfield, implicit, rounded};
 use crate::bvh::{CollideOptions, CollideScratch, ContactMode, collide_surfaces};
 use crate::collider::ShapeKind;
 use crate::geometry::epa;
-use crate::geometry::gjk::{Cso, GjkCache, cached_axis_separates, gjk_intersect, intersect_warm};
+use crate::geometry::gjk::{Cso, GjkCache, gjk_intersect, intersect_warm};
 use crate::math::Pose;
 use crate::shape::{ConvexPolytope, HalfSpace, SupportShape};
 
@@ -75,7 +76,7 @@ pub fn test_pair(
 /// Whether two hulls at poses in one frame touch, for a boolean pair: the
 /// hull balls when they decide it (far apart or deep in contact, without
 /// the cache), then the cached tetrahedron when it certifies contact
-/// (`warm_tetra`), then the last separating axis, else GJK from the
+/// (`warm_tetra`), then the last separating axis (by support values, `hull_axis`), else GJK from the
 /// pair's cached simplex, its points re-placed from their cached vertex
 /// pairs rather than searched again. A boolean test runs no EPA:
 /// its buffers stay where they are. The world's boolean hull pairs come
@@ -95,7 +96,7 @@ pub(crate) fn boolean_convex(
         if certified_touching((pa, a), (pb, b), &cso, gjk) {
             return true;
         }
-        if cached_axis_separates(&cso, gjk) {
+        if hull_axis_separates(pa, pb, &cso, gjk) {
             return false;
         }
         return intersect_warm(&cso, gjk, Some(&replaced_point(pa, pb, &cso)));

@@ -76,6 +76,7 @@ mod half_space;
 mod half_space_cast;
 mod heightfield;
 mod heightfield_cast;
+mod hull_axis;
 mod implicit;
 mod inside;
 mod intersect;

@@ -11,14 +11,22 @@
 //! so that four dot products, the comparison and the running maximum are
 //! each one SIMD operation (`glam::Vec4`); each half keeps its own running
 //! maximum (one chain of compare-and-select from chunk to chunk would be
-//! latency-bound), and the four lanes are merged at the end, by compares
-//! and selects (no branch: a branchy merge was mispredicted about once a
-//! call in GJK's cold queries). Same answer as
+//! latency-bound); at the end, the largest value over the eight lanes,
+//! then the smallest index among the lanes holding it, by compares,
+//! selects and minima (no branch: a branchy merge was mispredicted about
+//! once a call in GJK's cold queries). Same answer as
 //! the scalar scan, bit for bit: the dot products are summed in the same
 //! order, each lane keeps its first maximum, and ties between lanes go to
 //! the smallest index, so the first vertex maximizing `d · v` wins.
 //! [`VertexLanes::support`] returns the point from the lanes the scan just
 //! read, so that GJK does not wait on a second load from the vertex array.
+//!
+//! **Support value** ([`VertexLanes::max_dot`]): the same dot products
+//! and running maxima without the indices, for a caller that needs only
+//! `max d · v` (the cached separating axis, `query::hull_axis`).
+//!
+//! Hulls under 64 vertices are scanned for every support, warm or cold
+//! (`polytope::WALK_FROM`).
 //!
 //! **Rotated box** ([`VertexLanes::rotated_bounds`], the dynamic boxes of
 //! hulls below `bounds::dynamic_box::CLIMB_MIN_VERTICES`): three dot
@@ -42,7 +50,7 @@
 //! against parry3d and the scalar transform): see
 //! `docs/notes/EXPERIMENTS.md#convex-boolean` and `#bounds`.
 
-use glam::{Vec3, Vec4, Vec4Swizzles};
+use glam::{Vec3, Vec4};
 
 use crate::math::prefetch::{LINE, prefetch_slice};
 
@@ -67,17 +75,6 @@ pub(crate) struct VertexLanes {
 #[inline(always)]
 fn half(row: &[f32; CHUNK], h: usize) -> Vec4 {
     Vec4::from_slice(&row[4 * h..4 * h + 4])
-}
-
-/// Lane by lane, `(value, index)` of `a` or of `b`: the larger value, on
-/// a tie the smaller index.
-#[inline(always)]
-fn merge(a: (Vec4, Vec4), b: (Vec4, Vec4)) -> (Vec4, Vec4) {
-    let take_b = b.0.cmpgt(a.0) | (b.0.cmpeq(a.0) & b.1.cmplt(a.1));
-    (
-        Vec4::select(take_b, b.0, a.0),
-        Vec4::select(take_b, b.1, a.1),
-    )
 }
 
 /// `d > best ? d : best`, lane by lane (`Vec4::select(d.cmpgt(best), d,
@@ -139,17 +136,31 @@ impl VertexLanes {
             }
             at += Vec4::splat(CHUNK as f32);
         }
-        // Lane by lane, then across lanes: the larger value, and on a tie
-        // the smaller index (the first vertex).
-        let (best, index) = merge((best[0], index[0]), (best[1], index[1]));
-        // Across the four lanes without a branch (a data-dependent branch
-        // here was mispredicted about once a call): each lane against its
-        // partner two lanes away, then one lane away, keeping the larger
-        // value or on a tie the smaller index; after the two rounds every
-        // lane holds the winner.
-        let (best, index) = merge((best, index), (best.zwxy(), index.zwxy()));
-        let (_, index) = merge((best, index), (best.yxwz(), index.yxwz()));
-        index.x as u32
+        // The largest value, then the smallest index among the lanes
+        // holding it (each lane's index is its first vertex of its own
+        // maximum): the first vertex maximizing `d · v`. No branch (a
+        // data-dependent branch here was mispredicted about once a call).
+        let top = Vec4::splat(keep_larger(best[0], best[1]).max_element());
+        let first = |h: usize| Vec4::select(best[h].cmpeq(top), index[h], Vec4::INFINITY);
+        first(0).min(first(1)).min_element() as u32
+    }
+
+    /// The largest `dir · v` over the vertices, the value alone: the
+    /// dot products as [`argmax`](Self::argmax) forms them (so the value
+    /// of its vertex, bit for bit), no index kept, so each half's step is
+    /// one multiply-add chain and one maximum. The padding lanes repeat
+    /// the last vertex and change nothing. `−∞` without vertices; a NaN
+    /// product is skipped (`−∞` when `dir` has a NaN).
+    pub fn max_dot(&self, dir: Vec3) -> f32 {
+        let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
+        let mut best = [Vec4::splat(f32::NEG_INFINITY); 2];
+        for [x, y, z] in &self.chunks {
+            for (h, best) in best.iter_mut().enumerate() {
+                let d = half(x, h) * dx + half(y, h) * dy + half(z, h) * dz;
+                *best = keep_larger(d, *best);
+            }
+        }
+        keep_larger(best[0], best[1]).max_element()
     }
 
     /// [`argmax`](Self::argmax) and its vertex, read from the lanes (which
@@ -270,6 +281,33 @@ mod tests {
             }
         }
         best
+    }
+
+    /// The value-only scan against the largest `dir · v` of the scalar
+    /// loop, bit for bit (ties and duplicates, every length up to 70, so
+    /// every padding of the last chunk), with all products negative (a
+    /// padding lane not holding a vertex, or a lane skipped, shows), and
+    /// a NaN direction (`−∞`, never a value).
+    #[test]
+    fn value_scan_gives_the_scalar_maximum() {
+        let mut rng = Rng::new(43);
+        for n in 0..70 {
+            let mut v: Vec<Vec3> = (0..n).map(|_| (rng.vec(-3.0, 3.0) * 2.0).round()).collect();
+            if n > 3 {
+                v[n - 1] = v[1];
+            }
+            let below: Vec<Vec3> = v.iter().map(|p| *p - Vec3::splat(20.0)).collect();
+            for pts in [&v, &below] {
+                let lanes = VertexLanes::new(pts);
+                for _ in 0..200 {
+                    let d = (rng.vec(-2.0, 2.0) * 2.0).round() + Vec3::splat(0.5);
+                    let want = pts.iter().fold(f32::NEG_INFINITY, |m, p| m.max(d.dot(*p)));
+                    let got = lanes.max_dot(d);
+                    assert!(got == want, "n {n}, dir {d}: {got} against {want}");
+                }
+                assert_eq!(lanes.max_dot(Vec3::NAN), f32::NEG_INFINITY, "n {n}");
+            }
+        }
     }
 
     #[test]

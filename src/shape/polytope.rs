@@ -343,8 +343,10 @@ impl ConvexPolytope {
         if ed.v[0] == v { ed.v[1] } else { ed.v[0] }
     }
 
-    /// The vertex maximizing `dir · v`, by hill-climbing from `start`; a
-    /// `start` that is not a vertex index ([`NO_HINT`](crate::geometry::support::NO_HINT)) scans hulls of
+    /// The vertex maximizing `dir · v`: hulls of fewer than 64 vertices
+    /// are scanned whole (`WALK_FROM`), larger ones walked
+    /// (hill-climbing) from `start`; a `start` that is not a vertex index
+    /// ([`NO_HINT`](crate::geometry::support::NO_HINT)) scans hulls of
     /// fewer than 2 048 vertices whole, and starts larger ones from the
     /// best of the extreme vertices of 26 fixed directions, a few steps
     /// from the answer.
@@ -364,29 +366,51 @@ impl ConvexPolytope {
     /// vertex array, which may not be in the cache (a cold GJK query on
     /// hulls that each pair owns waited there; see `lanes.rs`).
     fn support_point(&self, dir: Vec3, start: u32) -> (u32, Vec3) {
-        let mut best = if (start as usize) < self.vertex_count() {
-            start
-        } else if self.vertex_count() < SCAN_BELOW {
+        let (n, hinted) = (self.vertex_count(), (start as usize) < self.vertex_count());
+        if n < WALK_FROM || (!hinted && n < SCAN_BELOW) {
             return self.lanes.support(dir);
-        } else {
-            self.seeds.start(dir)
-        };
-        let mut point = self.vertex(best);
-        let mut best_val = dir.dot(point);
-        loop {
-            let mut improved = false;
-            for &n in self.neighbors(best) {
-                let v = self.vertex(n);
-                let val = dir.dot(v);
-                if val > best_val {
-                    (best, point, best_val) = (n, v, val);
-                    improved = true;
-                }
-            }
-            if !improved {
-                return (best, point);
-            }
         }
+        let mut best = if hinted { start } else { self.seeds.start(dir) };
+        let mut best_val = dir.dot(self.vertex(best));
+        loop {
+            let (next, next_val) = self.best_neighbor(dir, best, best_val);
+            if next == best {
+                return (best, self.vertex(best));
+            }
+            (best, best_val) = (next, next_val);
+        }
+    }
+
+    /// The neighbour of `v` maximizing `dir · w` if it beats `v_val`
+    /// (`dir · v`), else `v`; with its value. Every neighbour is read and
+    /// the larger kept by selects, not branches: the walk's one branch is
+    /// then whether it moves (a branch per neighbour was mispredicted
+    /// about once a call, `docs/notes/EXPERIMENTS.md#support-scan`).
+    #[inline(always)]
+    fn best_neighbor(&self, dir: Vec3, v: u32, v_val: f32) -> (u32, f32) {
+        let (mut best, mut best_val) = (v, v_val);
+        for &n in self.neighbors(v) {
+            let val = dir.dot(self.vertex(n));
+            let better = val > best_val;
+            best = if better { n } else { best };
+            best_val = if better { val } else { best_val };
+        }
+        (best, best_val)
+    }
+
+    /// The largest `dir · v` over the vertices, the value of
+    /// [`support_vertex`](Self::support_vertex)'s vertex: hulls under
+    /// `WALK_FROM` vertices are scanned whole for the value alone
+    /// (`VertexLanes::max_dot`: no index to keep), larger ones walked from
+    /// `hint`, which the walk updates. `−∞` (or NaN) when `dir` has a NaN.
+    #[inline]
+    pub(crate) fn support_value(&self, dir: Vec3, hint: &mut u32) -> f32 {
+        if self.vertex_count() < WALK_FROM {
+            return self.lanes.max_dot(dir);
+        }
+        let (i, p) = self.support_point(dir, *hint);
+        *hint = i;
+        dir.dot(p)
     }
 
     /// Signed distance of `p` to the plane of face `f` (positive outside).
@@ -405,6 +429,14 @@ impl ConvexPolytope {
 /// best of the 26 seeds, [`SupportSeeds`]; parry 9 097 ns). Larger hulls
 /// start from the seeds.
 const SCAN_BELOW: usize = 2048;
+
+/// Hulls of fewer vertices than this are scanned whole for every support,
+/// a hint or not: eight vertices for about three instructions each, a
+/// loop whose length is the hull's, against a walk of about 16
+/// instructions per neighbour tested whose branches follow the data
+/// (mispredicted about once a walk). Measured on 40-point hulls in the
+/// world's warm boolean tests: `docs/notes/EXPERIMENTS.md#support-scan`.
+const WALK_FROM: usize = 64;
 
 /// Groups of triangle indices, each group one planar face.
 fn group_coplanar(hull: &ConvexHull, tol: f64) -> Vec<Vec<u32>> {

@@ -168,6 +168,13 @@ impl GjkCache {
         self.len
     }
 
+    /// The last separating axis [`gjk_intersect`] found (A's frame), if
+    /// any: a caller may test it its own way (`query::hull_axis`).
+    #[inline]
+    pub(crate) fn separating_axis(&self) -> Option<Vec3> {
+        self.axis
+    }
+
     /// The vertex indices of `A` and `B` behind each point of the cached
     /// simplex when it is a tetrahedron (the last query ended enclosing
     /// the origin), else `None`.
@@ -191,6 +198,17 @@ impl GjkCache {
         Self {
             hints,
             len: 4,
+            ..Self::default()
+        }
+    }
+
+    /// A cache holding only a separating axis and vertex hints (tests).
+    #[cfg(test)]
+    pub(crate) fn with_axis(axis: Vec3, [hint_a, hint_b]: [u32; 2]) -> Self {
+        Self {
+            axis: Some(axis),
+            hint_a,
+            hint_b,
             ..Self::default()
         }
     }
