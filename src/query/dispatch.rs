@@ -76,11 +76,12 @@ pub fn test_pair(
 /// Whether two hulls at poses in one frame touch, for a boolean pair: the
 /// hull balls when they decide it (far apart or deep in contact, without
 /// the cache), then the cached tetrahedron when it certifies contact
-/// (`warm_tetra`), then the last separating axis (by support values, `hull_axis`), else GJK from the
-/// pair's cached simplex, its points re-placed from their cached vertex
-/// pairs rather than searched again. A boolean test runs no EPA:
-/// its buffers stay where they are. The world's boolean hull pairs come
-/// here directly (see `narrow_phase`), others through [`test_pair`].
+/// (`warm_tetra`), then the last separating axis (by support values,
+/// `hull_axis`), else GJK from the pair's cached simplex, its points
+/// re-placed from their cached vertex pairs rather than searched again. A
+/// boolean test runs no EPA: its buffers stay where they are. The world's
+/// boolean hull pairs come here directly (see `narrow_phase`), others
+/// through [`test_pair`].
 #[inline]
 pub(crate) fn boolean_convex(
     (pa, a): (&ConvexPolytope, &Pose),
