@@ -118,8 +118,6 @@ pub(super) struct Body {
     pub in_broad: bool,
     /// Pose or shape changed since the last bounds update.
     pub dirty: bool,
-    /// Box changed since the last narrow phase.
-    pub moved: bool,
     pub alive: bool,
     /// Continuous detection (see `ccd.rs`).
     pub ccd: bool,
@@ -155,7 +153,6 @@ impl Body {
             tight: Aabb::EMPTY,
             in_broad: false,
             dirty: false,
-            moved: false,
             alive: true,
             generation,
             deform: None,

@@ -199,7 +199,6 @@ fn the_hot_fields_fill_the_record_s_first_lines() {
         end!(sensor, bool),
         end!(in_broad, bool),
         end!(dirty, bool),
-        end!(moved, bool),
         end!(alive, bool),
         end!(ccd, bool),
     ];
