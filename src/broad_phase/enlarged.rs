@@ -66,7 +66,7 @@ use super::{
     PairFilter, PairKey, ProxyKey, check_insert, ray_box,
 };
 use crate::math::Aabb;
-use crate::math::prefetch::{LINE, prefetch_value};
+use crate::math::prefetch::{LINE, prefetch_aabb, prefetch_value};
 
 /// Default margin, relative to each box's largest extent.
 pub const DEFAULT_MARGIN: f32 = 0.25;
@@ -78,14 +78,6 @@ fn overlap(p: &Aabb, q: &Aabb) -> bool {
     let (p_min, p_max) = (Vec3A::from(p.min), Vec3A::from(p.max));
     let (q_min, q_max) = (Vec3A::from(q.min), Vec3A::from(q.max));
     (p_min.cmple(q_max) & q_min.cmple(p_max)).all()
-}
-
-/// Hints both lines a tight box may straddle (24 bytes at any multiple of
-/// 24: a third of them cross a line).
-#[inline]
-fn hint_box(b: &Aabb) {
-    prefetch_value(&b.min.x, 4);
-    prefetch_value(&b.max.z, 4);
 }
 
 /// An update walks the moved proxies' candidate lists when fewer than one
@@ -268,7 +260,7 @@ impl<B: BroadPhase> Enlarged<B> {
                 let b = index.all()[s as usize].other(a);
                 // A pair of two moved proxies is tested from the smaller.
                 if !(b < a && moved[b as usize]) {
-                    hint_box(&tight[b as usize]);
+                    prefetch_aabb(&tight[b as usize]);
                     walked.push((s, a, b));
                 }
                 s = index.next(s, a);
@@ -360,6 +352,14 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         self.tight[key as usize] = aabb;
         self.mark_moved(key);
         Ok(())
+    }
+
+    fn prefetch_proxy(&self, key: ProxyKey) {
+        if let Some(t) = self.tight.get(key as usize) {
+            prefetch_aabb(t);
+            prefetch_value(&self.moved[key as usize], 1);
+        }
+        self.inner.prefetch_proxy(key);
     }
 
     fn set_static(&mut self, key: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError> {

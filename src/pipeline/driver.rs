@@ -78,6 +78,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
             }
             if let Some(body) = ahead(READ_AHEAD) {
                 body.prefetch_bounds();
+                // What `publish_box` reads and writes in the broad phase.
+                self.broad.prefetch_proxy(dirty[k + READ_AHEAD]);
             }
             self.update_body_bounds(i);
         }
@@ -339,8 +341,9 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn prefetch(&self, key: u32) {
         if let Some(body) = self.bodies.get(key as usize) {
-            // The record's hot lines: pose, shape, flags (`Body`'s layout).
-            prefetch_value(body, super::body::HOT_BYTES);
+            // The lines the hull path reads: pose, shape, flags (`Body`'s
+            // layout); the general path reads the box and scale after.
+            prefetch_value(body, super::body::NARROW_BYTES);
         }
     }
 
