@@ -80,6 +80,10 @@ fn overlap(p: &Aabb, q: &Aabb) -> bool {
     (p_min.cmple(q_max) & q_min.cmple(p_max)).all()
 }
 
+/// How many moved proxies ahead the walk hints the first candidate of a
+/// list (the heads twice as far).
+const LIST_READ_AHEAD: usize = 4;
+
 /// An update walks the moved proxies' candidate lists when fewer than one
 /// live proxy in `WALK_BELOW` (static ones included: the pass's cost
 /// follows all the candidates) moved, else it passes over all the
@@ -254,7 +258,16 @@ impl<B: BroadPhase> Enlarged<B> {
         let (tight, moved, index) = (&self.tight, &self.moved, &self.index);
         let walked = &mut self.walked;
         walked.clear();
-        for &a in &self.moved_keys {
+        let keys = &self.moved_keys;
+        for (k, &a) in keys.iter().enumerate() {
+            // The lists of the movers ahead: their heads, then (once those
+            // are in) their first candidates.
+            if let Some(&p) = keys.get(k + 2 * LIST_READ_AHEAD) {
+                index.prefetch_head(p);
+            }
+            if let Some(&p) = keys.get(k + LIST_READ_AHEAD) {
+                index.prefetch_first(p);
+            }
             let mut s = index.head(a);
             while s != NIL {
                 let b = index.all()[s as usize].other(a);
