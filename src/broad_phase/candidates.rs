@@ -30,6 +30,7 @@
 
 use super::ProxyKey;
 use super::pairs::{PairKey, pair_key};
+use crate::math::prefetch::prefetch_value;
 
 /// The end of a list.
 pub(crate) const NIL: u32 = u32::MAX;
@@ -144,6 +145,26 @@ impl<T> CandidateIndex<T> {
     #[inline]
     pub(crate) fn head(&self, p: ProxyKey) -> u32 {
         self.heads.get(p as usize).copied().unwrap_or(NIL)
+    }
+
+    /// Starts loading where `p`'s list starts (a hint; any `p`).
+    #[inline]
+    pub(crate) fn prefetch_head(&self, p: ProxyKey) {
+        if let Some(h) = self.heads.get(p as usize) {
+            prefetch_value(h, 4);
+        }
+    }
+
+    /// Starts loading `p`'s first candidate and its links (a hint; any
+    /// `p`). Reads `p`'s head: call [`prefetch_head`](Self::prefetch_head)
+    /// a few proxies earlier.
+    #[inline]
+    pub(crate) fn prefetch_first(&self, p: ProxyKey) {
+        let s = self.head(p) as usize;
+        if let (Some(c), Some(l)) = (self.all.get(s), self.links.get(s)) {
+            prefetch_value(c, 4);
+            prefetch_value(l, 4);
+        }
     }
 
     /// The candidate after the one at `s` in `p`'s list, or [`NIL`].

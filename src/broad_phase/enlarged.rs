@@ -66,7 +66,7 @@ use super::{
     PairFilter, PairKey, ProxyKey, check_insert, ray_box,
 };
 use crate::math::Aabb;
-use crate::math::prefetch::{LINE, prefetch_value};
+use crate::math::prefetch::{LINE, prefetch_aabb, prefetch_value};
 
 /// Default margin, relative to each box's largest extent.
 pub const DEFAULT_MARGIN: f32 = 0.25;
@@ -79,6 +79,10 @@ fn overlap(p: &Aabb, q: &Aabb) -> bool {
     let (q_min, q_max) = (Vec3A::from(q.min), Vec3A::from(q.max));
     (p_min.cmple(q_max) & q_min.cmple(p_max)).all()
 }
+
+/// How many moved proxies ahead the walk hints the first candidate of a
+/// list (the heads twice as far).
+const LIST_READ_AHEAD: usize = 4;
 
 /// An update walks the moved proxies' candidate lists when fewer than one
 /// live proxy in `WALK_BELOW` (static ones included: the pass's cost
@@ -118,6 +122,9 @@ pub struct Enlarged<B> {
     live: usize,
     /// Scratch: where the candidates whose overlap flipped are.
     flips: Vec<u32>,
+    /// Scratch: the candidates a walk of the moved proxies' lists tests
+    /// (slot, moved proxy, other proxy).
+    walked: Vec<(u32, ProxyKey, ProxyKey)>,
     /// The active pairs and their change log.
     table: PairTable,
     /// Scratch for the inner broad phase's changes.
@@ -157,6 +164,7 @@ impl<B: BroadPhase> Enlarged<B> {
             moved_keys: Vec::new(),
             index: CandidateIndex::default(),
             flips: Vec::new(),
+            walked: Vec::new(),
             live: 0,
             table: PairTable::default(),
             inner_changes: PairChanges::default(),
@@ -241,20 +249,40 @@ impl<B: BroadPhase> Enlarged<B> {
     }
 
     /// The same, by the moved proxies' lists (a pair of two moved proxies
-    /// from the smaller).
+    /// from the smaller), in two passes: the lists' walk collects the
+    /// candidates to test and hints each one's other tight box, then the
+    /// collected candidates are tested in the same order. Interleaved, each
+    /// test waited on that box (the other proxy is mostly at rest, its box
+    /// far from the cache) before the walk could go on.
     fn find_flips_by_walking(&mut self) {
         let (tight, moved, index) = (&self.tight, &self.moved, &self.index);
-        for &a in &self.moved_keys {
+        let walked = &mut self.walked;
+        walked.clear();
+        let keys = &self.moved_keys;
+        for (k, &a) in keys.iter().enumerate() {
+            // The lists of the movers ahead: their heads, then (once those
+            // are in) their first candidates.
+            if let Some(&p) = keys.get(k + 2 * LIST_READ_AHEAD) {
+                index.prefetch_head(p);
+            }
+            if let Some(&p) = keys.get(k + LIST_READ_AHEAD) {
+                index.prefetch_first(p);
+            }
             let mut s = index.head(a);
             while s != NIL {
-                let c = &index.all()[s as usize];
-                let b = c.other(a);
+                let b = index.all()[s as usize].other(a);
                 // A pair of two moved proxies is tested from the smaller.
-                let tested_from_b = b < a && moved[b as usize];
-                if !tested_from_b && overlap(&tight[a as usize], &tight[b as usize]) != c.value {
-                    self.flips.push(s);
+                if !(b < a && moved[b as usize]) {
+                    prefetch_aabb(&tight[b as usize]);
+                    walked.push((s, a, b));
                 }
                 s = index.next(s, a);
+            }
+        }
+        for &(s, a, b) in walked.iter() {
+            let on = overlap(&tight[a as usize], &tight[b as usize]);
+            if on != index.all()[s as usize].value {
+                self.flips.push(s);
             }
         }
     }
@@ -337,6 +365,14 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
         self.tight[key as usize] = aabb;
         self.mark_moved(key);
         Ok(())
+    }
+
+    fn prefetch_proxy(&self, key: ProxyKey) {
+        if let Some(t) = self.tight.get(key as usize) {
+            prefetch_aabb(t);
+            prefetch_value(&self.moved[key as usize], 1);
+        }
+        self.inner.prefetch_proxy(key);
     }
 
     fn set_static(&mut self, key: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError> {

@@ -207,6 +207,11 @@ pub trait BroadPhase {
     /// Moves a proxy's box.
     fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError>;
 
+    /// Starts loading what [`set_aabb`](Self::set_aabb) reads and writes
+    /// for `key`: a hint (see `math::prefetch`) for a caller about to move
+    /// many proxies, a few calls ahead. Any key is accepted.
+    fn prefetch_proxy(&self, _key: ProxyKey) {}
+
     /// Marks a proxy static (static proxies never pair with each other) or not.
     fn set_static(&mut self, key: ProxyKey, is_static: bool) -> Result<(), BroadPhaseError>;
 
@@ -294,6 +299,9 @@ macro_rules! delegate_broad_phase {
             }
             fn set_aabb(&mut self, key: ProxyKey, aabb: Aabb) -> Result<(), BroadPhaseError> {
                 <$t>::set_aabb(self, key, aabb)
+            }
+            fn prefetch_proxy(&self, key: ProxyKey) {
+                <$t>::prefetch_proxy(self, key);
             }
             fn set_static(
                 &mut self,

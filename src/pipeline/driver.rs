@@ -16,6 +16,7 @@
 use glam::DVec3;
 
 use super::body::PairRules;
+use super::moved::MovedBodies;
 use super::{Body, CollisionWorld, ContactEvent};
 use crate::bounds::READ_AHEAD;
 use crate::broad_phase::{BroadPhase, pair_ids};
@@ -77,6 +78,8 @@ impl<B: BroadPhase> CollisionWorld<B> {
             }
             if let Some(body) = ahead(READ_AHEAD) {
                 body.prefetch_bounds();
+                // What `publish_box` reads and writes in the broad phase.
+                self.broad.prefetch_proxy(dirty[k + READ_AHEAD]);
             }
             self.update_body_bounds(i);
         }
@@ -186,9 +189,6 @@ impl<B: BroadPhase> CollisionWorld<B> {
         self.events[start..]
             .sort_unstable_by_key(|e| (e.user_data, e.started, e.bodies[0], e.bodies[1]));
         self.restart_steps();
-        for &i in &self.moved {
-            self.bodies[i as usize].moved = false;
-        }
         self.moved.clear();
         self.free.append(&mut self.pending_free);
         let s = self.narrow.stats();
@@ -231,10 +231,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
         }
         self.stats.bounds_updated += 1;
         self.stats.hill_climb_visits += u64::from(visits);
-        if !body.moved {
-            body.moved = true;
-            self.moved.push(i);
-        }
+        self.moved.insert(i);
         let padded = body.tight.padded(margin);
         // Boxes of valid poses are finite; a refused box keeps the old one.
         let ok = if body.in_broad {
@@ -278,14 +275,18 @@ pub(super) fn refresh_box(body: &mut Body, time_to_collision: bool) -> Option<u3
 /// The bodies as the narrow phase sees them.
 pub struct Bodies<'a> {
     bodies: &'a [Body],
-    /// The moved bodies' slots.
-    moved: &'a [u32],
+    /// The moved bodies.
+    moved: &'a MovedBodies,
     penetration: bool,
     time_to_collision: bool,
 }
 
 impl<'a> Bodies<'a> {
-    pub(super) fn new(bodies: &'a [Body], moved: &'a [u32], config: &super::WorldConfig) -> Self {
+    pub(super) fn new(
+        bodies: &'a [Body],
+        moved: &'a MovedBodies,
+        config: &super::WorldConfig,
+    ) -> Self {
         Self {
             bodies,
             moved,
@@ -330,7 +331,7 @@ impl PairBodies for Bodies<'_> {
 
     #[inline]
     fn moved(&self, key: u32) -> bool {
-        self.bodies[key as usize].moved
+        self.moved.contains(key)
     }
 
     fn moved_keys(&self) -> Option<&[u32]> {
@@ -340,8 +341,9 @@ impl PairBodies for Bodies<'_> {
     #[inline]
     fn prefetch(&self, key: u32) {
         if let Some(body) = self.bodies.get(key as usize) {
-            // The record's hot lines: pose, shape, flags (`Body`'s layout).
-            prefetch_value(body, super::body::HOT_BYTES);
+            // The lines the hull path reads: pose, shape, flags (`Body`'s
+            // layout); the general path reads the box and scale after.
+            prefetch_value(body, super::body::NARROW_BYTES);
         }
     }
 

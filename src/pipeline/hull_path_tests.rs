@@ -164,13 +164,14 @@ fn hull_path_leaves_the_pairs_as_the_general_path_does() {
     }
 }
 
-/// The hull path (and the bounds update, the pose sync, the broad phase's
-/// filter) reads a body's record in its first `HOT_BYTES`, which start a
-/// cache line and which the narrow phase hints ahead: every field they
-/// read must end there, and the fields of the optional features after.
+/// The bounds update and the pose sync read a body's record in its first
+/// `HOT_BYTES`, which start a cache line: every field they read must end
+/// there, and the fields of the optional features after. The hull path and
+/// the broad phase's filter read its first `NARROW_BYTES`, which the
+/// narrow phase hints ahead.
 #[test]
 fn the_hot_fields_fill_the_record_s_first_lines() {
-    use super::body::{Body, HOT_BYTES, Layers};
+    use super::body::{Body, HOT_BYTES, Layers, NARROW_BYTES};
     use crate::bounds::{BoundsMode, DynamicBox};
     use crate::math::Aabb;
     use std::mem::{align_of, offset_of, size_of};
@@ -199,12 +200,24 @@ fn the_hot_fields_fill_the_record_s_first_lines() {
         end!(sensor, bool),
         end!(in_broad, bool),
         end!(dirty, bool),
-        end!(moved, bool),
         end!(alive, bool),
         end!(ccd, bool),
     ];
     for (field, end) in hot {
         assert!(end <= HOT_BYTES, "{field} ends at byte {end}");
+    }
+    // What the hull path reads of a body (and the pair filter), within the
+    // narrow phase's hint.
+    let narrow = [
+        end!(pose, Option<WorldPose>),
+        end!(shape, SharedShape),
+        end!(sensor, bool),
+        end!(ccd, bool),
+        end!(active, bool),
+        end!(layers, Layers),
+    ];
+    for (field, end) in narrow {
+        assert!(end <= NARROW_BYTES, "{field} ends at byte {end}");
     }
     for cold in [offset_of!(Body, step_start), offset_of!(Body, travel)] {
         assert!(cold >= HOT_BYTES);

@@ -71,6 +71,7 @@ mod hull_path_tests;
 pub mod large_world;
 #[cfg(test)]
 mod merge_order_tests;
+mod moved;
 mod pose_tasks;
 mod scale;
 mod shape_cast;
@@ -307,7 +308,7 @@ pub struct CollisionWorld<B: BroadPhase = Enlarged<GridSweepAndPrune>> {
     /// The parallel pose writes' lists, kept for their memory.
     pose_lists: pose_tasks::PoseLists,
     /// Bodies whose box changed since the last narrow phase.
-    moved: Vec<u32>,
+    moved: moved::MovedBodies,
     /// Deactivated pairs, by body slots.
     disabled_pairs: PairSet,
     broad: B,
@@ -355,7 +356,7 @@ impl<B: BroadPhase> CollisionWorld<B> {
             bounds_tasks: Vec::new(),
             bounds_visits: Vec::new(),
             pose_lists: Default::default(),
-            moved: Vec::new(),
+            moved: Default::default(),
             disabled_pairs: PairSet::default(),
             broad,
             broad_pending: false,

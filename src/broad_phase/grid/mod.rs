@@ -62,6 +62,7 @@ use super::{
     check_insert, delegate_broad_phase,
 };
 use crate::math::Aabb;
+use crate::math::prefetch::{LINE, prefetch_aabb, prefetch_value};
 use std::collections::HashMap;
 
 /// Boxes spanning more cells than this are handled as oversized.
@@ -387,6 +388,16 @@ impl GridSweepAndPrune {
     /// Whether no proxy is in use.
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+
+    /// Starts loading what [`set_aabb`](Self::set_aabb) reads and writes
+    /// for `id` (its state and box; a hint, any key accepted).
+    #[inline]
+    pub fn prefetch_proxy(&self, id: ProxyKey) {
+        if let (Some(m), Some(b)) = (self.meta.get(id as usize), self.boxes.get(id as usize)) {
+            prefetch_value(m, LINE);
+            prefetch_aabb(b);
+        }
     }
 
     /// A proxy's box.

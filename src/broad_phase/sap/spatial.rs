@@ -115,4 +115,11 @@ pub(crate) fn x_candidates(xs: &[Endpoint], lo: f32, hi: f32) -> impl Iterator<I
         .map(|e| e.proxy())
 }
 
+impl SweepAndPrune {
+    /// Hints nothing: [`BroadPhase::prefetch_proxy`] is for the grid's
+    /// callers (the world), this one's proxies are few.
+    #[inline]
+    pub fn prefetch_proxy(&self, _id: ProxyKey) {}
+}
+
 delegate_broad_phase!(SweepAndPrune);
