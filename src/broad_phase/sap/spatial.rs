@@ -116,8 +116,10 @@ pub(crate) fn x_candidates(xs: &[Endpoint], lo: f32, hi: f32) -> impl Iterator<I
 }
 
 impl SweepAndPrune {
-    /// Hints nothing: [`BroadPhase::prefetch_proxy`](crate::broad_phase::BroadPhase::prefetch_proxy) is for the grid's
+    /// Hints nothing: [`BroadPhase::prefetch_proxy`] is for the grid's
     /// callers (the world), this one's proxies are few.
+    ///
+    /// [`BroadPhase::prefetch_proxy`]: crate::broad_phase::BroadPhase::prefetch_proxy
     #[inline]
     pub fn prefetch_proxy(&self, _id: ProxyKey) {}
 }
