@@ -57,9 +57,12 @@ mod tests {
     use crate::shape::{ConvexHull, ConvexPolytope};
     use crate::testkit::Rng;
 
+    /// A hull of `points` random points in a shell (a thin one past 64
+    /// points, so that most are vertices and the hull is walked).
     fn hull(rng: &mut Rng, points: usize) -> ConvexPolytope {
+        let inner = if points > 64 { 0.97 } else { 0.3 };
         let pts: Vec<Vec3> = (0..points)
-            .map(|_| rng.unit_vector() * rng.range(0.3, 1.0) + Vec3::new(0.2, -0.1, 0.3))
+            .map(|_| rng.unit_vector() * rng.range(inner, 1.0) + Vec3::new(0.2, -0.1, 0.3))
             .collect();
         ConvexPolytope::from_hull(&ConvexHull::new(&pts).expect("hull"))
     }
@@ -115,11 +118,12 @@ mod tests {
     #[test]
     fn the_cached_axis_by_values_agrees_with_the_f64_gap() {
         let mut rng = Rng::new(45);
-        let (mut apart, mut touching, mut odd) = (0, 0, 0);
+        let (mut apart, mut touching, mut odd, mut walked) = (0, 0, 0, 0);
         for case in 0..240 {
             let points = if case % 3 == 2 { 400 } else { 12 + case % 40 };
             let (pa, pb) = (hull(&mut rng, points), hull(&mut rng, points));
             odd += usize::from(pa.vertex_count() % 8 != 0);
+            walked += usize::from(pb.vertex_count() >= 64);
             let turned = case % 4 != 0;
             let rot = |rng: &mut Rng| {
                 if turned {
@@ -157,6 +161,7 @@ mod tests {
             "{apart} apart, {touching} touching"
         );
         assert!(odd > 100, "{odd} hulls whose last chunk is padded");
+        assert!(walked >= 80, "{walked} hulls walked");
     }
 
     /// No axis cached, or a NaN one: never apart.

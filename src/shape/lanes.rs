@@ -147,9 +147,10 @@ impl VertexLanes {
 
     /// The largest `dir · v` over the vertices, the value alone: the
     /// dot products as [`argmax`](Self::argmax) forms them (so the value
-    /// of its vertex, bit for bit), no index kept, so each half's step is
-    /// one multiply-add chain and one maximum. The padding lanes repeat
-    /// the last vertex and change nothing. `−∞` without vertices; a NaN
+    /// of its vertex, bit for bit but for a zero's sign: `0 == −0`, and
+    /// the merge across lanes may keep either), no index kept, so each
+    /// half's step is one multiply-add chain and one maximum. The padding
+    /// lanes repeat the last vertex and change nothing. `−∞` without vertices; a NaN
     /// product is skipped (`−∞` when `dir` has a NaN).
     pub fn max_dot(&self, dir: Vec3) -> f32 {
         let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
@@ -284,7 +285,7 @@ mod tests {
     }
 
     /// The value-only scan against the largest `dir · v` of the scalar
-    /// loop, bit for bit (ties and duplicates, every length up to 70, so
+    /// loop, equal (ties and duplicates, every length up to 70, so
     /// every padding of the last chunk), with all products negative (a
     /// padding lane not holding a vertex, or a lane skipped, shows), and
     /// a NaN direction (`−∞`, never a value).

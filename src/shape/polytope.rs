@@ -883,4 +883,47 @@ mod tests {
             }
         }
     }
+
+    /// The support value, scanned (under `WALK_FROM` vertices) or walked,
+    /// is the value of the brute-force maximum, bit for bit (up to a
+    /// zero's sign), from any hint: hulls of 4 vertices (one padded chunk),
+    /// of multiples of 8 and not, and either side of the switch (63, 64,
+    /// 65: points on a sphere are all vertices). A walk leaves its hint on
+    /// a vertex of that value. A NaN direction gives no value (`−∞` or
+    /// NaN), so that no caller reads a separation into it.
+    #[test]
+    fn support_value_is_the_brute_force_maximum_either_side_of_the_walk() {
+        let mut rng = crate::testkit::Rng::new(12);
+        for n in [4, 16, 23, 63, 64, 65, 130] {
+            let pts: Vec<Vec3> = (0..n).map(|_| rng.unit_vector()).collect();
+            let p = ConvexPolytope::from_hull(&ConvexHull::new(&pts).expect("hull"));
+            let nv = p.vertex_count() as u32;
+            assert_eq!(nv, n, "every point on the sphere is a vertex");
+            for k in 0..200 {
+                let dir = rng.unit_vector() * rng.range(0.1, 10.0);
+                let best = p
+                    .vertices()
+                    .iter()
+                    .map(|v| v.dot(dir))
+                    .fold(f32::MIN, f32::max);
+                for start in [NO_HINT, nv, k % nv] {
+                    let mut hint = start;
+                    let got = p.support_value(dir, &mut hint);
+                    assert!(got == best, "n {n} start {start}: {got} against {best}");
+                    if hint != start {
+                        assert!(p.vertex(hint).dot(dir) == best, "n {n} start {start}");
+                    }
+                }
+            }
+            for (dir, start) in [Vec3::NAN, Vec3::new(1.0, f32::NAN, 0.0)]
+                .into_iter()
+                .flat_map(|d| [(d, NO_HINT), (d, nv / 2)])
+            {
+                let mut hint = start;
+                let v = p.support_value(dir, &mut hint);
+                assert!(v == f32::NEG_INFINITY || v.is_nan(), "n {n}, {dir}: {v}");
+                assert!(hint == start || hint < nv, "n {n}, {dir}: hint {hint}");
+            }
+        }
+    }
 }

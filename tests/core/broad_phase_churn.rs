@@ -192,6 +192,13 @@ fn churn(seed: u64, origin: Vec3, n: usize, frames: usize, per_frame: usize) {
     for frame in 0..frames {
         let mut freed = scene.churn(&mut bps, per_frame);
         scene.move_some(&mut bps, frame);
+        // A hint accepts any key: live, removed, never inserted, past all.
+        let keys = scene.boxes.len() as u32;
+        bps.each(|bp| {
+            (0..keys + 70)
+                .chain([u32::MAX])
+                .for_each(|k| bp.prefetch_proxy(k))
+        });
         let expected = scene.reference();
         let at = format!("seed {seed}, frame {frame}");
         check(
