@@ -6,7 +6,7 @@
 //! 448-byte record per body, and when most bodies are static and few move
 //! the static side's record is far from the cache: the question then cost
 //! a miss per pair before the pair's read-ahead could hint anything
-//! (docs/notes/EXPERIMENTS.md, h/static2). One bit per slot keeps the
+//! (docs/notes/EXPERIMENTS.md#static2). One bit per slot keeps the
 //! answer for 100 000 bodies in 12.5 KB.
 
 use std::ops::Deref;
