@@ -160,11 +160,18 @@ impl CollisionPlugin {
     }
 
     /// Splits the parallel stages (pose conversion and writes, bounds
-    /// update, narrow phase) into `tasks` tasks each on Bevy's compute task pool; 0 or 1
-    /// runs them on the calling thread. Default: four tasks per compute
-    /// thread, serial on a one-thread pool. Each split is into fixed
-    /// shares whose results are applied serially in one order: the events
-    /// (content and order) do not depend on this number nor on the threads.
+    /// update, narrow phase) into `tasks` tasks each on Bevy's compute
+    /// task pool; 0 or 1 runs them on the calling thread. Default: four
+    /// tasks per compute thread, serial on a one-thread pool. Each split is
+    /// into fixed shares whose results are applied serially in one order:
+    /// the events (content and order) do not depend on this number nor on
+    /// the threads.
+    ///
+    /// A split pays only when each task has enough work to outweigh the
+    /// pool's hand-over and the second core's cache misses: on a 2-core
+    /// virtual machine, 10 000–20 000 moving hulls ran 10–15 % faster with
+    /// `1` than split, and 50 000 fastest with `2` (docs/BENCHMARKS.md).
+    /// Measure on the target machine.
     pub fn with_parallel_tasks(mut self, tasks: usize) -> Self {
         self.parallel_tasks = Some(tasks);
         self
