@@ -862,11 +862,7 @@ mod tests {
             let nv = p.vertices().len() as u32;
             for k in 0..300 {
                 let dir = rng.unit_vector() * rng.range(0.1, 10.0);
-                let best = p
-                    .vertices()
-                    .iter()
-                    .map(|v| v.dot(dir))
-                    .fold(f32::MIN, f32::max);
+                let best = brute_max(&p, dir);
                 for start in [NO_HINT, nv, k % nv] {
                     let got = p.vertex(p.support_vertex(dir, start)).dot(dir);
                     assert!(
@@ -882,6 +878,14 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The largest `dir · v` over the hull's vertices, by a plain scan.
+    fn brute_max(p: &ConvexPolytope, dir: Vec3) -> f32 {
+        p.vertices()
+            .iter()
+            .map(|v| v.dot(dir))
+            .fold(f32::MIN, f32::max)
     }
 
     /// The support value, scanned (under `WALK_FROM` vertices) or walked,
@@ -901,11 +905,7 @@ mod tests {
             assert_eq!(nv, n, "every point on the sphere is a vertex");
             for k in 0..200 {
                 let dir = rng.unit_vector() * rng.range(0.1, 10.0);
-                let best = p
-                    .vertices()
-                    .iter()
-                    .map(|v| v.dot(dir))
-                    .fold(f32::MIN, f32::max);
+                let best = brute_max(&p, dir);
                 for start in [NO_HINT, nv, k % nv] {
                     let mut hint = start;
                     let got = p.support_value(dir, &mut hint);
