@@ -370,7 +370,9 @@ impl<B: BroadPhase> BroadPhase for Enlarged<B> {
     fn prefetch_proxy(&self, key: ProxyKey) {
         if let Some(t) = self.tight.get(key as usize) {
             prefetch_aabb(t);
-            prefetch_value(&self.moved[key as usize], 1);
+        }
+        if let Some(m) = self.moved.get(key as usize) {
+            prefetch_value(m, 1);
         }
         self.inner.prefetch_proxy(key);
     }
