@@ -169,7 +169,7 @@ impl CollisionPlugin {
     ///
     /// A split pays only when each task has enough work to outweigh the
     /// pool's hand-over and the second core's cache misses: on a 2-core
-    /// virtual machine, 10 000–20 000 moving hulls ran 10–15 % faster with
+    /// virtual machine, 10 000–20 000 moving hulls ran 12–15 % faster with
     /// `1` than split, and 50 000 fastest with `2` (docs/BENCHMARKS.md).
     /// Measure on the target machine.
     pub fn with_parallel_tasks(mut self, tasks: usize) -> Self {

@@ -150,8 +150,8 @@ impl VertexLanes {
     /// of its vertex, bit for bit but for a zero's sign: `0 == −0`, and
     /// the merge across lanes may keep either), no index kept, so each
     /// half's step is one multiply-add chain and one maximum. The padding
-    /// lanes repeat the last vertex and change nothing. `−∞` without vertices; a NaN
-    /// product is skipped (`−∞` when `dir` has a NaN).
+    /// lanes repeat the last vertex and change nothing. `−∞` without
+    /// vertices; a NaN product is skipped (`−∞` when `dir` has a NaN).
     pub fn max_dot(&self, dir: Vec3) -> f32 {
         let (dx, dy, dz) = (Vec4::splat(dir.x), Vec4::splat(dir.y), Vec4::splat(dir.z));
         let mut best = [Vec4::splat(f32::NEG_INFINITY); 2];

@@ -61,12 +61,8 @@ fn run(tasks: usize, seed: u64) {
             .with_margin(0.01)
             .expect("a margin"),
     ));
-    let hull = |app: &mut App, scene: &MultiBodyScene, i: usize| {
-        let collider = Collider::new(scene.shape_of(i).clone());
-        app.world_mut().spawn((collider, transform(scene, i))).id()
-    };
     let mut ids: Vec<Entity> = (0..params.count)
-        .map(|i| hull(&mut app, &scene, i))
+        .map(|i| hull_scene::spawn_hull(&mut app, &scene, i))
         .collect();
     let tiles: Vec<Entity> = (0..8)
         .map(|k| {
@@ -80,7 +76,7 @@ fn run(tasks: usize, seed: u64) {
             for _ in 0..20 {
                 let i = (next(&mut rng) % params.count as u64) as usize;
                 app.world_mut().despawn(ids[i]);
-                ids[i] = hull(&mut app, &scene, i);
+                ids[i] = hull_scene::spawn_hull(&mut app, &scene, i);
             }
         }
         for (i, &e) in ids.iter().enumerate() {

@@ -2,6 +2,7 @@
 //! that compare the plugin's paths build it (`pose_order`, `parallel`).
 
 use bevy_app::prelude::*;
+use bevy_ecs::entity::Entity;
 use bevy_icollide::prelude::*;
 use bevy_icollide::testkit::{MultiBodyParams, MultiBodyScene};
 use bevy_transform::prelude::*;
@@ -20,6 +21,12 @@ pub(crate) fn params(count: usize, seed: u64) -> MultiBodyParams {
 pub(crate) fn transform(scene: &MultiBodyScene, i: usize) -> Transform {
     let pose = scene.bodies[i].pose;
     Transform::from_translation(pose.translation).with_rotation(pose.rotation)
+}
+
+/// Spawns body `i` of `scene` as a hull collider at its pose.
+pub(crate) fn spawn_hull(app: &mut App, scene: &MultiBodyScene, i: usize) -> Entity {
+    let collider = Collider::new(scene.shape_of(i).clone());
+    app.world_mut().spawn((collider, transform(scene, i))).id()
 }
 
 /// Transform propagation and the plugin with messages for every pair, no

@@ -43,18 +43,14 @@ fn every_path_of_the_pose_sync_applies_every_pose() {
     let params = hull_scene::params(600, 11);
     let mut scene = MultiBodyScene::new(&params);
     let mut app = hull_scene::app(1);
-    let spawn = |app: &mut App, scene: &MultiBodyScene, i: usize| {
-        let collider = Collider::new(scene.shape_of(i).clone());
-        app.world_mut().spawn((collider, transform(scene, i))).id()
-    };
     let mut ids: Vec<Entity> = (0..params.count)
-        .map(|i| spawn(&mut app, &scene, i))
+        .map(|i| hull_scene::spawn_hull(&mut app, &scene, i))
         .collect();
     for frame in 0..24 {
         if frame >= 3 {
             for i in (frame % 10..params.count).step_by(10) {
                 app.world_mut().despawn(ids[i]);
-                ids[i] = spawn(&mut app, &scene, i);
+                ids[i] = hull_scene::spawn_hull(&mut app, &scene, i);
             }
         }
         let every = if frame % 3 == 2 { 25 } else { 1 };

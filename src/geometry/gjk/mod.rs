@@ -379,27 +379,9 @@ pub fn gjk_intersect<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
     pose_b: &Pose,
     cache: &mut GjkCache,
 ) -> bool {
-    intersect_cso(&Cso::new(a, pose_a, b, pose_b), cache)
-}
-
-/// [`gjk_intersect`] on a CSO already built (its relative pose computed
-/// once for a caller that reads it too).
-#[inline]
-pub(crate) fn intersect_cso<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
-    cso: &Cso<'_, A, B>,
-    cache: &mut GjkCache,
-) -> bool {
-    !cached_axis_separates(cso, cache) && intersect_warm(cso, cache, None)
-}
-
-/// Whether the last separating axis found still separates (one support
-/// query of each shape, from their cached vertices).
-#[inline]
-pub(crate) fn cached_axis_separates<A: SupportMap + ?Sized, B: SupportMap + ?Sized>(
-    cso: &Cso<'_, A, B>,
-    cache: &mut GjkCache,
-) -> bool {
-    cache.axis.is_some_and(|v| axis_separates(cso, cache, v))
+    let cso = Cso::new(a, pose_a, b, pose_b);
+    let axis_holds = cache.axis.is_some_and(|v| axis_separates(&cso, cache, v));
+    !axis_holds && intersect_warm(&cso, cache, None)
 }
 
 /// Whether the plane normal to `v` separates the shapes (with their
